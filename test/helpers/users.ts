@@ -1,0 +1,19 @@
+/** Test users with real tokens, created through the same hashing the Worker verifies with. */
+import { env } from "cloudflare:test";
+import { generateToken, hashToken } from "../../workers/auth/tokens";
+
+export interface TestUser {
+  id: number;
+  name: string;
+  token: string;
+  headers: Record<string, string>;
+}
+
+export async function createUser(name = `user-${crypto.randomUUID().slice(0, 8)}`): Promise<TestUser> {
+  const token = generateToken();
+  const user = await env.DB.prepare("INSERT INTO users (name) VALUES (?) RETURNING id").bind(name).first<{ id: number }>();
+  await env.DB.prepare("INSERT INTO api_tokens (user_id, token_hash, label) VALUES (?, ?, 'test')")
+    .bind(user!.id, await hashToken(token))
+    .run();
+  return { id: user!.id, name, token, headers: { authorization: `Bearer ${token}` } };
+}

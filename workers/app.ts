@@ -1,0 +1,45 @@
+/** The HTTP surface: /health, /openapi.json, /api/*, /mcp/<server>. */
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { buildOpenApi, mountRoutes } from "./http/api-route";
+import type { AppEnv } from "./http/context";
+import { errorResponse } from "./http/errors";
+import { MAX_JSON_BODY_BYTES } from "./http/json-body";
+import { authenticated, cors, originCheck } from "./http/middleware";
+import { checkHealth, VERSION } from "./health/health.service";
+import { openDb } from "./lib/db";
+import { AppError } from "./lib/errors";
+import { MAX_MCP_BODY_BYTES, type McpServerDefinition, serveMcp } from "./mcp/hosting";
+import { taskRoutes } from "./tasks/tasks.routes";
+import { tasksServer } from "./tasks/tasks.server";
+
+export const mcpServers: readonly McpServerDefinition[] = [tasksServer];
+const apiRoutes = [...taskRoutes];
+
+const tooLarge = (limit: number) => () => {
+  throw new AppError("payload_too_large", `Request body exceeds the limit of ${limit} bytes`);
+};
+
+export function createApp(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.get("/health", async (c) => {
+    const report = await checkHealth(openDb(c.env.DB));
+    return c.json(report, report.status === "unavailable" ? 503 : 200);
+  });
+  app.get("/openapi.json", (c) => c.json(buildOpenApi(apiRoutes, { title: "mcp-edge REST API", version: VERSION })));
+
+  app.use("/api/*", cors, bodyLimit({ maxSize: MAX_JSON_BODY_BYTES, onError: tooLarge(MAX_JSON_BODY_BYTES) }), authenticated);
+  mountRoutes(app, apiRoutes);
+
+  app.use("/mcp/*", cors, originCheck, bodyLimit({ maxSize: MAX_MCP_BODY_BYTES, onError: tooLarge(MAX_MCP_BODY_BYTES) }), authenticated);
+  for (const definition of mcpServers) {
+    app.all(`/mcp/${definition.name}`, (c) =>
+      serveMcp(c.req.raw, definition, { user: c.var.user, services: c.var.services }),
+    );
+  }
+
+  app.notFound((c) => errorResponse(c, new AppError("not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`)));
+  app.onError((error, c) => errorResponse(c, error));
+  return app;
+}

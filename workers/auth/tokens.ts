@@ -1,0 +1,21 @@
+/**
+ * API tokens: `mcpe_` + 32 random bytes (base64url). Only the SHA-256 hex digest is stored;
+ * the tokens are high-entropy, so a fast hash is enough (no password-style stretching).
+ * Shared by the Worker and by `npm run token`, so both hash the same way.
+ */
+export const TOKEN_PREFIX = "mcpe_";
+
+export function generateToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return TOKEN_PREFIX + btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+export async function hashToken(token: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token));
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** User names are identifiers typed on a command line: keep them plain. */
+export const USER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$/;

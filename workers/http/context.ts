@@ -1,0 +1,25 @@
+/**
+ * What every request handler may use, built once per request by the middleware: the
+ * authenticated user and the domain services. Routes and MCP servers both read it.
+ */
+import type { AuthUser } from "../auth/auth.service";
+import { queueEventSink } from "../events/event-sink";
+import { type Db, openDb } from "../lib/db";
+import { TaskService } from "../tasks/tasks.service";
+
+export interface Services {
+  db: Db;
+  tasks: TaskService;
+}
+
+export function createServices(env: Env, waitUntil: (promise: Promise<unknown>) => void): Services {
+  const db = openDb(env.DB);
+  return { db, tasks: new TaskService({ db, events: queueEventSink(env.EVENTS, waitUntil) }) };
+}
+
+export interface AppVariables {
+  services: Services;
+  user: AuthUser;
+}
+
+export type AppEnv = { Bindings: Env; Variables: AppVariables };

@@ -1,0 +1,21 @@
+/** The REST face of AppError: `{ error: { code, message } }` with the matching status. Never a stack trace. */
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { type AppError, toAppError } from "../lib/errors";
+import { log } from "../lib/log";
+
+export function errorBody(error: AppError) {
+  return { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } };
+}
+
+export function errorResponse(c: Context, thrown: unknown): Response {
+  const error = toAppError(thrown);
+  if (error.code === "internal") {
+    log.error("unhandled error", { path: new URL(c.req.url).pathname, cause: String(error.cause ?? error), stack: error.cause instanceof Error ? error.cause.stack : undefined });
+  }
+  const headers: Record<string, string> = {};
+  if (error.code === "unauthorized") headers["WWW-Authenticate"] = 'Bearer realm="mcp-edge"';
+  const retryAfter = error.details?.["retry_after_ms"];
+  if (typeof retryAfter === "number") headers["Retry-After"] = String(Math.ceil(retryAfter / 1000));
+  return c.json(errorBody(error), error.status as ContentfulStatusCode, headers);
+}

@@ -1,0 +1,41 @@
+/** Middleware for /mcp/* and /api/*: CORS preflight, Origin checks (MCP), services and authentication. */
+import type { MiddlewareHandler } from "hono";
+import { authenticate } from "../auth/auth.service";
+import { rejectForeignOrigin } from "../mcp/origin";
+import { type AppEnv, createServices } from "./context";
+import { errorResponse } from "./errors";
+
+export const CORS_HEADERS = {
+  "Access-Control-Allow-Origin": "*",
+  "Access-Control-Allow-Methods": "GET, POST, PATCH, PUT, DELETE, OPTIONS",
+  "Access-Control-Allow-Headers":
+    "Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID",
+  "Access-Control-Expose-Headers": "Mcp-Session-Id, WWW-Authenticate, Retry-After",
+  "Access-Control-Max-Age": "86400",
+};
+
+/** Bearer tokens, not cookies, carry identity, so a wildcard CORS origin exposes nothing. */
+export const cors: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (c.req.method === "OPTIONS") return new Response(null, { status: 204, headers: CORS_HEADERS });
+  await next();
+  for (const [name, value] of Object.entries(CORS_HEADERS)) c.res.headers.set(name, value);
+};
+
+export const originCheck: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const rejection = rejectForeignOrigin(c.req.raw, c.env.ALLOWED_ORIGINS);
+  if (rejection) return rejection;
+  await next();
+};
+
+/** The one place identity is established. OAuth will plug in here. */
+export const authenticated: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const services = createServices(c.env, (promise) => c.executionCtx.waitUntil(promise));
+  try {
+    const user = await authenticate(services.db, c.req.header("authorization"), Number(c.env.TOKEN_CACHE_SECONDS || "30"));
+    c.set("user", user);
+  } catch (error) {
+    return errorResponse(c, error);
+  }
+  c.set("services", services);
+  await next();
+};

@@ -1,0 +1,30 @@
+/** The Worker's entry point: HTTP, queue consumers and the cron trigger. */
+import { createApp } from "./app";
+import { consumeDeadLetters, consumeEvents } from "./events/events.consumer";
+import { queueEventSink } from "./events/event-sink";
+import { relayPendingEvents } from "./events/outbox.relay";
+import { openDb } from "./lib/db";
+import { log } from "./lib/log";
+import { fireDueReminders } from "./tasks/reminders.cron";
+
+const app = createApp();
+
+export default {
+  fetch: app.fetch,
+
+  async queue(batch, env) {
+    const db = openDb(env.DB);
+    if (batch.queue.endsWith("-dlq")) await consumeDeadLetters(db, batch.queue, batch.messages);
+    else await consumeEvents(db, batch.queue, batch.messages);
+  },
+
+  async scheduled(_controller, env, ctx) {
+    const db = openDb(env.DB);
+    const events = await fireDueReminders(db);
+    queueEventSink(env.EVENTS, (promise) => ctx.waitUntil(promise)).publish(events);
+    const relayed = await relayPendingEvents(db, env.EVENTS);
+    if (events.length > 0 || relayed.sent > 0 || relayed.failed > 0) {
+      log.info("cron", { reminders_due: events.length, relayed: relayed.sent, relay_failed: relayed.failed });
+    }
+  },
+} satisfies ExportedHandler<Env>;

@@ -1,0 +1,31 @@
+/**
+ * DNS-rebinding protection for every MCP endpoint: a browser Origin must be localhost-class, the
+ * Worker's own hostname (the console), or listed in ALLOWED_ORIGINS. Requests without an Origin
+ * (non-browser MCP clients) pass. On a localhost endpoint a Host header, when sent, must be localhost too.
+ */
+import {
+  hostHeaderValidationResponse,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  originValidationResponse,
+} from "@modelcontextprotocol/server";
+
+export function allowedOriginHostnames(requestUrl: URL, configured: string | undefined): string[] {
+  const extra = (configured ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0)
+    .map((entry) => (entry.includes("://") ? new URL(entry).hostname : entry));
+  return [...localhostAllowedOrigins(), requestUrl.hostname, ...extra];
+}
+
+/** A 403 response for a rejected Origin or Host, or undefined when the request may proceed. */
+export function rejectForeignOrigin(request: Request, configured: string | undefined): Response | undefined {
+  const url = new URL(request.url);
+  // In-process calls (service bindings, tests) carry no Host header: the URL is authoritative.
+  if (request.headers.has("host") && localhostAllowedHostnames().includes(url.hostname)) {
+    const hostRejection = hostHeaderValidationResponse(request, localhostAllowedHostnames());
+    if (hostRejection) return hostRejection;
+  }
+  return originValidationResponse(request, allowedOriginHostnames(url, configured));
+}

@@ -1,0 +1,79 @@
+/**
+ * How a tool is declared and registered. Tools get a narrow context (user + services), never the
+ * raw SDK server, and never catch errors themselves: this wrapper turns any AppError into an
+ * `isError` result with a safe message, and logs unexpected ones.
+ */
+import type { McpServer } from "@modelcontextprotocol/server";
+import type { z } from "zod";
+import type { AuthUser } from "../auth/auth.service";
+import type { Services } from "../http/context";
+import { toAppError } from "../lib/errors";
+import { log } from "../lib/log";
+
+export interface ToolContext {
+  user: AuthUser;
+  services: Services;
+}
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+type AnyObject = z.ZodObject<z.ZodRawShape>;
+
+export interface ToolDefinition<I extends AnyObject = AnyObject, O extends AnyObject = AnyObject> {
+  name: string;
+  title: string;
+  /** Written for a model: when to use the tool, what it returns, what its arguments mean. */
+  description: string;
+  input: I;
+  output: O;
+  annotations: ToolAnnotations;
+  run(args: z.output<I>, ctx: ToolContext): Promise<{ data: z.output<O>; text: string }>;
+}
+
+export function defineTool<I extends AnyObject, O extends AnyObject>(tool: ToolDefinition<I, O>): ToolDefinition {
+  return tool as unknown as ToolDefinition;
+}
+
+/** Read-only, side-effect-free tools (the common case) */
+export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+export function errorResult(error: unknown) {
+  const appError = toAppError(error);
+  return {
+    isError: true as const,
+    content: [{ type: "text" as const, text: `${appError.code}: ${appError.message}` }],
+    _meta: { error: { code: appError.code, ...(appError.details ? { details: appError.details } : {}) } },
+  };
+}
+
+export function registerTools(server: McpServer, tools: readonly ToolDefinition[], ctx: ToolContext): void {
+  for (const tool of tools) {
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.input,
+        outputSchema: tool.output,
+        annotations: { title: tool.title, ...tool.annotations },
+      },
+      async (args: unknown) => {
+        try {
+          const { data, text } = await tool.run(args as z.output<AnyObject>, ctx);
+          return { content: [{ type: "text" as const, text }], structuredContent: data as Record<string, unknown> };
+        } catch (error) {
+          const appError = toAppError(error);
+          if (appError.code === "internal") {
+            log.error("tool failed", { tool: tool.name, user: ctx.user.id, cause: String(appError.cause ?? appError) });
+          }
+          return errorResult(appError);
+        }
+      },
+    );
+  }
+}
