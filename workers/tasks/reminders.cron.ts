@@ -7,7 +7,7 @@ import { and, asc, eq, isNull, lte, sql } from "drizzle-orm";
 import { reminders } from "../../d1/schema";
 import { batch, type Db } from "../lib/db";
 import { nowIso } from "../lib/clock";
-import { eventsFrom, insertOutboxEvent } from "../events/outbox.sql";
+import { eventsFrom, insertOutboxEvent } from "../events/outbox.statements";
 import type { DomainEvent } from "../events/events";
 
 const REMINDER_BATCH = 100;

@@ -8,7 +8,7 @@ import { tasksFts } from "../../d1/fts";
 import { reminders, tasks } from "../../d1/schema";
 import { batch, type Db, type Row } from "../lib/db";
 import type { EventType } from "../events/events";
-import { eventsFrom, insertOutboxEvent } from "../events/outbox.sql";
+import { eventsFrom, insertOutboxEvent } from "../events/outbox.statements";
 
 export type TaskRow = typeof tasks.$inferSelect;
 export type TaskInsert = Omit<typeof tasks.$inferInsert, "id" | "userId">;

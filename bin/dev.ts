@@ -1,0 +1,52 @@
+/**
+ * npm run dev: migrate and seed the local D1, make sure the demo user has a token, then run
+ * `wrangler dev` on http://localhost:8787 with local D1, Queues and Durable Objects.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createToken, tokenIsValid } from "./lib/tokens";
+import { applyMigrations, ROOT, WRANGLER, wrangler } from "./lib/wrangler";
+
+const PORT = process.env["PORT"] ?? "8787";
+const TOKEN_FILE = join(ROOT, ".wrangler", "demo-token");
+
+async function demoToken(): Promise<string> {
+  if (existsSync(TOKEN_FILE)) {
+    const saved = readFileSync(TOKEN_FILE, "utf8").trim();
+    if (saved && (await tokenIsValid(saved, "--local"))) return saved;
+  }
+  const token = await createToken("demo", "npm run dev", "--local");
+  mkdirSync(join(ROOT, ".wrangler"), { recursive: true });
+  writeFileSync(TOKEN_FILE, `${token}\n`, { mode: 0o600 });
+  return token;
+}
+
+async function main(): Promise<void> {
+  console.log("Applying D1 migrations to the local database…");
+  applyMigrations("--local");
+  wrangler(["d1", "execute", "DB", "--local", "--file", "d1/seed.sql"], { quiet: true });
+  const token = await demoToken();
+  console.log(`
+mcp-edge local servers
+  MCP (tasks):  http://localhost:${PORT}/mcp/tasks
+  REST API:     http://localhost:${PORT}/api/tasks   (OpenAPI: /openapi.json)
+  Health:       http://localhost:${PORT}/health
+  Demo token:   ${token}
+  (saved in .wrangler/demo-token; more users: npm run token -- create --user <name>)
+`);
+  const child = spawn(WRANGLER, ["dev", "--port", PORT, "--ip", "127.0.0.1", "--test-scheduled", ...process.argv.slice(2)], {
+    cwd: ROOT,
+    stdio: "inherit",
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+  });
+  const stop = () => child.kill("SIGINT");
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  child.on("exit", (code) => process.exit(code ?? 0));
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+});
