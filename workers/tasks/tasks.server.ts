@@ -1,5 +1,6 @@
 /** The tasks MCP server at /mcp/tasks. */
 import type { McpServerDefinition } from "../mcp/hosting";
+import { registerTaskResources } from "./tasks.resources";
 import { taskTools } from "./tasks.tools";
 
 export const tasksServer: McpServerDefinition = {
@@ -8,4 +9,5 @@ export const tasksServer: McpServerDefinition = {
   instructions:
     "A personal task manager. Tasks belong to the signed-in user; ids come from list_tasks or search_tasks. Dates are ISO 8601.",
   tools: taskTools,
+  extend: registerTaskResources,
 };
