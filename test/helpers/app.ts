@@ -22,7 +22,11 @@ export async function connectWithBindings(bindings: Partial<Env>, token: string)
     { versionNegotiation: { mode: { pin: "2026-07-28" } } },
   );
   const transport = new StreamableHTTPClientTransport(new URL("http://localhost/mcp/tasks"), {
-    fetch: async (input, init) => app.fetch(new Request(input, init), appEnv, ctx),
+    fetch: async (input, init) => {
+      const request = new Request(input, init);
+      request.headers.set("host", new URL(request.url).host);
+      return app.fetch(request, appEnv, ctx);
+    },
     requestInit: { headers: { authorization: `Bearer ${token}` } },
   });
   await client.connect(transport);
