@@ -254,8 +254,11 @@ export async function setCompletion(
 ) {
   const guard = and(eq(tasks.id, current.id), eq(tasks.userId, userId), eq(tasks.updatedAt, current.updatedAt));
   const applied = sql`t.id = ${current.id} AND t.updated_at = ${event.occurredAt}`;
+  // A concurrent request can have written the same updated_at (workerd's clock only moves on I/O),
+  // so `applied` alone can match a write that was not ours. changes() is the row count of the
+  // batch's previous statement: each event below is written only if our own guarded write applied.
   const completion = db.update(tasks).set({ ...patch, updatedAt: event.occurredAt }).where(guard).returning();
-  const completionEvent = insertOutboxEvent({ ...event, userId, where: applied });
+  const completionEvent = insertOutboxEvent({ ...event, userId, where: sql`${applied} AND changes() > 0` });
   if (!next) {
     const [updated, outboxRows] = await batch(db, [completion, completionEvent]);
     return { task: firstTask(updated), next: undefined, events: eventsFrom([outboxRows!]) };
@@ -279,7 +282,7 @@ export async function setCompletion(
     insertOutboxEvent({
       ...next.event,
       userId,
-      where: sql`t.id = (SELECT next_occurrence_id FROM tasks WHERE id = ${current.id} AND updated_at = ${event.occurredAt})`,
+      where: sql`changes() > 0 AND t.id = (SELECT next_occurrence_id FROM tasks WHERE id = ${current.id} AND updated_at = ${event.occurredAt})`,
     }),
   ]);
   const nextTask = linked!.length > 0 ? firstTask(created) : undefined;
