@@ -213,8 +213,11 @@ export async function updateTask(
   return { task: firstTask(updated), events: eventsFrom([outboxRows!]) };
 }
 
-/** Merges tags into the task's own, keeping existing order and dropping duplicates, in SQL. */
-export async function mergeTags(db: Db, userId: number, taskId: number, newTags: string[], event: EventSpec) {
+/**
+ * Merges tags into the task's own, keeping existing order and dropping duplicates, in SQL. Nothing
+ * is written if the result would exceed `maxTags`; the task then comes back undefined, as when missing.
+ */
+export async function mergeTags(db: Db, userId: number, taskId: number, newTags: string[], maxTags: number, event: EventSpec) {
   const merged = sql`(SELECT json_group_array(value) FROM (
       SELECT value FROM (
         SELECT value, key AS pos FROM json_each(${tasks.tags})
@@ -222,8 +225,9 @@ export async function mergeTags(db: Db, userId: number, taskId: number, newTags:
       ) GROUP BY value ORDER BY min(pos)))`;
   const [updated, outboxRows] = await batch(db, [
     sql`UPDATE tasks SET tags = ${merged}, updated_at = ${event.occurredAt}
-      WHERE id = ${taskId} AND user_id = ${userId} RETURNING *`,
-    insertOutboxEvent({ ...event, userId, where: sql`t.id = ${taskId} AND t.updated_at = ${event.occurredAt}` }),
+      WHERE id = ${taskId} AND user_id = ${userId} AND json_array_length(${merged}) <= ${maxTags} RETURNING *`,
+    // changes(): only if the update above applied (another write may share its updated_at).
+    insertOutboxEvent({ ...event, userId, where: sql`changes() > 0 AND t.id = ${taskId} AND t.updated_at = ${event.occurredAt}` }),
   ]);
   return { task: firstTask(updated), events: eventsFrom([outboxRows!]) };
 }

@@ -10,6 +10,7 @@ import type { EventSink } from "../events/event-sink";
 import * as repo from "./tasks.repo";
 import {
   type AddTaskInput,
+  MAX_TAGS,
   type Analytics,
   type ListTasksInput,
   parseTagFilter,
@@ -155,8 +156,11 @@ export class TaskService {
   }
 
   async addTags(userId: number, taskId: number, tags: string[]): Promise<Task> {
-    const { task, events } = await repo.mergeTags(this.db, userId, taskId, tags, event("UPDATED"));
-    if (!task) throw this.notFound(taskId);
+    const { task, events } = await repo.mergeTags(this.db, userId, taskId, tags, MAX_TAGS, event("UPDATED"));
+    if (!task) {
+      if (!(await repo.findTask(this.db, userId, taskId))) throw this.notFound(taskId);
+      throw AppError.invalid(`tags: a task can carry at most ${MAX_TAGS} tags`, "tags");
+    }
     this.deps.events.publish(events);
     return toTask(task);
   }
