@@ -106,6 +106,25 @@ describe("add_tags", () => {
   });
 });
 
+describe("add_tags cap", () => {
+  const tags = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}${i}`);
+
+  it("merges up to 20 tags, and refuses to go past 20 without changing anything", async () => {
+    const { user, client } = await session();
+    const task = await addTask(client, { title: "Many tags", tags: tags("a", 15) });
+    const full = (await callOk<{ task: Task }>(client, "add_tags", { task_id: task.id, tags: [...tags("a", 3), ...tags("b", 5)] })).task;
+    expect(full.tags).toEqual([...tags("a", 15), ...tags("b", 5)]);
+    const eventsBefore = await countRows("outbox", user.id);
+
+    const text = await callError(client, "add_tags", { task_id: task.id, tags: ["one-too-many"] });
+
+    expect(text).toBe("invalid_input: tags: a task can carry at most 20 tags");
+    const [still] = (await callOk<{ tasks: Task[] }>(client, "list_tasks")).tasks;
+    expect(still).toEqual(full);
+    expect(await countRows("outbox", user.id)).toBe(eventsBefore);
+  });
+});
+
 describe("delete_task", () => {
   it("deletes the task and its reminders and returns the task as it was", async () => {
     const { user, client } = await session();
