@@ -1,11 +1,10 @@
 /** The HTTP surface: /health, /openapi.json, /api/*, /mcp/<server>. */
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { buildOpenApi, mountRoutes } from "./http/api-route";
 import type { AppEnv } from "./http/context";
 import { errorResponse } from "./http/errors";
 import { MAX_JSON_BODY_BYTES } from "./http/json-body";
-import { authenticated, cors, originCheck } from "./http/middleware";
+import { authenticated, cors, limitBody, originCheck } from "./http/middleware";
 import { checkHealth, VERSION } from "./health/health.service";
 import { openDb } from "./lib/db";
 import { AppError } from "./lib/errors";
@@ -16,11 +15,11 @@ import { tasksServer } from "./tasks/tasks.server";
 export const mcpServers: readonly McpServerDefinition[] = [tasksServer];
 const apiRoutes = [...taskRoutes];
 
-const tooLarge = (limit: number) => () => {
-  throw new AppError("payload_too_large", `Request body exceeds the limit of ${limit} bytes`);
-};
-
-export function createApp(): Hono<AppEnv> {
+/**
+ * `servers` defaults to the real MCP servers; the conformance fixture Worker
+ * (test/conformance/fixture.worker.ts) passes its own, so the suite runs through this exact app.
+ */
+export function createApp(servers: readonly McpServerDefinition[] = mcpServers): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.get("/health", async (c) => {
@@ -29,11 +28,11 @@ export function createApp(): Hono<AppEnv> {
   });
   app.get("/openapi.json", (c) => c.json(buildOpenApi(apiRoutes, { title: "mcp-edge REST API", version: VERSION })));
 
-  app.use("/api/*", cors, bodyLimit({ maxSize: MAX_JSON_BODY_BYTES, onError: tooLarge(MAX_JSON_BODY_BYTES) }), authenticated);
+  app.use("/api/*", cors, limitBody(MAX_JSON_BODY_BYTES), authenticated);
   mountRoutes(app, apiRoutes);
 
-  app.use("/mcp/*", cors, originCheck, bodyLimit({ maxSize: MAX_MCP_BODY_BYTES, onError: tooLarge(MAX_MCP_BODY_BYTES) }), authenticated);
-  for (const definition of mcpServers) {
+  app.use("/mcp/*", cors, originCheck, limitBody(MAX_MCP_BODY_BYTES), authenticated);
+  for (const definition of servers) {
     app.all(`/mcp/${definition.name}`, (c) =>
       serveMcp(c.req.raw, definition, { user: c.var.user, services: c.var.services }),
     );

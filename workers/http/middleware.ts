@@ -1,6 +1,8 @@
-/** Middleware for /mcp/* and /api/*: CORS preflight, Origin checks (MCP), services and authentication. */
+/** Middleware for /mcp/* and /api/*: CORS preflight, Origin checks (MCP), body limits, services and authentication. */
 import type { MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { authenticate } from "../auth/auth.service";
+import { AppError } from "../lib/errors";
 import { rejectForeignOrigin } from "../mcp/origin";
 import { type AppEnv, createServices } from "./context";
 import { errorResponse } from "./errors";
@@ -26,6 +28,15 @@ export const originCheck: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (rejection) return rejection;
   await next();
 };
+
+/** Bodies over `maxSize` bytes are answered 413 (as an AppError) before anything reads them. */
+export const limitBody = (maxSize: number): MiddlewareHandler<AppEnv> =>
+  bodyLimit({
+    maxSize,
+    onError: () => {
+      throw new AppError("payload_too_large", `Request body exceeds the limit of ${maxSize} bytes`);
+    },
+  });
 
 /** The one place identity is established. OAuth will plug in here. */
 export const authenticated: MiddlewareHandler<AppEnv> = async (c, next) => {
