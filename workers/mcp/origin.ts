@@ -1,7 +1,8 @@
 /**
  * DNS-rebinding protection for every MCP endpoint: a browser Origin must be localhost-class, the
- * Worker's own hostname (the console), or listed in ALLOWED_ORIGINS. Requests without an Origin
- * (non-browser MCP clients) pass. On a localhost endpoint a Host header, when sent, must be localhost too.
+ * Worker's own *.workers.dev hostname (the console), or listed in ALLOWED_ORIGINS. Requests without
+ * an Origin (non-browser MCP clients) pass. On a localhost endpoint a Host header, when sent, must be
+ * localhost too.
  */
 import {
   hostHeaderValidationResponse,
@@ -10,13 +11,24 @@ import {
   originValidationResponse,
 } from "@modelcontextprotocol/server";
 
+/**
+ * workerd builds request.url from the client's Host header. On Cloudflare the edge only routes our
+ * own hostnames here, but a local `wrangler dev` accepts any Host, so a DNS-rebinding page served
+ * from evil.example:8787 would look like "the Worker's own hostname". Only *.workers.dev names can
+ * be trusted from the URL alone: their DNS is Cloudflare's and can never point at a local server.
+ * Custom domains (and consoles on them) belong in ALLOWED_ORIGINS.
+ */
+function ownHostnames(requestUrl: URL): string[] {
+  return requestUrl.hostname.endsWith(".workers.dev") ? [requestUrl.hostname] : [];
+}
+
 export function allowedOriginHostnames(requestUrl: URL, configured: string | undefined): string[] {
   const extra = (configured ?? "")
     .split(",")
     .map((entry) => entry.trim())
     .filter((entry) => entry.length > 0)
     .map((entry) => (entry.includes("://") ? new URL(entry).hostname : entry));
-  return [...localhostAllowedOrigins(), requestUrl.hostname, ...extra];
+  return [...localhostAllowedOrigins(), ...ownHostnames(requestUrl), ...extra];
 }
 
 /** A 403 response for a rejected Origin or Host, or undefined when the request may proceed. */
