@@ -74,4 +74,27 @@ describe("outbox relay", () => {
     // Delivered events are never re-sent.
     expect(await relayPendingEvents(db, unavailableQueue(), createdAt + 3 * RELAY_GRACE_MS)).toEqual({ sent: 0, failed: 0 });
   });
+
+  it("dead-letters an outbox row whose payload is not an event, and still relays the rest", async () => {
+    const db = openDb(env.DB);
+    const user = await createUser();
+    const { client, settle } = await connectWithBindings({ EVENTS: unavailableQueue() }, user.token);
+    await addTask(client, { title: "Good event" });
+    await settle();
+    const [good] = await outboxForUser(user.id);
+    const badId = `corrupt-${crypto.randomUUID()}`;
+    await env.DB.prepare(
+      "INSERT INTO outbox (event_id, type, user_id, task_id, payload, created_at) VALUES (?, 'CREATED', ?, NULL, '{not json', ?)",
+    )
+      .bind(badId, user.id, good!.created_at)
+      .run();
+
+    const recorder = recordingQueue(env.EVENTS);
+    const relayed = await relayPendingEvents(db, recorder.queue, Date.parse(good!.created_at) + 2 * RELAY_GRACE_MS);
+    expect(relayed.failed).toBe(0);
+    expect(recorder.sent).toContainEqual(JSON.parse(good!.payload));
+    expect(await outboxRow(badId)).toMatchObject({ last_error: "dead-lettered: invalid payload", delivered_at: expect.any(String) });
+    const dead = await env.DB.prepare("SELECT queue, body FROM dead_letters WHERE message_id = ?").bind(badId).first();
+    expect(dead).toEqual({ queue: "outbox", body: "{not json" });
+  });
 });

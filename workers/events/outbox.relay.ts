@@ -3,9 +3,9 @@
  * path for sends that failed or were cut off. Runs from the cron trigger. Duplicates are harmless:
  * the consumer is idempotent by event id.
  */
-import { and, asc, inArray, isNull, lt, sql } from "drizzle-orm";
-import { outbox } from "../../d1/schema";
-import type { Db } from "../lib/db";
+import { and, asc, eq, inArray, isNull, lt, sql } from "drizzle-orm";
+import { deadLetters, outbox } from "../../d1/schema";
+import { batch, type Db } from "../lib/db";
 import { log } from "../lib/log";
 import { type DomainEvent, domainEventSchema } from "./events";
 import { sendEvents } from "./event-sink";
@@ -25,9 +25,19 @@ export async function relayPendingEvents(db: Db, queue: Queue, now = Date.now())
     .all();
   if (rows.length === 0) return { sent: 0, failed: 0 };
 
-  const events: DomainEvent[] = rows.map((row) => domainEventSchema.parse(JSON.parse(row.payload)));
-  const ids = rows.map((row) => row.eventId);
   const attemptAt = new Date(now).toISOString();
+  const events: DomainEvent[] = [];
+  const ids: string[] = [];
+  for (const row of rows) {
+    const event = parsePayload(row.payload);
+    if (event) {
+      events.push(event);
+      ids.push(row.eventId);
+    } else {
+      await deadLetterRow(db, row, attemptAt);
+    }
+  }
+  if (events.length === 0) return { sent: 0, failed: 0 };
   try {
     await sendEvents(queue, events);
   } catch (error) {
@@ -43,6 +53,27 @@ export async function relayPendingEvents(db: Db, queue: Queue, now = Date.now())
     .set({ attempts: sql`${outbox.attempts} + 1`, lastAttemptAt: attemptAt, lastError: null })
     .where(inArray(outbox.eventId, ids));
   return { sent: ids.length, failed: 0 };
+}
+
+function parsePayload(payload: string): DomainEvent | undefined {
+  try {
+    const parsed = domainEventSchema.safeParse(JSON.parse(payload));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A row whose payload is not a valid event can never be sent; left in place it would be picked
+ * first by every run. Keep it in dead_letters and close the outbox row, loudly.
+ */
+async function deadLetterRow(db: Db, row: { eventId: string; payload: string }, at: string): Promise<void> {
+  await batch(db, [
+    db.insert(deadLetters).values({ queue: "outbox", messageId: row.eventId, body: row.payload, reason: "outbox payload is not a valid domain event" }),
+    db.update(outbox).set({ deliveredAt: at, lastError: "dead-lettered: invalid payload" }).where(eq(outbox.eventId, row.eventId)),
+  ]);
+  log.error("invalid outbox payload dead-lettered", { event_id: row.eventId });
 }
 
 export async function outboxBacklog(db: Db): Promise<number> {
