@@ -112,3 +112,129 @@ export const deadLetters = sqliteTable("dead_letters", {
   reason: text("reason").notNull(),
   receivedAt: text("received_at").notNull().default(now),
 });
+
+// ---- RAG (issue 4): documents, chunks, the entity graph, query log. See docs/storage.md. ----
+
+/** Per-user collection state; `version` changes on every ingest or delete, so caches can tell they are stale. */
+export const ragCollections = sqliteTable("rag_collections", {
+  userId: integer("user_id").primaryKey().references(() => users.id, { onDelete: "cascade" }),
+  version: integer("version").notNull().default(0),
+  documentCount: integer("document_count").notNull().default(0),
+  chunkCount: integer("chunk_count").notNull().default(0),
+  /** Sum of chunk lengths in tokens (title + content), for BM25's average length. */
+  tokenCount: integer("token_count").notNull().default(0),
+  updatedAt: text("updated_at").notNull().default(now),
+});
+
+export const ragDocuments = sqliteTable(
+  "rag_documents",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    /** The document's own id as ingested (a BEIR `_id`, a URL, …); unique per user. */
+    docId: text("doc_id").notNull(),
+    title: text("title").notNull().default(""),
+    source: text("source").notNull().default(""),
+    metadata: text("metadata", { mode: "json" }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
+    chunkCount: integer("chunk_count").notNull(),
+    /** SHA-256 of title + text: re-ingesting an unchanged document is a no-op. */
+    contentHash: text("content_hash").notNull(),
+    createdAt: text("created_at").notNull().default(now),
+    updatedAt: text("updated_at").notNull().default(now),
+  },
+  (t) => [uniqueIndex("rag_documents_user_doc_idx").on(t.userId, t.docId)],
+);
+
+export const ragChunks = sqliteTable(
+  "rag_chunks",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    documentId: integer("document_id").notNull().references(() => ragDocuments.id, { onDelete: "cascade" }),
+    userId: integer("user_id").notNull(),
+    position: integer("position").notNull(),
+    /** The document title, indexed with every chunk (it is often the best evidence). */
+    title: text("title").notNull(),
+    content: text("content").notNull(),
+    tokenCount: integer("token_count").notNull(),
+    /** Which embedder made `vector`; vectors of another embedder are not comparable. */
+    embedder: text("embedder").notNull(),
+    /** int8-quantised unit vector, base64; NULL when the vectors live in Vectorize. */
+    vector: text("vector"),
+  },
+  (t) => [index("rag_chunks_user_idx").on(t.userId, t.id), index("rag_chunks_document_idx").on(t.documentId)],
+);
+
+/** Entities found at ingest: `name` is the normalised key (stemmed, lower-case), `label` how it was written. */
+export const ragEntities = sqliteTable(
+  "rag_entities",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    label: text("label").notNull(),
+    kind: text("kind", { enum: ["acronym", "name", "concept"] }).notNull(),
+  },
+  (t) => [uniqueIndex("rag_entities_user_name_idx").on(t.userId, t.name)],
+);
+
+export const ragMentions = sqliteTable(
+  "rag_mentions",
+  {
+    entityId: integer("entity_id").notNull().references(() => ragEntities.id, { onDelete: "cascade" }),
+    chunkId: integer("chunk_id").notNull().references(() => ragChunks.id, { onDelete: "cascade" }),
+    count: integer("count").notNull(),
+  },
+  (t) => [uniqueIndex("rag_mentions_entity_chunk_idx").on(t.entityId, t.chunkId), index("rag_mentions_chunk_idx").on(t.chunkId)],
+);
+
+/** Co-occurrence of two entities in one sentence of one chunk; source_id < target_id. */
+export const ragRelations = sqliteTable(
+  "rag_relations",
+  {
+    chunkId: integer("chunk_id").notNull().references(() => ragChunks.id, { onDelete: "cascade" }),
+    userId: integer("user_id").notNull(),
+    sourceId: integer("source_id").notNull(),
+    targetId: integer("target_id").notNull(),
+    weight: integer("weight").notNull(),
+  },
+  (t) => [
+    index("rag_relations_source_idx").on(t.sourceId),
+    index("rag_relations_target_idx").on(t.targetId),
+    index("rag_relations_chunk_idx").on(t.chunkId),
+    index("rag_relations_user_idx").on(t.userId),
+  ],
+);
+
+/** Communities of the entity graph with extractive summaries, rebuilt when `collection_version` is stale. */
+export const ragCommunities = sqliteTable(
+  "rag_communities",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    collectionVersion: integer("collection_version").notNull(),
+    title: text("title").notNull(),
+    summary: text("summary").notNull(),
+    /** JSON: [{ doc_id, weight }] best first. */
+    documents: text("documents", { mode: "json" }).$type<{ doc_id: string; weight: number }[]>().notNull(),
+    entityCount: integer("entity_count").notNull(),
+  },
+  (t) => [index("rag_communities_user_idx").on(t.userId, t.collectionVersion)],
+);
+
+/** One row per RAG query (or refused query), for health and latency figures; pruned by retention. */
+export const ragQueryLog = sqliteTable(
+  "rag_query_log",
+  {
+    requestId: text("request_id").primaryKey(),
+    userId: integer("user_id").notNull(),
+    pipeline: text("pipeline").notNull(),
+    startedAt: text("started_at").notNull(),
+    outcome: text("outcome", { enum: ["ok", "error", "busy", "timeout"] }).notNull(),
+    errorCode: text("error_code"),
+    totalMs: integer("total_ms").notNull(),
+    retrievalMs: integer("retrieval_ms").notNull(),
+    generationMs: integer("generation_ms").notNull(),
+    tokensUsed: integer("tokens_used").notNull(),
+  },
+  (t) => [index("rag_query_log_started_idx").on(t.startedAt), index("rag_query_log_pipeline_idx").on(t.pipeline, t.startedAt)],
+);

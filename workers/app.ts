@@ -9,11 +9,13 @@ import { checkHealth, VERSION } from "./health/health.service";
 import { openDb } from "./lib/db";
 import { AppError } from "./lib/errors";
 import { MAX_MCP_BODY_BYTES, type McpServerDefinition, serveMcp } from "./mcp/hosting";
+import { ragRoutes } from "./rag/rag.routes";
+import { ragServer } from "./rag/rag.server";
 import { taskRoutes } from "./tasks/tasks.routes";
 import { tasksServer } from "./tasks/tasks.server";
 
-export const mcpServers: readonly McpServerDefinition[] = [tasksServer];
-const apiRoutes = [...taskRoutes];
+export const mcpServers: readonly McpServerDefinition[] = [tasksServer, ragServer];
+const apiRoutes = [...taskRoutes, ...ragRoutes];
 
 /**
  * `servers` defaults to the real MCP servers; the conformance fixture Worker

@@ -7,6 +7,8 @@ import { openDb } from "./lib/db";
 import { log } from "./lib/log";
 import { fireDueReminders } from "./tasks/reminders.cron";
 
+export { RagGate } from "../durable-objects/rag-gate.do";
+
 const app = createApp();
 
 export default {

@@ -28,8 +28,19 @@ const ROUTES = [
   "post /api/tasks/{task_id}/tags",
   "get /api/tasks/{task_id}/reminders",
   "post /api/tasks/{task_id}/reminders",
+  "post /api/documents",
+  "get /api/documents",
+  "get /api/documents/{doc_id}",
+  "delete /api/documents/{doc_id}",
+  "get /api/rag/health",
 ];
-const WITH_BODY = ["post /api/tasks", "patch /api/tasks/{task_id}", "post /api/tasks/{task_id}/tags", "post /api/tasks/{task_id}/reminders"];
+const WITH_BODY = [
+  "post /api/tasks",
+  "patch /api/tasks/{task_id}",
+  "post /api/tasks/{task_id}/tags",
+  "post /api/tasks/{task_id}/reminders",
+  "post /api/documents",
+];
 
 async function openApi(): Promise<OpenApi> {
   const res = await api<OpenApi>(undefined, "GET", "/openapi.json");

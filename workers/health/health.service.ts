@@ -2,14 +2,18 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../lib/db";
 import { outboxBacklog } from "../events/outbox.relay";
+import { checkRagHealth } from "../rag/health.service";
+import type { RagHealth } from "../rag/rag.schema";
 
 export const VERSION = "0.1.0";
 
 export interface HealthReport {
-  status: "healthy" | "unavailable";
+  /** unavailable when D1 is unreachable; otherwise the RAG server's status (healthy or degraded). */
+  status: "healthy" | "degraded" | "unavailable";
   version: string;
   d1: { connected: boolean; latency_ms: number; error?: string };
   outbox: { backlog: number | null };
+  rag: RagHealth;
   checked_at: string;
 }
 
@@ -24,11 +28,13 @@ export async function checkHealth(db: Db): Promise<HealthReport> {
   } catch (error) {
     d1 = { connected: false, latency_ms: round(performance.now() - started), error: String(error).slice(0, 200) };
   }
+  const rag = await checkRagHealth(db);
   return {
-    status: d1.connected ? "healthy" : "unavailable",
+    status: d1.connected ? rag.status : "unavailable",
     version: VERSION,
     d1,
     outbox: { backlog },
+    rag,
     checked_at: new Date().toISOString(),
   };
 }

@@ -5,16 +5,22 @@
 import type { AuthUser } from "../auth/auth.service";
 import { queueEventSink } from "../events/event-sink";
 import { type Db, openDb } from "../lib/db";
+import { RagService } from "../rag/rag.service";
 import { TaskService } from "../tasks/tasks.service";
 
 export interface Services {
   db: Db;
   tasks: TaskService;
+  rag: RagService;
 }
 
 export function createServices(env: Env, waitUntil: (promise: Promise<unknown>) => void): Services {
   const db = openDb(env.DB);
-  return { db, tasks: new TaskService({ db, events: queueEventSink(env.EVENTS, waitUntil) }) };
+  return {
+    db,
+    tasks: new TaskService({ db, events: queueEventSink(env.EVENTS, waitUntil) }),
+    rag: new RagService(db, env, waitUntil),
+  };
 }
 
 export interface AppVariables {

@@ -3,7 +3,7 @@
  * raw SDK server, and never catch errors themselves: this wrapper turns any AppError into an
  * `isError` result with a safe message, and logs unexpected ones.
  */
-import type { McpServer } from "@modelcontextprotocol/server";
+import type { McpServer, ServerContext } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import type { AuthUser } from "../auth/auth.service";
 import type { Services } from "../http/context";
@@ -13,6 +13,13 @@ import { log } from "../lib/log";
 export interface ToolContext {
   user: AuthUser;
   services: Services;
+}
+
+/** Per-call facilities from the SDK, narrowed: cancellation and (when the client asked) progress. */
+export interface ToolCall {
+  signal: AbortSignal;
+  /** Present only when the request carried a progressToken. */
+  progress?: (progress: number, total: number, message: string) => Promise<void>;
 }
 
 export interface ToolAnnotations {
@@ -32,7 +39,7 @@ export interface ToolDefinition<I extends AnyObject = AnyObject, O extends AnyOb
   input: I;
   output: O;
   annotations: ToolAnnotations;
-  run(args: z.output<I>, ctx: ToolContext): Promise<{ data: z.output<O>; text: string }>;
+  run(args: z.output<I>, ctx: ToolContext, call: ToolCall): Promise<{ data: z.output<O>; text: string }>;
 }
 
 export function defineTool<I extends AnyObject, O extends AnyObject>(tool: ToolDefinition<I, O>): ToolDefinition {
@@ -62,9 +69,9 @@ export function registerTools(server: McpServer, tools: readonly ToolDefinition[
         outputSchema: tool.output,
         annotations: { title: tool.title, ...tool.annotations },
       },
-      async (args: unknown) => {
+      async (args: unknown, sdk: ServerContext) => {
         try {
-          const { data, text } = await tool.run(args as z.output<AnyObject>, ctx);
+          const { data, text } = await tool.run(args as z.output<AnyObject>, ctx, toolCall(sdk));
           return { content: [{ type: "text" as const, text }], structuredContent: data as Record<string, unknown> };
         } catch (error) {
           const appError = toAppError(error);
@@ -76,4 +83,14 @@ export function registerTools(server: McpServer, tools: readonly ToolDefinition[
       },
     );
   }
+}
+
+function toolCall(sdk: ServerContext): ToolCall {
+  const token = sdk.mcpReq._meta?.progressToken;
+  if (token === undefined) return { signal: sdk.mcpReq.signal };
+  return {
+    signal: sdk.mcpReq.signal,
+    progress: (progress, total, message) =>
+      sdk.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress, total, message } }),
+  };
 }

@@ -1,0 +1,171 @@
+/**
+ * The local reranker: a lexical cross-scorer. It reads the query and every candidate in full and
+ * scores them with a linear model over features a cross-encoder would also see — BM25 with the
+ * title counted extra, weighted query coverage, coverage in the title, query bigrams found in
+ * order, term proximity, the best single sentence, pseudo-relevance feedback from the strongest
+ * candidates (RM3-style), and the first-stage score. Features are max-normalised per query, so
+ * the weights (fitted on the SciFact *train* split by eval/tune-scifact.ts) carry across queries.
+ */
+import { sentences } from "../text/chunk";
+import { queryTerms, terms } from "../text/tokenize";
+import { type CorpusStats, idf, type RerankCandidate, type Reranker } from "./types";
+
+export const FEATURES = [
+  "bm25",
+  "coverage",
+  "title_coverage",
+  "bigrams",
+  "proximity",
+  "retrieval",
+  "sentence_coverage",
+  "sentence_bm25",
+  "feedback",
+] as const;
+
+/** Fitted on SciFact train (eval/tune-scifact.ts); order as FEATURES. */
+export const DEFAULT_WEIGHTS: readonly number[] = [0.5, -0.2, 0, -0.05, 0, 0.25, 0.5, 0.1, 0.7];
+
+const K1 = 1.2;
+const B = 0.75;
+const TITLE_BOOST = 3;
+const FEEDBACK_DOCS = 3;
+const FEEDBACK_TERMS = 10;
+/** Expansion terms must be rarer than this share of chunks: common words carry no topic. */
+const FEEDBACK_MAX_DF_SHARE = 0.2;
+
+interface Analysed {
+  title: string[];
+  body: string[];
+  sentences: string[][];
+  tf: Map<string, number>;
+  length: number;
+}
+
+function analyse(candidate: RerankCandidate): Analysed {
+  const title = terms(candidate.title);
+  const body = terms(candidate.content);
+  const tf = new Map<string, number>();
+  for (const t of title) tf.set(t, (tf.get(t) ?? 0) + TITLE_BOOST);
+  for (const t of body) tf.set(t, (tf.get(t) ?? 0) + 1);
+  const parts = [title, ...sentences(candidate.content).map(terms)].filter((s) => s.length > 0);
+  return { title, body, sentences: parts, tf, length: title.length + body.length };
+}
+
+function bm25(weights: ReadonlyMap<string, number>, tf: ReadonlyMap<string, number>, length: number, avg: number): number {
+  let score = 0;
+  for (const [term, weight] of weights) {
+    const f = tf.get(term) ?? 0;
+    if (f > 0) score += (weight * f * (K1 + 1)) / (f + K1 * (1 - B + (B * length) / avg));
+  }
+  return score;
+}
+
+function bigramHits(query: readonly string[], doc: Analysed): number {
+  const pairs = new Set<string>();
+  for (let i = 0; i + 1 < query.length; i++) pairs.add(`${query[i]} ${query[i + 1]}`);
+  let hits = 0;
+  for (const seq of [doc.title, doc.body]) {
+    for (let i = 0; i + 1 < seq.length; i++) if (pairs.has(`${seq[i]} ${seq[i + 1]}`)) hits++;
+  }
+  return hits;
+}
+
+/** Sum of 1/gap between consecutive occurrences of different query terms. */
+function proximity(query: ReadonlySet<string>, doc: Analysed): number {
+  let score = 0;
+  let lastTerm: string | undefined;
+  let lastPos = -1;
+  doc.body.forEach((term, pos) => {
+    if (!query.has(term)) return;
+    if (lastTerm !== undefined && lastTerm !== term) score += 1 / (pos - lastPos);
+    lastTerm = term;
+    lastPos = pos;
+  });
+  return score;
+}
+
+function sentenceScores(weights: ReadonlyMap<string, number>, total: number, doc: Analysed): [number, number] {
+  let coverage = 0;
+  let best = 0;
+  for (const sentence of doc.sentences) {
+    const tf = new Map<string, number>();
+    for (const t of sentence) tf.set(t, (tf.get(t) ?? 0) + 1);
+    let covered = 0;
+    for (const [term, weight] of weights) if (tf.has(term)) covered += weight;
+    coverage = Math.max(coverage, covered);
+    best = Math.max(best, bm25(weights, tf, sentence.length, 25));
+  }
+  return [total > 0 ? coverage / total : 0, best];
+}
+
+/** RM3-style expansion terms from the top candidates by BM25, weighted by their share. */
+function feedbackTerms(query: ReadonlySet<string>, docs: readonly Analysed[], bm: readonly number[], stats: CorpusStats): Map<string, number> {
+  const top = bm
+    .map((score, i) => ({ score, i }))
+    .sort((a, b) => b.score - a.score)
+    .slice(0, FEEDBACK_DOCS);
+  const best = top[0]?.score ?? 0;
+  const weights = new Map<string, number>();
+  for (const { score, i } of top) {
+    const doc = docs[i]!;
+    const prior = Math.exp(score - best);
+    const all = [...doc.title, ...doc.body];
+    for (const term of all) {
+      if (query.has(term) || term.length < 3 || /^\d+$/.test(term)) continue;
+      if ((stats.documentFrequency.get(term) ?? 0) > stats.chunkCount * FEEDBACK_MAX_DF_SHARE) continue;
+      weights.set(term, (weights.get(term) ?? 0) + prior / all.length);
+    }
+  }
+  const chosen = [...weights].sort((a, b) => b[1] - a[1]).slice(0, FEEDBACK_TERMS);
+  return new Map(chosen.map(([term, w]) => [term, w * idf(stats, term)]));
+}
+
+/** Raw (un-normalised) feature rows, one per candidate, in FEATURES order. */
+export function featureRows(query: string, candidates: readonly RerankCandidate[], stats: CorpusStats): number[][] {
+  const qTerms = queryTerms(query);
+  const weights = new Map(qTerms.map((t) => [t, idf(stats, t)]));
+  const total = [...weights.values()].reduce((a, b) => a + b, 0);
+  const querySet = new Set(qTerms);
+  const avg = Math.max(1, stats.averageLength);
+  const docs = candidates.map(analyse);
+  const bm = docs.map((doc) => bm25(weights, doc.tf, doc.length, avg));
+  const feedback = feedbackTerms(querySet, docs, bm, stats);
+  return docs.map((doc, i) => {
+    let covered = 0;
+    let titleCovered = 0;
+    const titleSet = new Set(doc.title);
+    for (const [term, weight] of weights) {
+      if (doc.tf.has(term)) covered += weight;
+      if (titleSet.has(term)) titleCovered += weight;
+    }
+    const [sentenceCoverage, sentenceBm25] = sentenceScores(weights, total, doc);
+    return [
+      bm[i]!,
+      total > 0 ? covered / total : 0,
+      total > 0 ? titleCovered / total : 0,
+      Math.log1p(bigramHits(qTerms, doc)),
+      Math.log1p(proximity(querySet, doc)),
+      candidates[i]!.retrievalScore,
+      sentenceCoverage,
+      sentenceBm25,
+      bm25(feedback, doc.tf, doc.length, avg),
+    ];
+  });
+}
+
+/** Max-normalises each feature over the candidates, then takes the weighted sum. */
+export function linearScores(rows: readonly number[][], weights: readonly number[]): number[] {
+  const scale = weights.map((_, j) => Math.max(1e-9, ...rows.map((row) => Math.abs(row[j]!))));
+  return rows.map((row) => row.reduce((sum, value, j) => sum + ((weights[j] ?? 0) * value) / scale[j]!, 0));
+}
+
+export class LexicalReranker implements Reranker {
+  readonly name = "local:lexical-cross-scorer";
+
+  constructor(private readonly weights: readonly number[] = DEFAULT_WEIGHTS) {}
+
+  async rerank(query: string, candidates: readonly RerankCandidate[], options: { stats: CorpusStats }): Promise<number[]> {
+    if (candidates.length === 0) return [];
+    return linearScores(featureRows(query, candidates, options.stats), this.weights);
+  }
+}

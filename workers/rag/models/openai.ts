@@ -1,0 +1,99 @@
+/**
+ * Adapters for any OpenAI-compatible endpoint (RAG_OPENAI_BASE_URL, e.g. https://api.openai.com/v1,
+ * vLLM, Ollama, LiteLLM): /embeddings, /chat/completions, and the /rerank shape that vLLM, Jina and
+ * Cohere-compatible servers share ({ results: [{ index, relevance_score }] }).
+ */
+import { z } from "zod";
+import { AppError } from "../../lib/errors";
+import { normalize } from "./hashed-embedder";
+import { answerPrompt, SYSTEM_PROMPT } from "./prompt";
+import type { CorpusStats, Embedder, Generation, GenerationPassage, Generator, RerankCandidate, Reranker } from "./types";
+
+export interface OpenAiEndpoint {
+  baseUrl: string;
+  apiKey: string | undefined;
+}
+
+const embeddingsOutput = z.object({ data: z.array(z.object({ index: z.int(), embedding: z.array(z.number()) })) });
+const rerankOutput = z.object({ results: z.array(z.object({ index: z.int(), relevance_score: z.number() })) });
+const chatOutput = z.object({
+  choices: z.array(z.object({ message: z.object({ content: z.string().nullish() }) })).min(1),
+  usage: z.object({ total_tokens: z.number() }).partial().optional(),
+});
+
+async function post<T>(endpoint: OpenAiEndpoint, path: string, body: unknown, schema: z.ZodType<T>, signal?: AbortSignal): Promise<T> {
+  const url = `${endpoint.baseUrl.replace(/\/+$/, "")}${path}`;
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}) },
+      body: JSON.stringify(body),
+      ...(signal ? { signal } : {}),
+    });
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    throw new AppError("upstream_error", `OpenAI-compatible endpoint ${path} is unreachable`, { cause: error });
+  }
+  if (!response.ok) {
+    throw new AppError("upstream_error", `OpenAI-compatible endpoint ${path} answered HTTP ${response.status}`, {
+      cause: await response.text().catch(() => ""),
+    });
+  }
+  const parsed = schema.safeParse(await response.json().catch(() => undefined));
+  if (!parsed.success) throw new AppError("upstream_error", `OpenAI-compatible endpoint ${path} returned an unexpected shape`);
+  return parsed.data;
+}
+
+export class OpenAiEmbedder implements Embedder {
+  readonly name: string;
+  constructor(private readonly endpoint: OpenAiEndpoint, private readonly model: string, readonly dimensions: number) {
+    this.name = `openai:${model}`;
+  }
+
+  async embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    const out: Float32Array[] = [];
+    for (let i = 0; i < texts.length; i += 100) {
+      const result = await post(this.endpoint, "/embeddings", { model: this.model, input: texts.slice(i, i + 100) }, embeddingsOutput, signal);
+      const ordered = [...result.data].sort((a, b) => a.index - b.index);
+      out.push(...ordered.map((d) => normalize(Float32Array.from(d.embedding))));
+    }
+    return out;
+  }
+}
+
+export class OpenAiReranker implements Reranker {
+  readonly name: string;
+  constructor(private readonly endpoint: OpenAiEndpoint, private readonly model: string) {
+    this.name = `openai:${model}`;
+  }
+
+  async rerank(query: string, candidates: readonly RerankCandidate[], options: { stats: CorpusStats; signal?: AbortSignal }): Promise<number[]> {
+    if (candidates.length === 0) return [];
+    const documents = candidates.map((c) => (c.title ? `${c.title}\n${c.content}` : c.content));
+    const result = await post(this.endpoint, "/rerank", { model: this.model, query, documents }, rerankOutput, options.signal);
+    const scores = candidates.map(() => Number.NEGATIVE_INFINITY);
+    for (const { index, relevance_score } of result.results) if (index >= 0 && index < scores.length) scores[index] = relevance_score;
+    return scores;
+  }
+}
+
+export class OpenAiGenerator implements Generator {
+  readonly name: string;
+  constructor(private readonly endpoint: OpenAiEndpoint, private readonly model: string) {
+    this.name = `openai:${model}`;
+  }
+
+  async generate(query: string, passages: readonly GenerationPassage[], options: { maxTokens: number; signal?: AbortSignal }): Promise<Generation> {
+    const body = {
+      model: this.model,
+      max_tokens: options.maxTokens,
+      messages: [
+        { role: "system", content: SYSTEM_PROMPT },
+        { role: "user", content: answerPrompt(query, passages) },
+      ],
+    };
+    const result = await post(this.endpoint, "/chat/completions", body, chatOutput, options.signal);
+    return { answer: (result.choices[0]!.message.content ?? "").trim(), tokensUsed: Math.round(result.usage?.total_tokens ?? 0) };
+  }
+}

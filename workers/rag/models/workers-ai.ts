@@ -1,0 +1,79 @@
+/** Workers AI adapters (the `AI` binding): embeddings, reranking and generation. */
+import { z } from "zod";
+import { AppError } from "../../lib/errors";
+import { normalize } from "./hashed-embedder";
+import { answerPrompt, SYSTEM_PROMPT } from "./prompt";
+import type { CorpusStats, Embedder, Generation, GenerationPassage, Generator, RerankCandidate, Reranker } from "./types";
+
+const embeddingOutput = z.object({ data: z.array(z.array(z.number())) });
+const rerankOutput = z.object({ response: z.array(z.object({ id: z.int(), score: z.number() })) });
+const generationOutput = z.object({
+  response: z.string().nullish(),
+  usage: z.object({ total_tokens: z.number() }).partial().optional(),
+});
+
+async function run(ai: Ai, model: string, inputs: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
+  signal?.throwIfAborted();
+  try {
+    return await ai.run(model, inputs, signal ? { signal } : undefined);
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    throw new AppError("upstream_error", `Workers AI model ${model} failed`, { cause: error });
+  }
+}
+
+function parse<T>(schema: z.ZodType<T>, value: unknown, model: string): T {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new AppError("upstream_error", `Workers AI model ${model} returned an unexpected shape`);
+  return result.data;
+}
+
+export class WorkersAiEmbedder implements Embedder {
+  readonly name: string;
+  constructor(private readonly ai: Ai, private readonly model: string, readonly dimensions: number) {
+    this.name = `workers-ai:${model}`;
+  }
+
+  async embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    const out: Float32Array[] = [];
+    // Workers AI embedding models take at most 100 texts per call.
+    for (let i = 0; i < texts.length; i += 100) {
+      const result = parse(embeddingOutput, await run(this.ai, this.model, { text: texts.slice(i, i + 100) }, signal), this.model);
+      out.push(...result.data.map((v) => normalize(Float32Array.from(v))));
+    }
+    return out;
+  }
+}
+
+export class WorkersAiReranker implements Reranker {
+  readonly name: string;
+  constructor(private readonly ai: Ai, private readonly model: string) {
+    this.name = `workers-ai:${model}`;
+  }
+
+  async rerank(query: string, candidates: readonly RerankCandidate[], options: { stats: CorpusStats; signal?: AbortSignal }): Promise<number[]> {
+    if (candidates.length === 0) return [];
+    const contexts = candidates.map((c) => ({ text: c.title ? `${c.title}\n${c.content}` : c.content }));
+    const result = parse(rerankOutput, await run(this.ai, this.model, { query, contexts, top_k: candidates.length }, options.signal), this.model);
+    const scores = candidates.map(() => Number.NEGATIVE_INFINITY);
+    for (const { id, score } of result.response) if (id >= 0 && id < scores.length) scores[id] = score;
+    return scores;
+  }
+}
+
+export class WorkersAiGenerator implements Generator {
+  readonly name: string;
+  constructor(private readonly ai: Ai, private readonly model: string) {
+    this.name = `workers-ai:${model}`;
+  }
+
+  async generate(query: string, passages: readonly GenerationPassage[], options: { maxTokens: number; signal?: AbortSignal }): Promise<Generation> {
+    const messages = [
+      { role: "system", content: SYSTEM_PROMPT },
+      { role: "user", content: answerPrompt(query, passages) },
+    ];
+    const result = parse(generationOutput, await run(this.ai, this.model, { messages, max_tokens: options.maxTokens }, options.signal), this.model);
+    const answer = (result.response ?? "").trim();
+    return { answer, tokensUsed: Math.round(result.usage?.total_tokens ?? 0) };
+  }
+}

@@ -1,0 +1,66 @@
+/** The RAG query log in D1: one row per query, pruned past the retention period as rows are added. */
+import { lt, sql } from "drizzle-orm";
+import { ragQueryLog } from "../../d1/schema";
+import { batch, type Db, type Row } from "../lib/db";
+
+export type QueryLogEntry = typeof ragQueryLog.$inferInsert;
+
+export async function appendQueryLog(db: Db, entry: QueryLogEntry, retainSince: string): Promise<void> {
+  await batch(db, [
+    db.insert(ragQueryLog).values(entry).onConflictDoNothing(),
+    db.delete(ragQueryLog).where(lt(ragQueryLog.startedAt, retainSince)),
+  ]);
+}
+
+export interface PipelineWindowStats {
+  pipeline: string;
+  queries: number;
+  errors: number;
+  lastSuccess: string | null;
+  lastError: string | null;
+}
+
+export interface WindowStats {
+  pipelines: PipelineWindowStats[];
+  /** Last successful query per pipeline over the retained log. */
+  lastSuccess: ReadonlyMap<string, string>;
+  total: number;
+  errors: number;
+  p50: number;
+  p95: number;
+}
+
+/**
+ * Per-pipeline counts since `since`, and p50/p95 of total_ms over answered queries, in one batch.
+ * Refused (`busy`) queries count as traffic but not as errors: the gate shedding load is not a fault.
+ */
+export async function windowStats(db: Db, since: string): Promise<WindowStats> {
+  const answered = sql`FROM rag_query_log WHERE started_at >= ${since} AND outcome != 'busy'`;
+  const [perPipeline, percentiles, successes] = await batch(db, [
+    sql`SELECT pipeline, count(*) AS queries, coalesce(sum(outcome IN ('error', 'timeout')), 0) AS errors,
+        max(CASE WHEN outcome IN ('error', 'timeout') THEN started_at END) AS last_error
+      FROM rag_query_log WHERE started_at >= ${since} GROUP BY pipeline`,
+    sql`SELECT
+        (SELECT total_ms ${answered} ORDER BY total_ms LIMIT 1 OFFSET (SELECT max(0, (count(*) * 50 + 99) / 100 - 1) ${answered})) AS p50,
+        (SELECT total_ms ${answered} ORDER BY total_ms LIMIT 1 OFFSET (SELECT max(0, (count(*) * 95 + 99) / 100 - 1) ${answered})) AS p95`,
+    // Last success over the whole retained log, not just the window: an idle pipeline still shows it.
+    sql`SELECT pipeline, max(started_at) AS last_success FROM rag_query_log WHERE outcome = 'ok' GROUP BY pipeline`,
+  ]);
+  const lastSuccess = new Map(successes!.map((r: Row) => [String(r["pipeline"]), String(r["last_success"])]));
+  const pipelines = perPipeline!.map((r: Row) => ({
+    pipeline: String(r["pipeline"]),
+    queries: Number(r["queries"]),
+    errors: Number(r["errors"]),
+    lastSuccess: lastSuccess.get(String(r["pipeline"])) ?? null,
+    lastError: (r["last_error"] as string | null) ?? null,
+  }));
+  const row = percentiles![0] ?? {};
+  return {
+    pipelines,
+    lastSuccess,
+    total: pipelines.reduce((n, p) => n + p.queries, 0),
+    errors: pipelines.reduce((n, p) => n + p.errors, 0),
+    p50: Number(row["p50"] ?? 0),
+    p95: Number(row["p95"] ?? 0),
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * The RAG server's configuration, read once per request from the Worker's vars (wrangler.toml)
+ * and secrets. Invalid values fall back to the documented defaults rather than failing requests.
+ */
+import { MAX_TIMEOUT_MS } from "./rag.schema";
+
+export type Backend = "local" | "workers-ai" | "openai";
+
+export interface RagConfig {
+  embedder: Backend;
+  reranker: Backend;
+  generator: Backend;
+  openAi: { baseUrl: string; apiKey: string | undefined };
+  models: { embedding: string; embeddingDimensions: number; rerank: string; generation: string };
+  queryTimeoutMs: number;
+  maxConcurrentQueries: number;
+  logRetentionDays: number;
+}
+
+export const DEFAULT_QUERY_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_CONCURRENT_QUERIES = 5;
+export const DEFAULT_LOG_RETENTION_DAYS = 7;
+
+const DEFAULT_MODELS: Record<Exclude<Backend, "local">, RagConfig["models"]> = {
+  "workers-ai": {
+    embedding: "@cf/baai/bge-base-en-v1.5",
+    embeddingDimensions: 768,
+    rerank: "@cf/baai/bge-reranker-base",
+    generation: "@cf/meta/llama-3.1-8b-instruct",
+  },
+  openai: { embedding: "text-embedding-3-small", embeddingDimensions: 1536, rerank: "rerank", generation: "gpt-4o-mini" },
+};
+
+function intVar(value: string | undefined, fallback: number, min: number, max: number): number {
+  const n = Number(value);
+  return value !== undefined && value.trim() !== "" && Number.isInteger(n) && n >= min && n <= max ? n : fallback;
+}
+
+/** "auto" picks OpenAI-compatible when a base URL is set, else Workers AI when bound, else local. */
+function backend(value: string | undefined, env: Env): Backend {
+  if (value === "local" || value === "workers-ai" || value === "openai") return value;
+  if ((env.RAG_OPENAI_BASE_URL ?? "").trim() !== "") return "openai";
+  return env.AI ? "workers-ai" : "local";
+}
+
+export function readRagConfig(env: Env): RagConfig {
+  const embedder = backend(env.RAG_EMBEDDER, env);
+  const remote = embedder === "local" ? DEFAULT_MODELS["workers-ai"] : DEFAULT_MODELS[embedder];
+  const pick = (value: string | undefined, fallback: string) => (value && value.trim() !== "" ? value.trim() : fallback);
+  const generator = backend(env.RAG_GENERATOR, env);
+  const reranker = backend(env.RAG_RERANKER, env);
+  const defaultsFor = (b: Backend) => (b === "local" ? DEFAULT_MODELS["workers-ai"] : DEFAULT_MODELS[b]);
+  return {
+    embedder,
+    reranker,
+    generator,
+    openAi: { baseUrl: (env.RAG_OPENAI_BASE_URL ?? "").trim(), apiKey: env.RAG_OPENAI_API_KEY },
+    models: {
+      embedding: pick(env.RAG_EMBEDDING_MODEL, remote.embedding),
+      embeddingDimensions: intVar(env.RAG_EMBEDDING_DIMENSIONS, remote.embeddingDimensions, 1, 8192),
+      rerank: pick(env.RAG_RERANK_MODEL, defaultsFor(reranker).rerank),
+      generation: pick(env.RAG_GENERATION_MODEL, defaultsFor(generator).generation),
+    },
+    queryTimeoutMs: intVar(env.RAG_QUERY_TIMEOUT_MS, DEFAULT_QUERY_TIMEOUT_MS, 100, MAX_TIMEOUT_MS),
+    maxConcurrentQueries: intVar(env.RAG_MAX_CONCURRENT_QUERIES, DEFAULT_MAX_CONCURRENT_QUERIES, 1, 100),
+    logRetentionDays: intVar(env.RAG_LOG_RETENTION_DAYS, DEFAULT_LOG_RETENTION_DAYS, 1, 365),
+  };
+}

@@ -1,0 +1,56 @@
+/** REST over the RAG documents: the same schemas and service as the rag_* document tools. */
+import { z } from "zod";
+import { defineRoute } from "../http/api-route";
+import { deleteDocumentResult, documentPage, documentSummary, fields, ingestInput, ingestResult, listDocumentsInput, ragHealth } from "./rag.schema";
+
+const TAG = "documents";
+const listQuery = listDocumentsInput.extend({ limit: z.coerce.number<string>().pipe(listDocumentsInput.shape.limit.unwrap()).default(20) });
+const docParams = z.object({ doc_id: fields.doc_id });
+
+export const ragRoutes = [
+  defineRoute({
+    method: "post",
+    path: "/api/documents",
+    summary: "Ingest documents (chunked, embedded, entity graph); a known id replaces its document",
+    tag: TAG,
+    body: ingestInput,
+    response: ingestResult,
+    status: 201,
+    handle: ({ body }, c) => c.var.services.rag.ingest(c.var.user.id, body),
+  }),
+  defineRoute({
+    method: "get",
+    path: "/api/documents",
+    summary: "List documents, oldest first",
+    tag: TAG,
+    query: listQuery,
+    response: documentPage,
+    handle: ({ query }, c) => c.var.services.rag.list(c.var.user.id, query.limit, query.cursor),
+  }),
+  defineRoute({
+    method: "get",
+    path: "/api/documents/{doc_id}",
+    summary: "One document's summary",
+    tag: TAG,
+    params: docParams,
+    response: z.object({ document: documentSummary }),
+    handle: async ({ params }, c) => ({ document: await c.var.services.rag.get(c.var.user.id, params.doc_id) }),
+  }),
+  defineRoute({
+    method: "delete",
+    path: "/api/documents/{doc_id}",
+    summary: "Delete a document with its chunks, vectors and graph mentions",
+    tag: TAG,
+    params: docParams,
+    response: deleteDocumentResult,
+    handle: ({ params }, c) => c.var.services.rag.delete(c.var.user.id, params.doc_id),
+  }),
+  defineRoute({
+    method: "get",
+    path: "/api/rag/health",
+    summary: "RAG health (also part of /health)",
+    tag: TAG,
+    response: ragHealth,
+    handle: (_input, c) => c.var.services.rag.health(),
+  }),
+];

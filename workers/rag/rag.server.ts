@@ -1,0 +1,11 @@
+/** The RAG MCP server at /mcp/rag. */
+import type { McpServerDefinition } from "../mcp/hosting";
+import { ragTools } from "./rag.tools";
+
+export const ragServer: McpServerDefinition = {
+  name: "rag",
+  version: "0.1.0",
+  instructions:
+    "Ask questions of your own documents. Add them with rag_ingest, then ask with rag_basic (fast, hybrid) or a specialised pipeline: rag_basic_rerank (precise), rag_crag (self-correcting), rag_graphrag (entities and relations), rag_colbert (token-level matching), rag_global_graphrag (questions about the whole collection). Answers cite documents as [n].",
+  tools: ragTools,
+};

@@ -1,0 +1,173 @@
+/** The RAG tools: six query pipelines, health, and document ingestion, listing and deletion. */
+import { defineTool, READ_ONLY, type ToolDefinition } from "../mcp/tool";
+import { basicPipeline } from "./pipelines/basic";
+import { basicRerankPipeline } from "./pipelines/basic-rerank";
+import { colbertPipeline } from "./pipelines/colbert";
+import { cragPipeline } from "./pipelines/crag";
+import { globalGraphragPipeline } from "./pipelines/global-graphrag";
+import { graphragPipeline } from "./pipelines/graphrag";
+import { formatDocuments, formatHealth, formatIngest, formatQuery } from "./rag.format";
+import {
+  basicInput,
+  basicRerankInput,
+  colbertInput,
+  cragInput,
+  deleteDocumentInput,
+  deleteDocumentResult,
+  documentPage,
+  globalGraphragInput,
+  graphragInput,
+  healthInput,
+  ingestInput,
+  ingestResult,
+  listDocumentsInput,
+  queryResult,
+  ragHealth,
+} from "./rag.schema";
+
+const COMMON =
+  " Returns an answer citing documents as [n], the top_k documents (one entry each, its best chunk as content, best first), de-duplicated sources, and metadata naming the embedder, reranker and generator used, with timings.";
+
+const queryTools: ToolDefinition[] = [
+  defineTool({
+    name: "rag_basic",
+    title: "Ask your documents (hybrid retrieval)",
+    description:
+      "Answer a question from your ingested documents with hybrid retrieval: BM25 full-text search and vector similarity, fused (fusion_method weighted or rrf; vector_weight sets the vector share). The fast default for specific questions." +
+      COMMON,
+    input: basicInput,
+    output: queryResult,
+    annotations: READ_ONLY,
+    run: async (args, { user, services }, call) => {
+      const result = await services.rag.query(user.id, basicPipeline, args, call.signal);
+      return { data: result, text: formatQuery(result) };
+    },
+  }),
+  defineTool({
+    name: "rag_basic_rerank",
+    title: "Ask your documents (retrieve, then rerank)",
+    description:
+      "Like rag_basic, but retrieves rerank_depth candidates and has the reranker read each one against the question before choosing the top_k. Slower, usually more precise." +
+      COMMON,
+    input: basicRerankInput,
+    output: queryResult,
+    annotations: READ_ONLY,
+    run: async (args, { user, services }, call) => {
+      const result = await services.rag.query(user.id, basicRerankPipeline, args, call.signal);
+      return { data: result, text: formatQuery(result) };
+    },
+  }),
+  defineTool({
+    name: "rag_crag",
+    title: "Ask your documents (corrective RAG)",
+    description:
+      "Corrective RAG: scores how well the retrieved evidence covers the question (confidence_score, 0–1); below confidence_threshold it applies correction_strategy — rewrite the query into its key terms, decompose it into sub-questions, or expand it with terms from the best evidence — and retrieves again. metadata says whether a correction was applied and which queries ran." +
+      COMMON,
+    input: cragInput,
+    output: queryResult,
+    annotations: READ_ONLY,
+    run: async (args, { user, services }, call) => {
+      const result = await services.rag.query(user.id, cragPipeline, args, call.signal);
+      return { data: result, text: formatQuery(result) };
+    },
+  }),
+  defineTool({
+    name: "rag_graphrag",
+    title: "Ask your documents (entity graph)",
+    description:
+      "GraphRAG: finds the entities the question names in the entity graph built at ingest, follows relations graph_traversal_depth hops, ranks the chunks that mention them, and fuses that ranking with text retrieval by reciprocal rank fusion (rrf_score). Good when the answer hinges on named things and their connections." +
+      COMMON,
+    input: graphragInput,
+    output: queryResult,
+    annotations: READ_ONLY,
+    run: async (args, { user, services }, call) => {
+      const result = await services.rag.query(user.id, graphragPipeline, args, call.signal);
+      return { data: result, text: formatQuery(result) };
+    },
+  }),
+  defineTool({
+    name: "rag_colbert",
+    title: "Ask your documents (late interaction)",
+    description:
+      "ColBERT-style late interaction: every query token is matched to its most similar token in each candidate (MaxSim over sub-word token vectors); matches below interaction_threshold count for nothing. Catches word-form variants exact search misses. metadata.token_interactions counts the matches." +
+      COMMON,
+    input: colbertInput,
+    output: queryResult,
+    annotations: READ_ONLY,
+    run: async (args, { user, services }, call) => {
+      const result = await services.rag.query(user.id, colbertPipeline, args, call.signal);
+      return { data: result, text: formatQuery(result) };
+    },
+  }),
+  defineTool({
+    name: "rag_global_graphrag",
+    title: "Ask about your whole collection (community summaries)",
+    description:
+      "Global GraphRAG for broad questions about the collection as a whole (themes, main topics): answers from summaries of communities of the entity graph, max_communities of them, and lists the documents those communities rest on. Citations [n] refer to metadata.communities. Use rag_basic for specific questions." +
+      COMMON,
+    input: globalGraphragInput,
+    output: queryResult,
+    annotations: READ_ONLY,
+    run: async (args, { user, services }, call) => {
+      const result = await services.rag.query(user.id, globalGraphragPipeline, args, call.signal);
+      return { data: result, text: formatQuery(result) };
+    },
+  }),
+];
+
+const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+
+const documentTools: ToolDefinition[] = [
+  defineTool({
+    name: "rag_ingest",
+    title: "Add documents",
+    description:
+      "Add up to 100 documents to your collection: each with text and optionally id (e.g. a BEIR _id; made up when absent), title, source and metadata. Documents are chunked (chunk_size words, chunk_overlap shared), embedded, and mined for entities and relations. A document whose id exists is replaced; an unchanged one is skipped. Sends progress notifications when the request has a progressToken.",
+    input: ingestInput,
+    output: ingestResult,
+    annotations: WRITE,
+    run: async (args, { user, services }, call) => {
+      const result = await services.rag.ingest(user.id, args, call.progress, call.signal);
+      return { data: result, text: formatIngest(result) };
+    },
+  }),
+  defineTool({
+    name: "rag_list_documents",
+    title: "List documents",
+    description: "List the documents in your collection, oldest first, with their ids, titles, sources and chunk counts. Page with cursor.",
+    input: listDocumentsInput,
+    output: documentPage,
+    annotations: READ_ONLY,
+    run: async (args, { user, services }) => {
+      const page = await services.rag.list(user.id, args.limit, args.cursor);
+      return { data: page, text: formatDocuments(page) };
+    },
+  }),
+  defineTool({
+    name: "rag_delete_document",
+    title: "Delete document",
+    description: "Delete one document (by its doc_id) with its chunks, vectors and graph mentions.",
+    input: deleteDocumentInput,
+    output: deleteDocumentResult,
+    annotations: { ...WRITE, destructiveHint: true, idempotentHint: true },
+    run: async (args, { user, services }) => {
+      const result = await services.rag.delete(user.id, args.doc_id);
+      return { data: result, text: `Deleted document ${result.doc_id} (${result.chunks} chunks).` };
+    },
+  }),
+  defineTool({
+    name: "rag_health",
+    title: "RAG health",
+    description:
+      "Health of the RAG server: overall healthy, degraded or unavailable; each pipeline's status, last success and error rate; D1 connectivity and response time; p50/p95 latency, error rate and queries per minute over the last hour.",
+    input: healthInput,
+    output: ragHealth,
+    annotations: READ_ONLY,
+    run: async (_args, { services }) => {
+      const health = await services.rag.health();
+      return { data: health, text: formatHealth(health) };
+    },
+  }),
+];
+
+export const ragTools: readonly ToolDefinition[] = [...queryTools, ...documentTools];

@@ -1,0 +1,102 @@
+/**
+ * The default vector index: exact cosine search over every chunk vector of a user, held in isolate
+ * memory. Vectors are the source of truth in D1 (rag_chunks.vector); the first query of a user in
+ * an isolate loads them (in pages, once), and a query that reads a newer collection version than
+ * the one loaded reloads them — so ingest and delete, in any isolate, invalidate it. A query then
+ * costs no D1 read for vectors at all, which a per-query scan of D1 could never match.
+ */
+import type { Db } from "../../lib/db";
+import { vectorPage } from "../rag.repo";
+import { decodeVectorInto, topHits, type StoredVector, type VectorHit, type VectorIndex } from "./vector-index";
+
+interface Resident {
+  version: number;
+  embedder: string;
+  ids: Int32Array;
+  matrix: Float32Array;
+  loadedAt: number;
+}
+
+const PAGE_SIZE = 2000;
+/** Users' indexes kept per isolate; the least recently loaded is dropped beyond this. */
+const MAX_RESIDENT_USERS = 8;
+const resident = new Map<number, Resident>();
+/** One load per user at a time: concurrent queries share it. */
+const loading = new Map<number, Promise<Resident>>();
+
+async function load(db: Db, userId: number, version: number, embedder: string, dimensions: number): Promise<Resident> {
+  const ids: number[] = [];
+  const encoded: string[] = [];
+  let after = 0;
+  for (;;) {
+    const page = await vectorPage(db, userId, embedder, after, PAGE_SIZE);
+    for (const row of page) {
+      if (row.vector === null) continue;
+      ids.push(row.id);
+      encoded.push(row.vector);
+    }
+    if (page.length < PAGE_SIZE) break;
+    after = page[page.length - 1]!.id;
+  }
+  const matrix = new Float32Array(ids.length * dimensions);
+  encoded.forEach((vector, i) => decodeVectorInto(vector, matrix, i * dimensions, dimensions));
+  return { version, embedder, ids: Int32Array.from(ids), matrix, loadedAt: Date.now() };
+}
+
+export class D1ExactIndex implements VectorIndex {
+  readonly name = "d1-exact";
+  readonly storesInD1 = true;
+
+  constructor(private readonly db: Db, private readonly embedder: string, private readonly dimensions: number) {}
+
+  private async current(userId: number, version: number): Promise<Resident> {
+    const cached = resident.get(userId);
+    if (cached && cached.version === version && cached.embedder === this.embedder) return cached;
+    const pending = loading.get(userId);
+    if (pending) {
+      const loaded = await pending;
+      if (loaded.version === version && loaded.embedder === this.embedder) return loaded;
+    }
+    const promise = load(this.db, userId, version, this.embedder, this.dimensions);
+    loading.set(userId, promise);
+    try {
+      const loaded = await promise;
+      if (resident.size >= MAX_RESIDENT_USERS && !resident.has(userId)) {
+        const oldest = [...resident].sort((a, b) => a[1].loadedAt - b[1].loadedAt)[0];
+        if (oldest) resident.delete(oldest[0]);
+      }
+      resident.set(userId, loaded);
+      return loaded;
+    } finally {
+      if (loading.get(userId) === promise) loading.delete(userId);
+    }
+  }
+
+  async search(userId: number, version: number, vector: Float32Array, limit: number): Promise<VectorHit[]> {
+    const index = await this.current(userId, version);
+    const d = this.dimensions;
+    const n = index.ids.length;
+    const scores = new Float32Array(n);
+    const m = index.matrix;
+    for (let row = 0; row < n; row++) {
+      let dot = 0;
+      const base = row * d;
+      for (let j = 0; j < d; j++) dot += vector[j]! * m[base + j]!;
+      scores[row] = dot;
+    }
+    return topHits(index.ids, scores, limit);
+  }
+
+  async upsert(_userId: number, _vectors: readonly StoredVector[]): Promise<void> {
+    // Vectors were written with their chunks; the version bump invalidates the resident copy.
+  }
+
+  async remove(_userId: number, _chunkIds: readonly number[]): Promise<void> {
+    // Deleted with their chunks (ON DELETE CASCADE); the version bump invalidates the resident copy.
+  }
+}
+
+/** For tests and diagnostics: which version of a user's index this isolate holds. */
+export function residentVersion(userId: number): number | undefined {
+  return resident.get(userId)?.version;
+}
