@@ -9,6 +9,7 @@ import type { AuthUser } from "../auth/auth.service";
 import type { Services } from "../http/context";
 import { toAppError } from "../lib/errors";
 import { log } from "../lib/log";
+import { cachedJsonSchema } from "./schema-cache";
 
 export interface ToolContext {
   user: AuthUser;
@@ -65,8 +66,8 @@ export function registerTools(server: McpServer, tools: readonly ToolDefinition[
       {
         title: tool.title,
         description: tool.description,
-        inputSchema: tool.input,
-        outputSchema: tool.output,
+        inputSchema: cachedJsonSchema(tool.input),
+        outputSchema: cachedJsonSchema(tool.output),
         annotations: { title: tool.title, ...tool.annotations },
       },
       async (args: unknown, sdk: ServerContext) => {
