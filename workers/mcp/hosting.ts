@@ -3,9 +3,13 @@
  * so no state can leak between clients), served statelessly by the Agents SDK's createMcpHandler
  * to 2026-07-28 clients and, through its stateless legacy lane, to 2025-06-18 / 2025-11-25 ones.
  * Origin checks and authentication run before this, in the /mcp/* middleware.
+ *
+ * The handler itself holds no per-request state, so it is built once per server per isolate; the
+ * request's user and services reach the factory through the `authInfo` the SDK passes through.
  */
-import { McpServer } from "@modelcontextprotocol/server";
+import { type AuthInfo, McpServer } from "@modelcontextprotocol/server";
 import { createMcpHandler } from "agents/mcp/server";
+import { AppError } from "../lib/errors";
 import { registerTools, type ToolContext, type ToolDefinition } from "./tool";
 
 /** Bodies over this are answered 413 before anything is parsed. */
@@ -31,13 +35,36 @@ export function buildServer(definition: McpServerDefinition, ctx: ToolContext): 
   return server;
 }
 
+type Handler = ReturnType<typeof createMcpHandler>;
+
+/** Each request's context, keyed by the AuthInfo object made for that request alone. */
+const requestContexts = new WeakMap<AuthInfo, ToolContext>();
+const handlers = new WeakMap<McpServerDefinition, Handler>();
+
+function handlerFor(definition: McpServerDefinition): Handler {
+  let handler = handlers.get(definition);
+  if (!handler) {
+    handler = createMcpHandler(
+      ({ authInfo }) => {
+        const ctx = authInfo && requestContexts.get(authInfo);
+        if (!ctx) throw new AppError("internal", "MCP request reached the server without an authenticated context");
+        return buildServer(definition, ctx);
+      },
+      {
+        route: `/mcp/${definition.name}`,
+        // Origin validation already ran in our middleware, with our allow-list.
+        allowedOriginHostnames: "*",
+        corsOptions: false,
+        maxRequestBodySize: MAX_MCP_BODY_BYTES,
+      },
+    );
+    handlers.set(definition, handler);
+  }
+  return handler;
+}
+
 export function serveMcp(request: Request, definition: McpServerDefinition, ctx: ToolContext): Promise<Response> {
-  const handler = createMcpHandler(() => buildServer(definition, ctx), {
-    route: new URL(request.url).pathname,
-    // Origin validation already ran in our middleware, with our allow-list.
-    allowedOriginHostnames: "*",
-    corsOptions: false,
-    maxRequestBodySize: MAX_MCP_BODY_BYTES,
-  });
-  return handler.fetch(request);
+  const authInfo: AuthInfo = { token: "", clientId: `user:${ctx.user.id}`, scopes: [] };
+  requestContexts.set(authInfo, ctx);
+  return handlerFor(definition).fetch(request, { authInfo });
 }

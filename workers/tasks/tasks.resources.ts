@@ -16,6 +16,12 @@ function matching<T extends string>(values: readonly T[], prefix: string | undef
   return values.filter((value) => value.startsWith(prefix ?? ""));
 }
 
+/** Built once: the prompt's arguments do not depend on the request. */
+const reviewArgs = z.object({
+  status: completable(z.enum(STATUS_FILTERS), (value) => matching(STATUS_FILTERS, value)).optional(),
+  priority: completable(z.enum(PRIORITIES), (value) => matching(PRIORITIES, value)).optional(),
+});
+
 export function registerTaskResources(server: McpServer, { user, services }: ToolContext): void {
   server.registerResource(
     "task",
@@ -56,10 +62,7 @@ export function registerTaskResources(server: McpServer, { user, services }: Too
     {
       title: "Review my tasks",
       description: "Summarise the user's tasks of a status and priority and suggest what to do next.",
-      argsSchema: z.object({
-        status: completable(z.enum(STATUS_FILTERS), (value) => matching(STATUS_FILTERS, value)).optional(),
-        priority: completable(z.enum(PRIORITIES), (value) => matching(PRIORITIES, value)).optional(),
-      }),
+      argsSchema: reviewArgs,
     },
     async ({ status, priority }) => {
       const page = await services.tasks.list(user.id, {
