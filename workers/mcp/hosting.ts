@@ -10,6 +10,7 @@
 import { type AuthInfo, McpServer } from "@modelcontextprotocol/server";
 import { createMcpHandler } from "agents/mcp/server";
 import { AppError } from "../lib/errors";
+import { answerFast, fastPathVersion } from "./fast-path";
 import { registerTools, type ToolContext, type ToolDefinition } from "./tool";
 
 /** Bodies over this are answered 413 before anything is parsed. */
@@ -63,8 +64,24 @@ function handlerFor(definition: McpServerDefinition): Handler {
   return handler;
 }
 
-export function serveMcp(request: Request, definition: McpServerDefinition, ctx: ToolContext): Promise<Response> {
+/** Serves one request with the SDK alone (no fast path): the protocol authority, also used by tests. */
+export function serveWithSdk(request: Request, definition: McpServerDefinition, ctx: ToolContext, parsedBody?: unknown): Promise<Response> {
   const authInfo: AuthInfo = { token: "", clientId: `user:${ctx.user.id}`, scopes: [] };
   requestContexts.set(authInfo, ctx);
-  return handlerFor(definition).fetch(request, { authInfo });
+  return handlerFor(definition).fetch(request, parsedBody === undefined ? { authInfo } : { authInfo, parsedBody });
+}
+
+export async function serveMcp(request: Request, definition: McpServerDefinition, ctx: ToolContext): Promise<Response> {
+  const version = fastPathVersion(request);
+  if (!version) return serveWithSdk(request, definition, ctx);
+  const text = await request.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Let the SDK answer malformed JSON in its own words, from the original bytes.
+    return serveWithSdk(new Request(request, { body: text }), definition, ctx);
+  }
+  const sdk = (probe: Request) => serveWithSdk(probe, definition, ctx);
+  return (await answerFast(body, version, request, definition, ctx, sdk)) ?? serveWithSdk(request, definition, ctx, body);
 }

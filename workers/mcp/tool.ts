@@ -70,19 +70,22 @@ export function registerTools(server: McpServer, tools: readonly ToolDefinition[
         outputSchema: cachedJsonSchema(tool.output),
         annotations: { title: tool.title, ...tool.annotations },
       },
-      async (args: unknown, sdk: ServerContext) => {
-        try {
-          const { data, text } = await tool.run(args as z.output<AnyObject>, ctx, toolCall(sdk));
-          return { content: [{ type: "text" as const, text }], structuredContent: data as Record<string, unknown> };
-        } catch (error) {
-          const appError = toAppError(error);
-          if (appError.code === "internal") {
-            log.error("tool failed", { tool: tool.name, user: ctx.user.id, cause: String(appError.cause ?? appError) });
-          }
-          return errorResult(appError);
-        }
-      },
+      (args: unknown, sdk: ServerContext) => invokeTool(tool, args, ctx, toolCall(sdk)),
     );
+  }
+}
+
+/** Runs a tool on validated arguments and shapes its result; the one place tool errors are caught. */
+export async function invokeTool(tool: ToolDefinition, args: unknown, ctx: ToolContext, call: ToolCall) {
+  try {
+    const { data, text } = await tool.run(args as z.output<AnyObject>, ctx, call);
+    return { content: [{ type: "text" as const, text }], structuredContent: data as Record<string, unknown> };
+  } catch (error) {
+    const appError = toAppError(error);
+    if (appError.code === "internal") {
+      log.error("tool failed", { tool: tool.name, user: ctx.user.id, cause: String(appError.cause ?? appError) });
+    }
+    return errorResult(appError);
   }
 }
 
