@@ -1,0 +1,144 @@
+/**
+ * Starts the four targets of one bench run, seeds their stores and proves each (target, tool) answers
+ * a real result before any load is applied:
+ *   mcp-edge  – workers/index.ts bundled, on workerd, with wrangler.toml's bindings and vars
+ *   ceiling   – a Worker answering mcp-edge's own sample responses, fixed
+ *   d1-floor  – a Worker running mcp-edge's D1 statements with no MCP library
+ *   node-sdk  – the official SDK v1 on node:http + node:sqlite (child process)
+ */
+import { join } from "node:path";
+import { generateToken, hashToken } from "../../workers/auth/tokens";
+import { bundleWorker } from "./bundle";
+import type { Cleanup } from "./cleanup";
+import { sendOnce, type SampleResponse } from "./client";
+import { sampleProblem, type Tool, TOOLS } from "./mcp";
+import { migrationStatements } from "./migrations";
+import { startNodePeer } from "./node-peer";
+import { BENCH_USER_ID, runOnD1, seedStatements } from "./seed";
+import { serveWorker, type ServedWorker, wranglerWorkerOptions } from "./workerd";
+
+export const TARGET_NAMES = ["mcp-edge", "node-sdk", "d1-floor", "ceiling"] as const;
+export type TargetName = (typeof TARGET_NAMES)[number];
+
+export interface Target {
+  name: TargetName;
+  url: URL;
+  /** The server process, for the CPU phase. */
+  pid: number | undefined;
+  tools: readonly Tool[];
+  /** Worker-side warnings/errors seen so far (workerd targets only). */
+  problems: () => readonly string[];
+}
+
+export interface SampleInfo {
+  target: TargetName;
+  tool: Tool;
+  status: number;
+  contentType: string;
+  bytes: number;
+}
+
+export interface Fleet {
+  token: string;
+  tokenHash: string;
+  targets: Target[];
+  samples: SampleInfo[];
+  mcpEdge: ServedWorker;
+  /** Path of mcp-edge's bundle (the profile maps its lines back to packages). */
+  mcpEdgeBundle: string;
+}
+
+export interface FleetPaths {
+  root: string;
+  tmp: string;
+}
+
+async function seedD1(worker: ServedWorker, root: string, tokenHash: string, tasks: number): Promise<void> {
+  const d1 = await worker.miniflare.getD1Database("DB");
+  await runOnD1(d1, migrationStatements(join(root, "d1/migrations")).map((sql) => ({ sql, params: [] })));
+  await runOnD1(d1, seedStatements(tokenHash, tasks));
+}
+
+async function checkedSample(target: TargetName, url: URL, token: string, tool: Tool): Promise<SampleResponse> {
+  const sample = await sendOnce(url, token, tool);
+  const problem = sampleProblem(tool, sample.status, sample.contentType, sample.body);
+  if (problem) throw new Error(`${target} ${tool}: the sample response is not a real result — ${problem}`);
+  return sample;
+}
+
+function workerTarget(name: TargetName, worker: ServedWorker, tools: readonly Tool[]): Target {
+  return { name, url: worker.url, pid: worker.pid, tools, problems: () => worker.problems };
+}
+
+/** Starts mcp-edge from its bundle with wrangler.toml's options; shared by the fleet and the CPU phase. */
+export async function startMcpEdge(
+  paths: FleetPaths,
+  cleanup: Cleanup,
+  input: { label: string; bundle: string; tokenHash: string; seedTasks: number; vars?: Record<string, string>; inspectorPort?: number },
+): Promise<ServedWorker> {
+  const worker = await serveWorker({
+    name: "mcp-edge",
+    scriptPath: input.bundle,
+    options: wranglerWorkerOptions(join(paths.root, "wrangler.toml"), input.vars),
+    ...(input.inspectorPort !== undefined ? { inspectorPort: input.inspectorPort } : {}),
+  });
+  cleanup.add(input.label, () => worker.dispose());
+  await seedD1(worker, paths.root, input.tokenHash, input.seedTasks);
+  return worker;
+}
+
+export async function startFleet(paths: FleetPaths, cleanup: Cleanup, seedTasks: number): Promise<Fleet> {
+  const token = generateToken();
+  const tokenHash = await hashToken(token);
+  const samples: SampleInfo[] = [];
+  const record = (target: TargetName, tool: Tool, sample: SampleResponse) =>
+    samples.push({ target, tool, status: sample.status, contentType: sample.contentType, bytes: Buffer.byteLength(sample.body) });
+
+  const mcpEdgeBundle = await bundleWorker(join(paths.root, "workers/index.ts"), join(paths.tmp, "mcp-edge", "index.js"));
+  const mcpEdge = await startMcpEdge(paths, cleanup, { label: "mcp-edge workerd", bundle: mcpEdgeBundle, tokenHash, seedTasks });
+  const captured: Record<string, { body: string; contentType: string }> = {};
+  for (const tool of TOOLS) {
+    const sample = await checkedSample("mcp-edge", mcpEdge.url, token, tool);
+    record("mcp-edge", tool, sample);
+    captured[tool] = { body: sample.body, contentType: sample.contentType };
+  }
+
+  const compatibility = wranglerWorkerOptions(join(paths.root, "wrangler.toml"));
+  const peerOptions = { compatibilityDate: compatibility.compatibilityDate, compatibilityFlags: compatibility.compatibilityFlags };
+
+  const ceiling = await serveWorker({
+    name: "ceiling",
+    scriptPath: await bundleWorker(join(paths.root, "bench/peers/ceiling.worker.ts"), join(paths.tmp, "ceiling", "index.js")),
+    options: { ...peerOptions, bindings: { RESPONSES: JSON.stringify(captured) } },
+  });
+  cleanup.add("ceiling workerd", () => ceiling.dispose());
+
+  const floor = await serveWorker({
+    name: "d1-floor",
+    scriptPath: await bundleWorker(join(paths.root, "bench/peers/d1-floor.worker.ts"), join(paths.tmp, "d1-floor", "index.js")),
+    options: { ...peerOptions, d1Databases: { DB: "d1-floor" }, bindings: { USER_ID: String(BENCH_USER_ID) } },
+  });
+  cleanup.add("d1-floor workerd", () => floor.dispose());
+  await seedD1(floor, paths.root, tokenHash, seedTasks);
+
+  const nodePeer = await startNodePeer(paths.root, {
+    BENCH_DB_PATH: join(paths.tmp, "node-sdk.sqlite"),
+    BENCH_MIGRATIONS_DIR: join(paths.root, "d1/migrations"),
+    BENCH_TOKEN_HASH: tokenHash,
+    BENCH_SEED_TASKS: String(seedTasks),
+  });
+  cleanup.add("node-sdk peer", () => nodePeer.dispose());
+
+  const targets: Target[] = [
+    workerTarget("mcp-edge", mcpEdge, TOOLS),
+    { name: "node-sdk", url: nodePeer.url, pid: nodePeer.pid, tools: TOOLS, problems: () => [] },
+    // tools/list touches no storage, so a D1 floor for it would just be the ceiling again.
+    workerTarget("d1-floor", floor, ["list_tasks", "add_task"]),
+    workerTarget("ceiling", ceiling, TOOLS),
+  ];
+  for (const target of targets) {
+    if (target.name === "mcp-edge") continue;
+    for (const tool of target.tools) record(target.name, tool, await checkedSample(target.name, target.url, token, tool));
+  }
+  return { token, tokenHash, targets, samples, mcpEdge, mcpEdgeBundle };
+}

@@ -1,0 +1,152 @@
+/**
+ * `npm run bench`: mcp-edge against its peers (node-sdk, d1-floor, ceiling) under identical load.
+ *
+ *   1. measure the deployable bundle (wrangler deploy --dry-run)
+ *   2. start and seed every target, check one real result per (target, tool)
+ *   3. load phase: alternating fixed-duration autocannon rounds → table + issue ratios
+ *   4. CPU phase: server CPU per request from /proc; mcp-edge with the token cache off
+ *   5. profile phase: V8 CPU profile of mcp-edge inside workerd, per tool
+ *   6. Node micro-benchmark of the MCP layer alone
+ * Results go to bench/results/<date>.json, latest.json (the table) and *-extra.json (the rest).
+ * Everything runs on 127.0.0.1 from a temp dir that is deleted at the end.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { measureDeployBundle } from "./lib/bundle";
+import { Cleanup } from "./lib/cleanup";
+import { readConfig } from "./lib/config";
+import { runCpuPhase } from "./lib/cpu-phase";
+import { describeMachine, describeSource } from "./lib/machine";
+import { printMicro, tryMicroBenchmark } from "./lib/micro";
+import { profileMcpEdge } from "./lib/profile";
+import { aggregate, ceilingShares, printCpu, printProfile, printRatios, printTable, ratios, writeResults } from "./lib/report";
+import { type Cell, cellsOf, runRounds } from "./lib/rounds";
+import { type Drain, waitForOutboxDrain } from "./lib/settle";
+import { startFleet } from "./lib/targets";
+
+const root = resolve(import.meta.dirname, "..");
+const config = readConfig();
+/** Runs last, also on Ctrl-C: every phase's servers, then the temp dir. */
+const final = new Cleanup();
+final.onSignals();
+const tmp = mkdtempSync(join(tmpdir(), "mcp-edge-bench-"));
+const removeTmp = () => rmSync(tmp, { recursive: true, force: true });
+final.add("temp dir", removeTmp);
+// Miniflare's own exit hook ends the process on SIGINT before async cleanup can finish (it stops
+// its workerd itself; the node peer exits when its stdin closes). The temp dir goes synchronously.
+process.once("exit", removeTmp);
+const paths = { root, tmp };
+
+async function main(): Promise<void> {
+  const startedAt = new Date();
+  const machine = describeMachine(root);
+  // Captured before bundling: the work tree is what gets measured, and it may change during a run.
+  const source = describeSource(root);
+  console.log(`mcp-edge bench: ${config.rounds} rounds × ${config.roundSeconds} s, ${config.connections} connections, ${machine.cpu_cores} cores`);
+  const [load] = machine.load_average_at_start;
+  if (load !== undefined && load > machine.cpu_cores / 2) {
+    console.warn(`warning: load average ${load} before starting: other work on this machine will add noise (see "other load" per round)`);
+  }
+
+  console.log("bundle: wrangler deploy --dry-run …");
+  const bundle = await measureDeployBundle(root, join(tmp, "wrangler-dry-run"));
+  console.log(`bundle: ${bundle.totalBytes} bytes, ${bundle.totalGzipBytes} gzip (${bundle.modules.length} module(s))`);
+
+  const servers = phaseCleanup();
+  const fleet = await startFleet(paths, servers, config.seedTasks);
+  for (const sample of fleet.samples) console.log(`sample ok: ${sample.target.padEnd(8)} ${sample.tool.padEnd(10)} ${sample.contentType} ${sample.bytes} bytes`);
+
+  const cells = cellsOf(fleet.targets);
+  const drains: (Drain & { after: string })[] = [];
+  const afterCell = async (cell: Cell) => {
+    if (cell.target.name !== "mcp-edge" || cell.tool !== "add_task") return;
+    drains.push({ after: "mcp-edge add_task", ...(await waitForOutboxDrain(fleet.mcpEdge, 60_000)) });
+  };
+  const samples = await runRounds(cells, config, fleet.token, afterCell);
+  const rows = aggregate(samples);
+
+  console.log("\nCPU phase: sequential requests, server CPU time from /proc");
+  const cpu = await runCpuPhase(paths, servers, {
+    cells,
+    mcpEdge: fleet.mcpEdge,
+    bundle: fleet.mcpEdgeBundle,
+    token: fleet.token,
+    tokenHash: fleet.tokenHash,
+    seedTasks: config.seedTasks,
+    requests: config.cpuRequests,
+  });
+  const problems = Object.fromEntries(fleet.targets.map((target) => [target.name, target.problems()]));
+  // The profile phase runs alone: no idle workerd or node peer next to it.
+  await servers.disposeAll();
+
+  let profile: Awaited<ReturnType<typeof profileMcpEdge>> | undefined;
+  let profileError: string | undefined;
+  if (!config.skipProfile) {
+    console.log("\nprofile phase: V8 CPU profile of mcp-edge in workerd");
+    const profiled = phaseCleanup();
+    try {
+      profile = await profileMcpEdge(paths, profiled, {
+        bundle: fleet.mcpEdgeBundle,
+        token: fleet.token,
+        tokenHash: fleet.tokenHash,
+        seedTasks: config.seedTasks,
+        requests: config.cpuRequests,
+        tools: ["tools/list", "list_tasks", "add_task"],
+      });
+    } catch (error) {
+      // The inspector is the most fragile part; losing it must not lose the load results.
+      profileError = String(error);
+      console.warn(`profile phase failed: ${profileError}`);
+    } finally {
+      await profiled.disposeAll();
+    }
+  }
+  console.log("micro-benchmark: the MCP layer in Node …");
+  const micro = await tryMicroBenchmark(root);
+
+  console.log(`\nbundle (wrangler deploy --dry-run): ${bundle.totalBytes} bytes raw, ${bundle.totalGzipBytes} gzip; wrangler says "${bundle.wranglerSummary ?? "?"}"`);
+  if ("result" in micro) printMicro(micro.result);
+  else console.warn(`\nmicro-benchmark failed: ${micro.error.split("\n")[0]}`);
+  printCpu(cpu);
+  if (profile) printProfile(profile);
+  printTable(rows, samples);
+  const goals = ratios(rows);
+  printRatios(goals);
+  const date = startedAt.toISOString().slice(0, 10);
+  const extra = {
+    date: startedAt.toISOString(),
+    config,
+    machine,
+    source,
+    statistic: "rps, p50_ms, p99_ms: median over rounds of each round's value; errors: sum over rounds",
+    ratios: goals,
+    ceiling_shares: ceilingShares(rows),
+    samples: fleet.samples,
+    rounds: samples,
+    outbox_drains: drains,
+    bundle,
+    cpu_per_request: cpu,
+    profile: profile ?? { error: profileError ?? "skipped (--skip-profile)" },
+    micro,
+    worker_problems: problems,
+  };
+  const written = writeResults(join(root, "bench/results"), date, rows, extra);
+  console.log(`\nwrote ${written.map((path) => path.slice(root.length + 1)).join(", ")}`);
+}
+
+/** Servers of one phase: stopped when the phase ends, or by `final` if it never does. */
+function phaseCleanup(): Cleanup {
+  const phase = new Cleanup();
+  final.add("phase servers", () => phase.disposeAll());
+  return phase;
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error(error);
+  process.exitCode = 1;
+} finally {
+  await final.disposeAll();
+}
