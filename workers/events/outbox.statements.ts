@@ -4,7 +4,7 @@
  * what was committed, and a statement whose WHERE matches no task writes no event.
  */
 import { type SQL, sql } from "drizzle-orm";
-import type { Row } from "../lib/db";
+import type { Bindable, Row } from "../lib/db";
 import { type DomainEvent, domainEventSchema, type EventType } from "./events";
 
 /** The task row `t` as the JSON object carried in events (taskSchema without `overdue`). */
@@ -15,10 +15,10 @@ const taskSnapshot = sql.raw(`json_object(
   'created_at', t.created_at, 'updated_at', t.updated_at)`);
 
 export interface OutboxInsert {
-  eventId: string;
-  type: EventType;
-  occurredAt: string;
-  userId: number;
+  eventId: Bindable<string>;
+  type: Bindable<EventType>;
+  occurredAt: Bindable<string>;
+  userId: Bindable<number>;
   /** A SQL condition on the task alias `t` that selects exactly the task the event is about. */
   where: SQL;
   /** Extra JSON merged into the payload (for example the reminder of REMINDER_DUE). */

@@ -14,12 +14,19 @@ export interface Services {
   rag: RagService;
 }
 
+/** Services are made on first use: a request to one server never pays for the others. */
 export function createServices(env: Env, waitUntil: (promise: Promise<unknown>) => void): Services {
   const db = openDb(env.DB);
+  let tasks: TaskService | undefined;
+  let rag: RagService | undefined;
   return {
     db,
-    tasks: new TaskService({ db, events: queueEventSink(env.EVENTS, waitUntil) }),
-    rag: new RagService(db, env, waitUntil),
+    get tasks() {
+      return (tasks ??= new TaskService({ db, events: queueEventSink(env.EVENTS, waitUntil) }));
+    },
+    get rag() {
+      return (rag ??= new RagService(db, env, waitUntil));
+    },
   };
 }
 

@@ -6,7 +6,7 @@
  * batches, 2026-07-28 envelopes, progress tokens, list cursors, unknown tools, arguments that
  * fail validation, a missing or different protocol version — falls through to the SDK, which
  * stays the protocol authority. `tools/list` is the SDK's own answer, computed once per isolate
- * per protocol version and frozen; `tools/call` runs the same `invokeTool` the SDK path runs.
+ * per protocol version and kept serialised; `tools/call` runs the same `invokeTool` the SDK path runs.
  * test/mcp/fast-path.test.ts checks both against the SDK's answers.
  */
 import { describeIssues } from "../lib/validation";
@@ -62,7 +62,12 @@ function asFastCall(body: unknown): JsonRpcCall | undefined {
 }
 
 function jsonRpcResult(id: string | number, result: unknown): Response {
-  return new Response(JSON.stringify({ jsonrpc: "2.0", id, result }), {
+  return jsonRpcResponse(id, JSON.stringify(result));
+}
+
+/** `resultJson` is the result already serialised (the cached tool listing is, once). */
+function jsonRpcResponse(id: string | number, resultJson: string): Response {
+  return new Response(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`, {
     headers: { "content-type": "application/json" },
   });
 }
@@ -78,18 +83,13 @@ async function sdkResult(response: Response): Promise<unknown> {
   return message["result"];
 }
 
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-}
+/**
+ * Per definition and protocol version: the SDK's tools/list result, serialised once. A string is
+ * immutable, so nothing a request does can change what the next one is sent.
+ */
+const listings = new WeakMap<FastDefinition, Map<string, Promise<string>>>();
 
-/** Per definition and protocol version: the SDK's tools/list result, immutable once computed. */
-const listings = new WeakMap<FastDefinition, Map<string, Promise<unknown>>>();
-
-function toolListing(definition: FastDefinition, version: string, request: Request, sdk: SdkFetch): Promise<unknown> {
+function toolListing(definition: FastDefinition, version: string, request: Request, sdk: SdkFetch): Promise<string> {
   let byVersion = listings.get(definition);
   if (!byVersion) listings.set(definition, (byVersion = new Map()));
   let listing = byVersion.get(version);
@@ -104,7 +104,9 @@ function toolListing(definition: FastDefinition, version: string, request: Reque
       },
       body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "tools/list" }),
     });
-    listing = sdk(probe).then(sdkResult).then(deepFreeze);
+    listing = sdk(probe)
+      .then(sdkResult)
+      .then((result) => JSON.stringify(result));
     listing.catch(() => byVersion.delete(version)); // a failed computation is retried next time
     byVersion.set(version, listing);
   }
@@ -133,7 +135,7 @@ export async function answerFast(
 ): Promise<Response | undefined> {
   const call = asFastCall(body);
   if (!call) return undefined;
-  if (call.method === "tools/list") return jsonRpcResult(call.id, await toolListing(definition, version, request, sdk));
+  if (call.method === "tools/list") return jsonRpcResponse(call.id, await toolListing(definition, version, request, sdk));
 
   const tool = findTool(definition, call.params["name"]);
   if (!tool) return undefined;

@@ -3,10 +3,10 @@
  * indistinguishable from a missing one. Each write is one atomic D1 batch that also writes the
  * outbox rows for the events it causes; reads are one query.
  */
-import { and, asc, desc, eq, isNotNull, isNull, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, isNotNull, isNull, or, type Placeholder, type SQL, sql } from "drizzle-orm";
 import { tasksFts } from "../../d1/fts";
 import { reminders, tasks } from "../../d1/schema";
-import { batch, type Db, type Row } from "../lib/db";
+import { batch, CompiledStatement, type Db, type Row } from "../lib/db";
 import type { EventType } from "../events/events";
 import { eventsFrom, insertOutboxEvent } from "../events/outbox.statements";
 
@@ -41,7 +41,7 @@ const ORDER_BY: Record<SortKey, SQL[]> = {
   title: [sql`${tasks.title} COLLATE NOCASE`, asc(tasks.id)],
 };
 
-function hasTag(tag: string): SQL {
+function hasTag(tag: string | Placeholder): SQL {
   return sql`EXISTS (SELECT 1 FROM json_each(${tasks.tags}) WHERE json_each.value = ${tag})`;
 }
 
@@ -107,6 +107,31 @@ export async function findTask(db: Db, userId: number, taskId: number): Promise<
   return db.select().from(tasks).where(and(eq(tasks.id, taskId), eq(tasks.userId, userId))).get();
 }
 
+/**
+ * list_tasks is the hottest read: its query is prepared once per isolate for each filter shape
+ * (which filters are present, how many tags, which order) and only bound per call.
+ */
+const listQueries = new WeakMap<Db, Map<string, ReturnType<typeof prepareList>>>();
+
+function prepareList(db: Db, shape: { status: boolean; priority: boolean; tags: number; search: boolean }, sort: SortKey) {
+  const conditions: SQL[] = [eq(tasks.userId, sql.placeholder("userId"))];
+  if (shape.status) conditions.push(eq(tasks.status, sql.placeholder("status")));
+  if (shape.priority) conditions.push(eq(tasks.priority, sql.placeholder("priority")));
+  for (let i = 0; i < shape.tags; i++) conditions.push(hasTag(sql.placeholder(`tag${i}`)));
+  if (shape.search) {
+    const pattern = sql.placeholder("pattern");
+    conditions.push(or(sql`${tasks.title} LIKE ${pattern} ESCAPE '\\'`, sql`${tasks.description} LIKE ${pattern} ESCAPE '\\'`)!);
+  }
+  return db
+    .select()
+    .from(tasks)
+    .where(and(...conditions))
+    .orderBy(...ORDER_BY[sort])
+    .limit(sql.placeholder("limit"))
+    .offset(sql.placeholder("offset"))
+    .prepare();
+}
+
 export async function listTasks(
   db: Db,
   userId: number,
@@ -115,14 +140,16 @@ export async function listTasks(
   limit: number,
   offset: number,
 ): Promise<TaskRow[]> {
-  return db
-    .select()
-    .from(tasks)
-    .where(and(...filterConditions(userId, filter)))
-    .orderBy(...ORDER_BY[sort])
-    .limit(limit)
-    .offset(offset)
-    .all();
+  const shape = { status: filter.status !== "all", priority: !!filter.priority, tags: filter.tags.length, search: !!filter.search };
+  const key = `${sort}|${+shape.status}|${+shape.priority}|${shape.tags}|${+shape.search}`;
+  let byShape = listQueries.get(db);
+  if (!byShape) listQueries.set(db, (byShape = new Map()));
+  let query = byShape.get(key);
+  if (!query) byShape.set(key, (query = prepareList(db, shape, sort)));
+  const values: Record<string, unknown> = { userId, status: filter.status, priority: filter.priority, limit, offset };
+  filter.tags.forEach((tag, i) => (values[`tag${i}`] = tag));
+  if (filter.search) values["pattern"] = `%${escapeLike(filter.search)}%`;
+  return query.all(values);
 }
 
 export async function searchTasks(
@@ -175,15 +202,37 @@ export async function taskStats(db: Db, userId: number, now: string) {
     .get();
 }
 
+/** add_task's two statements, compiled once: the insert and its CREATED event. */
+const insertTaskStatement = new CompiledStatement(
+  () => sql`INSERT INTO tasks (user_id, title, description, priority, due_date, tags, recurrence_pattern, created_at, updated_at)
+    VALUES (${sql.placeholder("userId")}, ${sql.placeholder("title")}, ${sql.placeholder("description")}, ${sql.placeholder("priority")},
+      ${sql.placeholder("dueDate")}, ${sql.placeholder("tags")}, ${sql.placeholder("recurrencePattern")}, ${sql.placeholder("occurredAt")}, ${sql.placeholder("occurredAt")})
+    RETURNING *`,
+);
+const insertedTaskEvent = new CompiledStatement(() =>
+  insertOutboxEvent({
+    eventId: sql.placeholder("eventId"),
+    type: sql.placeholder("type"),
+    occurredAt: sql.placeholder("occurredAt"),
+    userId: sql.placeholder("userId"),
+    // AUTOINCREMENT ids only grow and the batch is one transaction: the user's newest row is ours.
+    where: sql`t.id = (SELECT max(id) FROM tasks WHERE user_id = ${sql.placeholder("userId")})`,
+  }),
+);
+
 export async function insertTask(db: Db, userId: number, values: TaskInsert, event: EventSpec) {
   const [inserted, outboxRows] = await batch(db, [
-    db.insert(tasks).values({ ...values, userId, createdAt: event.occurredAt, updatedAt: event.occurredAt }).returning(),
-    insertOutboxEvent({
-      ...event,
+    insertTaskStatement.bind({
       userId,
-      // AUTOINCREMENT ids only grow and the batch is one transaction: the user's newest row is ours.
-      where: sql`t.id = (SELECT max(id) FROM tasks WHERE user_id = ${userId})`,
+      title: values.title,
+      description: values.description,
+      priority: values.priority ?? "none",
+      dueDate: values.dueDate ?? null,
+      tags: JSON.stringify(values.tags ?? []),
+      recurrencePattern: values.recurrencePattern ?? null,
+      occurredAt: event.occurredAt,
     }),
+    insertedTaskEvent.bind({ ...event, userId }),
   ]);
   return { task: firstTask(inserted), events: eventsFrom([outboxRows!]) };
 }
