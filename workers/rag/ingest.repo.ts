@@ -75,16 +75,24 @@ function documentStatements(userId: number, doc: PreparedDocument, embedder: str
     sql`INSERT INTO rag_entities (user_id, name, label, kind)
       SELECT ${userId}, j.value ->> 'n', j.value ->> 'l', j.value ->> 'k' FROM json_each(${entityRows}) j WHERE true
       ON CONFLICT (user_id, name) DO NOTHING`,
+    // Names and positions resolve through indexed scalar subqueries: joining json_each to the
+    // tables lets SQLite pick a full scan of rag_entities as the outer loop.
     sql`INSERT INTO rag_mentions (entity_id, chunk_id, count)
-      SELECT e.id, c.id, j.value ->> 'c' FROM json_each(${JSON.stringify(mentions)}) j
-      JOIN rag_chunks c ON c.document_id = ${rowId} AND c.position = j.value ->> 'p'
-      JOIN rag_entities e ON e.user_id = ${userId} AND e.name = j.value ->> 'n'
-      WHERE true ON CONFLICT DO NOTHING`,
+      SELECT entity_id, chunk_id, n FROM (
+        SELECT (SELECT id FROM rag_entities WHERE user_id = ${userId} AND name = j.value ->> 'n') AS entity_id,
+          (SELECT id FROM rag_chunks WHERE document_id = ${rowId} AND position = j.value ->> 'p') AS chunk_id,
+          j.value ->> 'c' AS n
+        FROM json_each(${JSON.stringify(mentions)}) j)
+      WHERE entity_id IS NOT NULL AND chunk_id IS NOT NULL
+      ON CONFLICT DO NOTHING`,
     sql`INSERT INTO rag_relations (chunk_id, user_id, source_id, target_id, weight)
-      SELECT c.id, ${userId}, es.id, et.id, j.value ->> 'w' FROM json_each(${JSON.stringify(relations)}) j
-      JOIN rag_chunks c ON c.document_id = ${rowId} AND c.position = j.value ->> 'p'
-      JOIN rag_entities es ON es.user_id = ${userId} AND es.name = j.value ->> 's'
-      JOIN rag_entities et ON et.user_id = ${userId} AND et.name = j.value ->> 't'`,
+      SELECT chunk_id, ${userId}, source_id, target_id, w FROM (
+        SELECT (SELECT id FROM rag_chunks WHERE document_id = ${rowId} AND position = j.value ->> 'p') AS chunk_id,
+          (SELECT id FROM rag_entities WHERE user_id = ${userId} AND name = j.value ->> 's') AS source_id,
+          (SELECT id FROM rag_entities WHERE user_id = ${userId} AND name = j.value ->> 't') AS target_id,
+          j.value ->> 'w' AS w
+        FROM json_each(${JSON.stringify(relations)}) j)
+      WHERE chunk_id IS NOT NULL AND source_id IS NOT NULL AND target_id IS NOT NULL`,
   ];
 }
 

@@ -13,7 +13,7 @@ import type { Pipeline } from "./pipelines/pipeline";
 import { appendQueryLog } from "./query-log.repo";
 import type { RagConfig } from "./rag.config";
 import type { CommonInput, QueryResult, RetrievedDocument } from "./rag.schema";
-import type { Candidate, RetrievalContext } from "./retrieval/hybrid";
+import { type Candidate, type RetrievalContext, resolveStubs } from "./retrieval/hybrid";
 import type { VectorIndex } from "./retrieval/vector-index";
 
 /** The answer is generated from at most this many of the top documents. */
@@ -109,7 +109,7 @@ export async function runQuery<I extends CommonInput>(
         const outcome = await pipeline.run(ctx, input);
         retrievalMs = performance.now() - started;
         const documents = bestPerDocument(outcome.ranked);
-        const top = documents.slice(0, input.top_k);
+        const top = await resolveStubs(ctx, documents.slice(0, input.top_k));
         const passages: GenerationPassage[] =
           outcome.passages ??
           top.slice(0, MAX_GENERATION_PASSAGES).map((d, i) => ({ citation: i + 1, title: d.title, content: d.content }));

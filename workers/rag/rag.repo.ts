@@ -93,8 +93,9 @@ export async function firstChunks(db: Db, userId: number, docIds: readonly strin
 /** One page of stored vectors for the resident index, in id order. */
 export async function vectorPage(db: Db, userId: number, embedder: string, afterId: number, limit: number) {
   return db
-    .select({ id: ragChunks.id, vector: ragChunks.vector })
+    .select({ id: ragChunks.id, vector: ragChunks.vector, docId: ragDocuments.docId })
     .from(ragChunks)
+    .innerJoin(ragDocuments, eq(ragDocuments.id, ragChunks.documentId))
     .where(and(eq(ragChunks.userId, userId), eq(ragChunks.embedder, embedder), gt(ragChunks.id, afterId)))
     .orderBy(asc(ragChunks.id))
     .limit(limit)

@@ -112,6 +112,12 @@ export const graphragInput = basicInput.extend({
     .max(3)
     .default(1)
     .describe("Hops from the query's entities through the entity graph, 0–3 (0 = the query's own entities only)"),
+  graph_weight: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(1)
+    .describe("Weight of the graph ranking in the reciprocal rank fusion, against 1 for text retrieval"),
 });
 
 export const colbertInput = basicInput.extend({

@@ -23,7 +23,7 @@ export const FEATURES = [
 ] as const;
 
 /** Fitted on SciFact train (eval/tune-scifact.ts); order as FEATURES. */
-export const DEFAULT_WEIGHTS: readonly number[] = [0.5, -0.2, 0, -0.05, 0, 0.25, 0.5, 0.1, 0.7];
+export const DEFAULT_WEIGHTS: readonly number[] = [0.5, -0.25, 0.05, -0.15, 0, 0.3, 0.45, 0.1, 0.7];
 
 const K1 = 1.2;
 const B = 0.75;

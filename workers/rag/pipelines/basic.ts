@@ -8,6 +8,8 @@ export const basicPipeline: Pipeline<BasicInput> = {
   async run(ctx, input) {
     const result = await hybridRetrieve(ctx, input.query, {
       depth: retrievalDepth(input),
+      // Only the answer's documents need text; vector-only hits further down stay stubs.
+      contentDepth: input.top_k * 2,
       fusion: input.fusion_method,
       vectorWeight: input.vector_weight,
     });

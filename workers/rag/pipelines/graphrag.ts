@@ -1,22 +1,24 @@
 /**
  * rag_graphrag — retrieval through the entity graph built at ingest. The query's entities are the
  * seeds (weight 1); each hop up to `graph_traversal_depth` reaches the strongest neighbours, with
- * weight decaying per hop and by relation strength. Chunks are scored by the entities they mention
- * (weight × rarity × mentions), and that ranking is fused with text retrieval by weighted RRF.
+ * weight decaying per hop and by relation strength. Chunks are scored by the distinct entities they
+ * mention (weight × rarity; entities in over a tenth of the chunks are ignored), and that ranking is fused with text retrieval by weighted RRF
+ * (`graph_weight` against text's 1).
  */
 import { entitiesByName, type EntityRow, mentionsOf, neighbours } from "../graph/graph.repo";
 import { queryEntityKeys } from "../graph/entities";
 import type { GraphragInput } from "../rag.schema";
-import { reciprocalRankFusion, type Scored, sortedByScore } from "../retrieval/fusion";
+import { minMaxNormalize, reciprocalRankFusion, type Scored, sortedByScore } from "../retrieval/fusion";
 import { type Candidate, hybridRetrieve, resolveChunks } from "../retrieval/hybrid";
 import { type Pipeline, retrievalDepth } from "./pipeline";
 
-/** The graph ranking's weight in the fusion against text's 1 (fitted on SciFact train). */
-export const GRAPH_WEIGHT = 0.5;
 const HOP_DECAY = 0.5;
 const EDGES_PER_HOP = 60;
 const FRONTIER_SIZE = 20;
 const MAX_ENTITIES = 60;
+const MAX_ENTITY_SHARE = 0.1;
+/** Entity evidence against text evidence (1) in the graph list (fitted on SciFact train). */
+const ENTITY_EVIDENCE_WEIGHT = 0.15;
 
 interface Reached {
   entity: EntityRow;
@@ -59,15 +61,24 @@ export const graphragPipeline: Pipeline<GraphragInput> = {
     const graphScores = new Map<number, number>();
     for (const m of mentions) {
       const r = reached.get(m.entityId);
-      if (!r) continue;
-      const rarity = Math.log(1 + chunks / Math.max(1, r.entity.chunks));
-      graphScores.set(m.chunkId, (graphScores.get(m.chunkId) ?? 0) + r.weight * rarity * (1 + Math.log(m.count)));
+      // An entity in a large share of the chunks says little about any one of them.
+      if (!r || r.entity.chunks > chunks * MAX_ENTITY_SHARE) continue;
+      const rarity = Math.log((chunks - r.entity.chunks + 0.5) / (r.entity.chunks + 0.5));
+      graphScores.set(m.chunkId, (graphScores.get(m.chunkId) ?? 0) + r.weight * rarity);
     }
-    const graphRanking: Scored[] = sortedByScore(graphScores).slice(0, depth);
+    // The graph list ranks every chunk either list found by text evidence plus entity evidence:
+    // entity matches alone are a weak ranking, but they reorder and extend the text one well.
+    const textNorm = minMaxNormalize(text.candidates.map((c) => ({ id: c.chunkId, score: c.score })));
+    const graphNorm = minMaxNormalize(sortedByScore(graphScores));
+    const combined = new Map<number, number>();
+    for (const id of new Set([...textNorm.keys(), ...graphNorm.keys()])) {
+      combined.set(id, (textNorm.get(id) ?? 0) + ENTITY_EVIDENCE_WEIGHT * (graphNorm.get(id) ?? 0));
+    }
+    const graphRanking: Scored[] = sortedByScore(combined).slice(0, depth);
     const fused = sortedByScore(
       reciprocalRankFusion([
         { items: text.candidates.map((c) => ({ id: c.chunkId, score: c.score })), weight: 1 },
-        { items: graphRanking, weight: GRAPH_WEIGHT },
+        { items: graphRanking, weight: input.graph_weight },
       ]),
     ).slice(0, depth);
     const known = new Map(text.candidates.map((c) => [c.chunkId, c]));

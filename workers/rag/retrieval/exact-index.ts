@@ -7,12 +7,14 @@
  */
 import type { Db } from "../../lib/db";
 import { vectorPage } from "../rag.repo";
-import { decodeVectorInto, topHits, type StoredVector, type VectorHit, type VectorIndex } from "./vector-index";
+import { decodeVectorInto, type StoredVector, topRows, type VectorHit, type VectorIndex } from "./vector-index";
 
 interface Resident {
   version: number;
   embedder: string;
   ids: Int32Array;
+  /** Each chunk's document id, so fusion can group by document without reading D1. */
+  docIds: string[];
   matrix: Float32Array;
   loadedAt: number;
 }
@@ -26,6 +28,7 @@ const loading = new Map<number, Promise<Resident>>();
 
 async function load(db: Db, userId: number, version: number, embedder: string, dimensions: number): Promise<Resident> {
   const ids: number[] = [];
+  const docIds: string[] = [];
   const encoded: string[] = [];
   let after = 0;
   for (;;) {
@@ -33,6 +36,7 @@ async function load(db: Db, userId: number, version: number, embedder: string, d
     for (const row of page) {
       if (row.vector === null) continue;
       ids.push(row.id);
+      docIds.push(row.docId);
       encoded.push(row.vector);
     }
     if (page.length < PAGE_SIZE) break;
@@ -40,7 +44,7 @@ async function load(db: Db, userId: number, version: number, embedder: string, d
   }
   const matrix = new Float32Array(ids.length * dimensions);
   encoded.forEach((vector, i) => decodeVectorInto(vector, matrix, i * dimensions, dimensions));
-  return { version, embedder, ids: Int32Array.from(ids), matrix, loadedAt: Date.now() };
+  return { version, embedder, ids: Int32Array.from(ids), docIds, matrix, loadedAt: Date.now() };
 }
 
 export class D1ExactIndex implements VectorIndex {
@@ -84,7 +88,7 @@ export class D1ExactIndex implements VectorIndex {
       for (let j = 0; j < d; j++) dot += vector[j]! * m[base + j]!;
       scores[row] = dot;
     }
-    return topHits(index.ids, scores, limit);
+    return topRows(scores, limit).map(({ row, score }) => ({ chunkId: index.ids[row]!, docId: index.docIds[row]!, score }));
   }
 
   async upsert(_userId: number, _vectors: readonly StoredVector[]): Promise<void> {

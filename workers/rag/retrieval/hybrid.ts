@@ -18,7 +18,7 @@ import {
 import { matchWords, toMatchExpression } from "./fts";
 import { reciprocalRankFusion, type Scored, sortedByScore, weightedFusion } from "./fusion";
 import { documentFrequencies } from "./term-stats";
-import type { VectorIndex } from "./vector-index";
+import type { VectorHit, VectorIndex } from "./vector-index";
 
 export interface RetrievalContext {
   db: Db;
@@ -31,11 +31,18 @@ export interface RetrievalContext {
 export interface Candidate extends ChunkRecord {
   /** The fused (or pipeline) score; higher is better. */
   score: number;
+  /** True for a vector hit whose text was not read yet (see `resolveStubs`). */
+  stub?: true;
 }
 
 export interface HybridOptions {
   /** How many chunks each retriever returns before fusion. */
   depth: number;
+  /**
+   * How many of the best fused chunks must come with their text (rerankers read them all);
+   * the rest may be stubs that carry only id, document and score. Defaults to `depth`.
+   */
+  contentDepth?: number;
   fusion: "weighted" | "rrf";
   vectorWeight: number;
 }
@@ -68,11 +75,22 @@ export async function corpusStats(ctx: RetrievalContext, collection: CollectionS
   };
 }
 
-export async function vectorRetrieve(ctx: RetrievalContext, query: string, version: number, depth: number): Promise<Scored[]> {
+export async function vectorRetrieve(ctx: RetrievalContext, query: string, version: number, depth: number): Promise<VectorHit[]> {
   if (depth === 0) return [];
   const [vector] = await ctx.models.embedder.embed([query], ctx.signal);
-  const hits = await ctx.index.search(ctx.userId, version, vector!, depth);
-  return hits.map((h) => ({ id: h.chunkId, score: h.score }));
+  return ctx.index.search(ctx.userId, version, vector!, depth);
+}
+
+/** Reads the text of stub candidates (one batch when there are any), in place of the stubs. */
+export async function resolveStubs(ctx: RetrievalContext, candidates: readonly Candidate[]): Promise<Candidate[]> {
+  const stubs = candidates.filter((c) => c.stub).map((c) => c.chunkId);
+  if (stubs.length === 0) return [...candidates];
+  const records = new Map((await fetchChunks(ctx.db, ctx.userId, stubs)).map((r) => [r.chunkId, r]));
+  return candidates.flatMap((c) => {
+    if (!c.stub) return [c];
+    const record = records.get(c.chunkId);
+    return record ? [{ ...record, score: c.score }] : [];
+  });
 }
 
 /** Chunk records for ids, reusing those already read. */
@@ -97,14 +115,21 @@ export function fuse(lexical: readonly Scored[], vector: readonly Scored[], opti
 
 export async function hybridRetrieve(ctx: RetrievalContext, query: string, options: HybridOptions): Promise<HybridResult> {
   const lexical = await lexicalRetrieve(ctx, query, options.depth);
-  const vector = options.vectorWeight > 0 ? await vectorRetrieve(ctx, query, lexical.collection.version, options.depth) : [];
+  const hits = options.vectorWeight > 0 ? await vectorRetrieve(ctx, query, lexical.collection.version, options.depth) : [];
+  const vector = hits.map((h) => ({ id: h.chunkId, score: h.score }));
   const lexicalScores = lexical.records.map((r) => ({ id: r.chunkId, score: r.score }));
   const fused = fuse(lexicalScores, vector, options).slice(0, options.depth);
   const known = new Map(lexical.records.map((r) => [r.chunkId, r as ChunkRecord]));
-  const records = await resolveChunks(ctx, fused.map((f) => f.id), known);
-  const candidates = fused.flatMap((f) => {
+  const hitDocs = new Map(hits.flatMap((h) => (h.docId === undefined ? [] : [[h.chunkId, h.docId] as const])));
+  // Text is read only where it is needed; a vector hit whose document the index knows can wait as a stub.
+  const contentDepth = options.contentDepth ?? options.depth;
+  const needed = fused.filter((f, rank) => !known.has(f.id) && (rank < contentDepth || !hitDocs.has(f.id))).map((f) => f.id);
+  const records = await resolveChunks(ctx, needed, known);
+  const candidates: Candidate[] = fused.flatMap((f) => {
     const record = records.get(f.id);
-    return record ? [{ ...record, score: f.score }] : [];
+    if (record) return [{ ...record, score: f.score }];
+    const docId = hitDocs.get(f.id);
+    return docId === undefined ? [] : [{ chunkId: f.id, docId, title: "", content: "", source: "", metadata: {}, score: f.score, stub: true as const }];
   });
   return {
     candidates,

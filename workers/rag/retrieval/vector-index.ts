@@ -5,6 +5,8 @@
 export interface VectorHit {
   chunkId: number;
   score: number;
+  /** The chunk's document id, when the index knows it without a D1 read. */
+  docId?: string;
 }
 
 export interface StoredVector {
@@ -46,14 +48,14 @@ export function decodeVectorInto(encoded: string, target: Float32Array, offset: 
   for (let i = 0; i < dimensions; i++) target[offset + i]! *= scale;
 }
 
-/** Keeps the `limit` best (id, score) pairs seen, without sorting everything. */
-export function topHits(ids: Int32Array, scores: Float32Array, limit: number): VectorHit[] {
-  const hits: VectorHit[] = [];
+/** Keeps the `limit` best rows (index into `ids`, score) seen, without sorting everything. */
+export function topRows(scores: Float32Array, limit: number): { row: number; score: number }[] {
+  const hits: { row: number; score: number }[] = [];
   let floor = Number.NEGATIVE_INFINITY;
-  for (let i = 0; i < ids.length; i++) {
+  for (let i = 0; i < scores.length; i++) {
     const score = scores[i]!;
     if (hits.length >= limit && score <= floor) continue;
-    hits.push({ chunkId: ids[i]!, score });
+    hits.push({ row: i, score });
     if (hits.length > limit * 2) {
       hits.sort((a, b) => b.score - a.score);
       hits.length = limit;
