@@ -4,6 +4,7 @@
  */
 import { AppError } from "../lib/errors";
 import { addPeriod, nowIso } from "../lib/clock";
+import { decodeCursor, encodeCursor } from "../lib/cursor";
 import type { Db } from "../lib/db";
 import type { EventType } from "../events/events";
 import type { EventSink } from "../events/event-sink";
@@ -57,24 +58,6 @@ function laterThan(previous: string): string {
   return now > previous ? now : new Date(Date.parse(previous) + 1).toISOString();
 }
 
-function encodeCursor(offset: number): string {
-  return btoa(JSON.stringify({ o: offset })).replace(/=+$/, "");
-}
-
-function decodeCursor(cursor: string | undefined): number {
-  if (cursor === undefined || cursor === "") return 0;
-  try {
-    const parsed: unknown = JSON.parse(atob(cursor));
-    if (typeof parsed === "object" && parsed !== null && "o" in parsed) {
-      const offset = parsed.o;
-      if (typeof offset === "number" && Number.isInteger(offset) && offset >= 0) return offset;
-    }
-  } catch {
-    // fall through to the error below
-  }
-  throw AppError.invalid("cursor: not a cursor returned by list_tasks; omit it to start from the first page", "cursor");
-}
-
 /** Words of a free-text query as an FTS5 expression: each word quoted (no operator injection), prefix-matched, OR-ed and ranked by bm25. */
 export function toFtsQuery(query: string): string {
   const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
@@ -119,7 +102,7 @@ export class TaskService {
   }
 
   async list(userId: number, input: ListTasksInput) {
-    const offset = decodeCursor(input.cursor);
+    const offset = decodeCursor(input.cursor, "list_tasks");
     const filter = { status: input.status, priority: input.priority, tags: parseTagFilter(input.tags), search: input.search };
     // One row more than asked tells whether another page exists, without a count query.
     const rows = await repo.listTasks(this.db, userId, filter, input.sort_by, input.limit + 1, offset);
