@@ -5,6 +5,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { seedRagCorpus } from "./lib/seed-rag";
 import { createToken, tokenIsValid } from "./lib/tokens";
 import { applyMigrations, ROOT, WRANGLER, wrangler } from "./lib/wrangler";
 
@@ -30,6 +31,7 @@ async function main(): Promise<void> {
   console.log(`
 mcp-edge local servers
   MCP (tasks):  http://localhost:${PORT}/mcp/tasks
+  MCP (rag):    http://localhost:${PORT}/mcp/rag     (demo corpus seeded from d1/seed-rag.jsonl)
   REST API:     http://localhost:${PORT}/api/tasks   (OpenAPI: /openapi.json)
   Health:       http://localhost:${PORT}/health
   Demo token:   ${token}
@@ -44,6 +46,11 @@ mcp-edge local servers
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
   child.on("exit", (code) => process.exit(code ?? 0));
+  // The demo RAG corpus goes in through rag_ingest itself, once the Worker answers.
+  seedRagCorpus(`http://127.0.0.1:${PORT}`, token).then(
+    (documents) => console.log(`RAG demo corpus ready: ${documents} documents for the demo user (try rag_basic at /mcp/rag).`),
+    (error: unknown) => console.error(`RAG demo corpus not seeded: ${error instanceof Error ? error.message : String(error)}`),
+  );
 }
 
 main().catch((error: unknown) => {

@@ -2,9 +2,10 @@
  * npx tsx eval/tune-reranker.ts — fits the local reranker's feature weights on SciFact **train**.
  *
  * Reproduces the rerank stage offline, fast: the corpus goes into an in-memory SQLite FTS5 table
- * with the same tokenizer and bm25 column weights as D1 (node:sqlite), the top 100 chunks of each
- * train query are the candidates (their bm25 as the first-stage score), and the features come from
- * the Worker's own `featureRows`. Coordinate ascent on mean nDCG@10 then fits the weights, which
+ * with the same tokenizer and bm25 column weights as D1 (node:sqlite); as in rag_basic_rerank, the
+ * candidates are the top 100 of the query fused (RRF) with the top 100 of its feedback-expanded
+ * form (the fused score is the first-stage score), and the features come from the Worker's own
+ * `featureRows`. (The Worker's first stage also fuses vectors; this leaves them out for speed.) Coordinate ascent on mean nDCG@10 then fits the weights, which
  * are pasted into DEFAULT_WEIGHTS (workers/rag/models/lexical-reranker.ts). Test is never read.
  */
 import { join } from "node:path";
@@ -14,7 +15,9 @@ import { ROOT } from "../bin/lib/wrangler";
 import { DEFAULT_WEIGHTS, FEATURES, featureRows, linearScores } from "../workers/rag/models/lexical-reranker";
 import type { CorpusStats } from "../workers/rag/models/types";
 import { TITLE_WEIGHT } from "../workers/rag/rag.repo";
+import { expandQuery, FEEDBACK_WEIGHT } from "../workers/rag/pipelines/basic-rerank";
 import { matchWords, toMatchExpression } from "../workers/rag/retrieval/fts";
+import { reciprocalRankFusion, sortedByScore } from "../workers/rag/retrieval/fusion";
 import { terms } from "../workers/rag/text/tokenize";
 import { mean, ndcgAt } from "./lib/metrics";
 
@@ -41,7 +44,11 @@ const search = db.prepare(`SELECT rowid, -bm25(f, ${TITLE_WEIGHT}, 1.0) AS score
 
 const prepared = [...train].map(([queryId, judged]) => {
   const text = queries.get(queryId)!;
-  const rows = search.all(toMatchExpression(matchWords(text))!) as { rowid: number; score: number }[];
+  const lexical = (q: string) => (search.all(toMatchExpression(matchWords(q))!) as { rowid: number; score: number }[]).map((r) => ({ id: r.rowid, score: r.score }));
+  const first = lexical(text);
+  const expanded = expandQuery(text, first.slice(0, 3).map((r) => ({ title: corpus[r.id - 1]!.title ?? "", content: corpus[r.id - 1]!.text })), stats);
+  const fused = reciprocalRankFusion([{ items: first, weight: 1 }, { items: lexical(expanded), weight: FEEDBACK_WEIGHT }]);
+  const rows = sortedByScore(fused).slice(0, 100).map((f) => ({ rowid: f.id, score: f.score }));
   const docs = rows.map((r) => corpus[r.rowid - 1]!);
   const features = featureRows(text, docs.map((d, i) => ({ title: d.title ?? "", content: d.text, retrievalScore: rows[i]!.score })), stats);
   return { ids: docs.map((d) => d._id), features, judged };

@@ -103,6 +103,25 @@ describe("pipeline-specific metadata", () => {
     await client.close();
   });
 
+  it("rag_crag corrects only below its confidence threshold, with each strategy", async () => {
+    const client = await corpusClient();
+    const query = "Does blocking TNF reduce joint damage, and does IL-6 help?";
+    const confident = await ask(client, "rag_crag", { query, confidence_threshold: 0 });
+    expect(confident.metadata).toMatchObject({ correction_applied: false, correction_strategy: "expand" });
+    expect(confident.metadata.confidence_score).toBeGreaterThan(0);
+    expect(confident.metadata.confidence_score).toBeLessThanOrEqual(1);
+    expect(confident.metadata.corrected_queries).toBeUndefined();
+    for (const strategy of ["rewrite", "decompose", "expand"] as const) {
+      const corrected = await ask(client, "rag_crag", { query, confidence_threshold: 1, correction_strategy: strategy });
+      expect(corrected.metadata).toMatchObject({ correction_applied: true, correction_strategy: strategy });
+      expect(corrected.metadata.corrected_queries!.length).toBeGreaterThan(0);
+      expect(corrected.retrieved_documents[0]!.doc_id).toBe("bio-2");
+    }
+    const decomposed = await ask(client, "rag_crag", { query, confidence_threshold: 1, correction_strategy: "decompose" });
+    expect(decomposed.metadata.corrected_queries).toEqual(["Does blocking TNF reduce joint damage", "does IL-6 help?"]);
+    await client.close();
+  });
+
   it("rag_colbert reports token interactions and finds word-form variants", async () => {
     const client = await corpusClient();
     // "inflammatory" and "inflammation" have different stems but share most character trigrams.

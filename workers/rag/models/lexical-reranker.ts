@@ -7,7 +7,11 @@
  * the weights (fitted on the SciFact *train* split by eval/tune-scifact.ts) carry across queries.
  */
 import { sentences } from "../text/chunk";
+import { stem } from "../text/porter";
+import { contentTokens, maxSim } from "../text/token-similarity";
 import { queryTerms, terms } from "../text/tokenize";
+import { matchWords } from "../retrieval/fts";
+import { hashedVector } from "./hashed-embedder";
 import { type CorpusStats, idf, type RerankCandidate, type Reranker } from "./types";
 
 export const FEATURES = [
@@ -20,10 +24,12 @@ export const FEATURES = [
   "sentence_coverage",
   "sentence_bm25",
   "feedback",
+  "vector_cosine",
+  "late_interaction",
 ] as const;
 
 /** Fitted on SciFact train (eval/tune-scifact.ts); order as FEATURES. */
-export const DEFAULT_WEIGHTS: readonly number[] = [0.5, -0.25, 0.05, -0.15, 0, 0.3, 0.45, 0.1, 0.7];
+export const DEFAULT_WEIGHTS: readonly number[] = [0.3, -0.4, 0.05, -0.1, 0, 0.4, 0.5, 0.1, 0.6, 0.35, 0.2];
 
 const K1 = 1.2;
 const B = 0.75;
@@ -32,6 +38,7 @@ const FEEDBACK_DOCS = 3;
 const FEEDBACK_TERMS = 10;
 /** Expansion terms must be rarer than this share of chunks: common words carry no topic. */
 const FEEDBACK_MAX_DF_SHARE = 0.2;
+const LATE_INTERACTION_THRESHOLD = 0.5;
 
 interface Analysed {
   title: string[];
@@ -121,7 +128,7 @@ function feedbackTerms(query: ReadonlySet<string>, docs: readonly Analysed[], bm
 }
 
 /** Raw (un-normalised) feature rows, one per candidate, in FEATURES order. */
-export function featureRows(query: string, candidates: readonly RerankCandidate[], stats: CorpusStats): number[][] {
+export function featureRows(query: string, candidates: readonly RerankCandidate[], stats: CorpusStats, queryVector?: Float32Array): number[][] {
   const qTerms = queryTerms(query);
   const weights = new Map(qTerms.map((t) => [t, idf(stats, t)]));
   const total = [...weights.values()].reduce((a, b) => a + b, 0);
@@ -130,7 +137,19 @@ export function featureRows(query: string, candidates: readonly RerankCandidate[
   const docs = candidates.map(analyse);
   const bm = docs.map((doc) => bm25(weights, doc.tf, doc.length, avg));
   const feedback = feedbackTerms(querySet, docs, bm, stats);
+  let ownQueryVector: Float32Array | undefined;
+  const queryTokens = matchWords(query);
+  const tokenWeights = queryTokens.map((t) => idf(stats, stem(t)));
+  const pairs = new Map<string, Map<string, number>>();
   return docs.map((doc, i) => {
+    const text = `${candidates[i]!.title}\n${candidates[i]!.content}`;
+    // The stored vector when the index has it (same hashed embedder locally); else computed here.
+    const stored = candidates[i]!.vector;
+    const [qv, dv] = stored && queryVector && stored.length === queryVector.length
+      ? [queryVector, stored]
+      : [(ownQueryVector ??= hashedVector(query)), hashedVector(text)];
+    let cosine = 0;
+    for (let j = 0; j < dv.length; j++) cosine += qv[j]! * dv[j]!;
     let covered = 0;
     let titleCovered = 0;
     const titleSet = new Set(doc.title);
@@ -149,6 +168,8 @@ export function featureRows(query: string, candidates: readonly RerankCandidate[
       sentenceCoverage,
       sentenceBm25,
       bm25(feedback, doc.tf, doc.length, avg),
+      cosine,
+      maxSim(queryTokens, tokenWeights, contentTokens(text), LATE_INTERACTION_THRESHOLD, pairs).score,
     ];
   });
 }
@@ -164,8 +185,8 @@ export class LexicalReranker implements Reranker {
 
   constructor(private readonly weights: readonly number[] = DEFAULT_WEIGHTS) {}
 
-  async rerank(query: string, candidates: readonly RerankCandidate[], options: { stats: CorpusStats }): Promise<number[]> {
+  async rerank(query: string, candidates: readonly RerankCandidate[], options: { stats: CorpusStats; queryVector?: Float32Array | undefined }): Promise<number[]> {
     if (candidates.length === 0) return [];
-    return linearScores(featureRows(query, candidates, options.stats), this.weights);
+    return linearScores(featureRows(query, candidates, options.stats, options.queryVector), this.weights);
   }
 }

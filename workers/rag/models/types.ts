@@ -15,6 +15,8 @@ export interface RerankCandidate {
   content: string;
   /** The first-stage score (fused retrieval); a reranker may use it as one signal. */
   retrievalScore: number;
+  /** The chunk's stored embedding, when the index has it at hand. */
+  vector?: Float32Array | undefined;
 }
 
 export interface Reranker {
@@ -26,7 +28,7 @@ export interface Reranker {
   rerank(
     query: string,
     candidates: readonly RerankCandidate[],
-    options: { stats: CorpusStats; signal?: AbortSignal },
+    options: { stats: CorpusStats; queryVector?: Float32Array | undefined; signal?: AbortSignal },
   ): Promise<number[]>;
 }
 

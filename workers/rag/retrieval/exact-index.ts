@@ -15,6 +15,8 @@ interface Resident {
   ids: Int32Array;
   /** Each chunk's document id, so fusion can group by document without reading D1. */
   docIds: string[];
+  /** chunk id → row of `matrix` */
+  rows: Map<number, number>;
   matrix: Float32Array;
   loadedAt: number;
 }
@@ -44,7 +46,8 @@ async function load(db: Db, userId: number, version: number, embedder: string, d
   }
   const matrix = new Float32Array(ids.length * dimensions);
   encoded.forEach((vector, i) => decodeVectorInto(vector, matrix, i * dimensions, dimensions));
-  return { version, embedder, ids: Int32Array.from(ids), docIds, matrix, loadedAt: Date.now() };
+  const rows = new Map(ids.map((id, row) => [id, row]));
+  return { version, embedder, ids: Int32Array.from(ids), docIds, rows, matrix, loadedAt: Date.now() };
 }
 
 export class D1ExactIndex implements VectorIndex {
@@ -89,6 +92,12 @@ export class D1ExactIndex implements VectorIndex {
       scores[row] = dot;
     }
     return topRows(scores, limit).map(({ row, score }) => ({ chunkId: index.ids[row]!, docId: index.docIds[row]!, score }));
+  }
+
+  vectorOf(userId: number, chunkId: number): Float32Array | undefined {
+    const index = resident.get(userId);
+    const row = index?.embedder === this.embedder ? index.rows.get(chunkId) : undefined;
+    return row === undefined ? undefined : index!.matrix.subarray(row * this.dimensions, (row + 1) * this.dimensions);
   }
 
   async upsert(_userId: number, _vectors: readonly StoredVector[]): Promise<void> {

@@ -23,6 +23,8 @@ export interface VectorIndex {
   /** After the chunks are committed to D1 (no-op for the D1 index). */
   upsert(userId: number, vectors: readonly StoredVector[]): Promise<void>;
   remove(userId: number, chunkIds: readonly number[]): Promise<void>;
+  /** A chunk's stored vector when it is at hand without I/O (the resident D1 index), else undefined. */
+  vectorOf(userId: number, chunkId: number): Float32Array | undefined;
 }
 
 /** Unit vector → int8 (×127) → base64: a quarter of float32's size, ample precision for ranking. */

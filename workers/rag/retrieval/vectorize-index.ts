@@ -39,6 +39,10 @@ export class VectorizeVectorIndex implements VectorIndex {
     }
   }
 
+  vectorOf(): undefined {
+    return undefined;
+  }
+
   async remove(userId: number, chunkIds: readonly number[]): Promise<void> {
     for (let i = 0; i < chunkIds.length; i += UPSERT_BATCH) {
       await this.index.deleteByIds(chunkIds.slice(i, i + UPSERT_BATCH).map((id) => `${userId}:${id}`));

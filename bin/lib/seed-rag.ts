@@ -1,0 +1,31 @@
+/** Seeds the demo user's RAG collection (d1/seed-rag.jsonl) through rag_ingest once the Worker answers. */
+import { join } from "node:path";
+import { ingestBeirFile } from "./beir-ingest";
+import { connectMcp } from "./mcp-client";
+import { ROOT } from "./wrangler";
+
+export const DEMO_CORPUS = join(ROOT, "d1", "seed-rag.jsonl");
+
+async function waitForHealth(origin: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`${origin}/health`)).status < 500) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(`no answer from ${origin}/health within ${timeoutMs / 1000} s`);
+}
+
+/** Idempotent: unchanged documents are skipped by content hash. */
+export async function seedRagCorpus(origin: string, token: string): Promise<number> {
+  await waitForHealth(origin, 120_000);
+  const client = await connectMcp({ url: `${origin}/mcp/rag`, token }, 30_000);
+  try {
+    return (await ingestBeirFile(client, DEMO_CORPUS)).documentCount;
+  } finally {
+    await client.close();
+  }
+}

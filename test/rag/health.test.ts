@@ -1,0 +1,111 @@
+/** The health computation (pure rules), its D1 aggregation, rag_health and /health. */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { computeRagHealth } from "../../workers/rag/health.service";
+import type { WindowStats } from "../../workers/rag/query-log.repo";
+import { PIPELINES, type RagHealth } from "../../workers/rag/rag.schema";
+import { callOk, connect, workerFetch } from "../helpers/mcp";
+import { createUser } from "../helpers/users";
+
+const NOW = new Date("2026-11-21T12:00:00.000Z");
+const UP = { connected: true, response_time_ms: 1.5 };
+
+function stats(pipelines: { pipeline: string; queries: number; errors: number }[]): WindowStats {
+  return {
+    pipelines: pipelines.map((p) => ({ ...p, lastSuccess: null, lastError: p.errors > 0 ? "2026-11-21T11:59:00.000Z" : null })),
+    lastSuccess: new Map([["rag_basic", "2026-11-21T11:58:00.000Z"]]),
+    total: pipelines.reduce((n, p) => n + p.queries, 0),
+    errors: pipelines.reduce((n, p) => n + p.errors, 0),
+    p50: 20,
+    p95: 80,
+  };
+}
+
+describe("computeRagHealth", () => {
+  it("is healthy when every pipeline is (idle pipelines included)", () => {
+    const health = computeRagHealth(UP, stats([{ pipeline: "rag_basic", queries: 120, errors: 0 }]), NOW);
+    expect(health.status).toBe("healthy");
+    expect(health.pipelines.map((p) => p.pipeline)).toEqual([...PIPELINES]);
+    expect(health.pipelines.every((p) => p.status === "healthy")).toBe(true);
+    expect(health.pipelines[0]).toMatchObject({ queries_last_hour: 120, error_rate: 0, last_success: "2026-11-21T11:58:00.000Z" });
+    expect(health.last_hour).toEqual({ queries: 120, queries_per_minute: 2, error_rate: 0, p50_ms: 20, p95_ms: 80 });
+    expect(health.checked_at).toBe(NOW.toISOString());
+  });
+
+  it("is degraded when some pipeline errs, and names which", () => {
+    const health = computeRagHealth(
+      UP,
+      stats([
+        { pipeline: "rag_basic", queries: 100, errors: 10 },
+        { pipeline: "rag_crag", queries: 4, errors: 4 },
+      ]),
+      NOW,
+    );
+    expect(health.status).toBe("degraded");
+    const byName = new Map(health.pipelines.map((p) => [p.pipeline, p]));
+    expect(byName.get("rag_basic")).toMatchObject({ status: "degraded", error_rate: 0.1 });
+    expect(byName.get("rag_crag")).toMatchObject({ status: "failing", error_rate: 1, last_error: "2026-11-21T11:59:00.000Z" });
+    expect(byName.get("rag_colbert")?.status).toBe("healthy");
+    expect(health.last_hour.error_rate).toBeCloseTo(14 / 104, 4);
+  });
+
+  it("keeps a pipeline healthy below the degraded error rate", () => {
+    const health = computeRagHealth(UP, stats([{ pipeline: "rag_basic", queries: 100, errors: 4 }]), NOW);
+    expect(health.status).toBe("healthy");
+  });
+
+  it("is unavailable when every pipeline is failing", () => {
+    const health = computeRagHealth(UP, stats(PIPELINES.map((pipeline) => ({ pipeline, queries: 2, errors: 2 }))), NOW);
+    expect(health.status).toBe("unavailable");
+  });
+
+  it("is unavailable when D1 is unreachable", () => {
+    const health = computeRagHealth({ connected: false, response_time_ms: 3, error: "D1 down" }, undefined, NOW);
+    expect(health.status).toBe("unavailable");
+    expect(health.d1).toEqual({ connected: false, response_time_ms: 3, error: "D1 down" });
+    expect(health.last_hour.queries).toBe(0);
+  });
+});
+
+async function logQuery(pipeline: string, outcome: "ok" | "error" | "busy" | "timeout", totalMs: number, minutesAgo = 1): Promise<void> {
+  const startedAt = new Date(Date.now() - minutesAgo * 60_000).toISOString();
+  await env.DB.prepare(
+    `INSERT INTO rag_query_log (request_id, user_id, pipeline, started_at, outcome, error_code, total_ms, retrieval_ms, generation_ms, tokens_used)
+     VALUES (?, 1, ?, ?, ?, ?, ?, 0, 0, 0)`,
+  ).bind(crypto.randomUUID(), pipeline, startedAt, outcome, outcome === "ok" ? null : outcome, totalMs).run();
+}
+
+describe("rag_health and /health over the query log", () => {
+  it("report last-hour latency percentiles, error rates and statuses from D1", async () => {
+    for (let ms = 1; ms <= 20; ms++) await logQuery("rag_basic", "ok", ms * 10);
+    await logQuery("rag_basic", "busy", 1);
+    await logQuery("rag_colbert", "error", 5);
+    await logQuery("rag_colbert", "timeout", 30_000);
+    // Outside the window: ignored for rates and percentiles, but still the last success.
+    await logQuery("rag_crag", "ok", 9_999, 120);
+
+    const user = await createUser();
+    const client = await connect("rag", user.token);
+    const health = await callOk<RagHealth>(client, "rag_health");
+    await client.close();
+
+    expect(health.status).toBe("degraded");
+    expect(health.d1.connected).toBe(true);
+    const byName = new Map(health.pipelines.map((p) => [p.pipeline, p]));
+    expect(byName.get("rag_basic")).toMatchObject({ status: "healthy", queries_last_hour: 21, error_rate: 0 });
+    expect(byName.get("rag_colbert")).toMatchObject({ status: "failing", queries_last_hour: 2, error_rate: 1, last_success: null });
+    expect(byName.get("rag_crag")).toMatchObject({ status: "healthy", queries_last_hour: 0 });
+    expect(byName.get("rag_crag")!.last_success).not.toBeNull();
+    // 22 answered queries (busy excluded): 10…200 ms, 5 ms and 30 000 ms.
+    expect(health.last_hour.p50_ms).toBe(100);
+    expect(health.last_hour.p95_ms).toBe(200);
+    expect(health.last_hour.queries).toBe(23);
+    expect(health.last_hour.error_rate).toBeCloseTo(2 / 23, 4);
+
+    const res = await workerFetch("http://localhost/health");
+    const body = await res.json<{ status: string; rag: RagHealth }>();
+    expect(res.status).toBe(200);
+    expect(body.status).toBe("degraded");
+    expect(body.rag.pipelines).toHaveLength(PIPELINES.length);
+  });
+});
