@@ -9,7 +9,16 @@ export default defineConfig(async () => {
     plugins: [
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
-        miniflare: { bindings: { TEST_MIGRATIONS: migrations } },
+        miniflare: {
+          bindings: {
+            TEST_MIGRATIONS: migrations,
+            // Gateway: tests register the Worker's own servers (http://localhost) as sources, served
+            // through SELF; the secrets key is a test-only constant, never a deployed one.
+            ALLOW_PRIVATE_UPSTREAMS: "1",
+            SELF_ORIGIN: "http://localhost",
+            SOURCE_SECRETS_KEY: "dGVzdC1vbmx5LXNvdXJjZS1zZWNyZXRzLWtleS0zMmI=",
+          },
+        },
       }),
     ],
     test: {

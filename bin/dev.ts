@@ -11,6 +11,25 @@ import { applyMigrations, ROOT, WRANGLER, wrangler } from "./lib/wrangler";
 
 const PORT = process.env["PORT"] ?? "8787";
 const TOKEN_FILE = join(ROOT, ".wrangler", "demo-token");
+const SOURCE_KEY_FILE = join(ROOT, ".wrangler", "dev-source-secrets-key");
+
+/** A local-only key for gateway source secrets, made once; production uses `wrangler secret put`. */
+function devSourceSecretsKey(): string {
+  if (existsSync(SOURCE_KEY_FILE)) return readFileSync(SOURCE_KEY_FILE, "utf8").trim();
+  const key = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64");
+  mkdirSync(join(ROOT, ".wrangler"), { recursive: true });
+  writeFileSync(SOURCE_KEY_FILE, `${key}\n`, { mode: 0o600 });
+  return key;
+}
+
+/** Gateway settings for local dev only: loopback/http upstreams, the Worker's own origin, a dev key. */
+function gatewayDevVars(): string[] {
+  return [
+    ["ALLOW_PRIVATE_UPSTREAMS", "1"],
+    ["SELF_ORIGIN", `http://localhost:${PORT}`],
+    ["SOURCE_SECRETS_KEY", devSourceSecretsKey()],
+  ].flatMap(([name, value]) => ["--var", `${name}:${value}`]);
+}
 
 async function demoToken(): Promise<string> {
   if (existsSync(TOKEN_FILE)) {
@@ -30,6 +49,7 @@ async function main(): Promise<void> {
   const token = await demoToken();
   console.log(`
 mcp-edge local servers
+  MCP (all):    http://localhost:${PORT}/mcp         (gateway: built-in tools + your sources, POST /api/sources)
   MCP (tasks):  http://localhost:${PORT}/mcp/tasks
   MCP (rag):    http://localhost:${PORT}/mcp/rag     (demo corpus seeded from d1/seed-rag.jsonl)
   REST API:     http://localhost:${PORT}/api/tasks   (OpenAPI: /openapi.json)
@@ -37,7 +57,7 @@ mcp-edge local servers
   Demo token:   ${token}
   (saved in .wrangler/demo-token; more users: npm run token -- create --user <name>)
 `);
-  const child = spawn(WRANGLER, ["dev", "--port", PORT, "--ip", "127.0.0.1", "--test-scheduled", ...process.argv.slice(2)], {
+  const child = spawn(WRANGLER, ["dev", "--port", PORT, "--ip", "127.0.0.1", "--test-scheduled", ...gatewayDevVars(), ...process.argv.slice(2)], {
     cwd: ROOT,
     stdio: "inherit",
     env: { ...process.env, WRANGLER_SEND_METRICS: "false" },

@@ -238,3 +238,60 @@ export const ragQueryLog = sqliteTable(
   },
   (t) => [index("rag_query_log_started_idx").on(t.startedAt), index("rag_query_log_pipeline_idx").on(t.pipeline, t.startedAt)],
 );
+
+// ---- Gateway (issue 5): upstream MCP sources and their discovered tools. See docs/storage.md. ----
+
+/**
+ * One upstream MCP server registered by a user. `slug` prefixes its tools on /mcp
+ * (`<slug>__<tool>`), so it is unique per owner and never contains `__`.
+ * `mcp_env_vars` is JSON `[{ name, secret, value }]`; a secret's value is AES-GCM ciphertext
+ * (workers/gateway/secrets.ts), never plaintext.
+ */
+export const sources = sqliteTable(
+  "sources",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    slug: text("slug").notNull(),
+    sourceType: text("source_type", { enum: ["mcp"] }).notNull().default("mcp"),
+    mcpServerUrl: text("mcp_server_url").notNull(),
+    mcpTransportType: text("mcp_transport_type", { enum: ["streamable_http", "sse", "stdio"] }).notNull().default("streamable_http"),
+    mcpLifecycleMode: text("mcp_lifecycle_mode", { enum: ["transient", "singleton"] }).notNull().default("transient"),
+    mcpEnvVars: text("mcp_env_vars", { mode: "json" }).$type<StoredEnvVar[]>().notNull().default(sql`'[]'`),
+    timeoutMs: integer("timeout_ms").notNull().default(30_000),
+    enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+    lastDiscoveredAt: text("last_discovered_at"),
+    lastDiscoveryError: text("last_discovery_error"),
+    createdAt: text("created_at").notNull().default(now),
+    updatedAt: text("updated_at").notNull().default(now),
+  },
+  (t) => [uniqueIndex("sources_user_slug_idx").on(t.userId, t.slug)],
+);
+
+export interface StoredEnvVar {
+  name: string;
+  secret: boolean;
+  /** Plaintext for non-secret variables; `v1.<iv>.<ciphertext>` (base64url) for secrets. */
+  value: string;
+}
+
+/**
+ * The tool inventory of a source as last discovered: what /mcp lists with no upstream round trip.
+ * `alias` is the name the gateway exposes after the slug; it stays the same across refreshes.
+ */
+export const sourceTools = sqliteTable(
+  "source_tools",
+  {
+    sourceId: integer("source_id").notNull().references(() => sources.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    alias: text("alias").notNull(),
+    title: text("title"),
+    description: text("description").notNull().default(""),
+    inputSchema: text("input_schema", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    outputSchema: text("output_schema", { mode: "json" }).$type<Record<string, unknown>>(),
+    annotations: text("annotations", { mode: "json" }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
+    discoveredAt: text("discovered_at").notNull(),
+  },
+  (t) => [uniqueIndex("source_tools_name_idx").on(t.sourceId, t.name), uniqueIndex("source_tools_alias_idx").on(t.sourceId, t.alias)],
+);

@@ -3,6 +3,8 @@ import { Hono } from "hono";
 import { buildOpenApi, mountRoutes } from "./http/api-route";
 import type { AppEnv } from "./http/context";
 import { errorResponse } from "./http/errors";
+import { createGatewayServer, serveGateway } from "./gateway/gateway.server";
+import { sourceRoutes } from "./gateway/sources.routes";
 import { MAX_JSON_BODY_BYTES } from "./http/json-body";
 import { authenticated, cors, limitBody, originCheck } from "./http/middleware";
 import { checkHealth, VERSION } from "./health/health.service";
@@ -15,7 +17,7 @@ import { taskRoutes } from "./tasks/tasks.routes";
 import { tasksServer } from "./tasks/tasks.server";
 
 export const mcpServers: readonly McpServerDefinition[] = [tasksServer, ragServer];
-const apiRoutes = [...taskRoutes, ...ragRoutes];
+const apiRoutes = [...taskRoutes, ...ragRoutes, ...sourceRoutes];
 
 /**
  * `servers` defaults to the real MCP servers; the conformance fixture Worker
@@ -33,7 +35,12 @@ export function createApp(servers: readonly McpServerDefinition[] = mcpServers):
   app.use("/api/*", cors, limitBody(MAX_JSON_BODY_BYTES), authenticated);
   mountRoutes(app, apiRoutes);
 
+  // "/mcp/*" does not match "/mcp" itself: the gateway endpoint needs the same chain, named.
+  app.use("/mcp", cors, originCheck, limitBody(MAX_MCP_BODY_BYTES), authenticated);
   app.use("/mcp/*", cors, originCheck, limitBody(MAX_MCP_BODY_BYTES), authenticated);
+  // Tools vary per user, so the gateway is always served by the SDK, never the cached fast path.
+  const gateway = createGatewayServer(servers);
+  app.all("/mcp", (c) => serveGateway(c.req.raw, gateway, { user: c.var.user, services: c.var.services }));
   for (const definition of servers) {
     app.all(`/mcp/${definition.name}`, (c) =>
       serveMcp(c.req.raw, definition, { user: c.var.user, services: c.var.services }),

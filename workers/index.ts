@@ -8,6 +8,7 @@ import { log } from "./lib/log";
 import { fireDueReminders } from "./tasks/reminders.cron";
 
 export { RagGate } from "../durable-objects/rag-gate.do";
+export { GatewaySource } from "../durable-objects/source.do";
 
 const app = createApp();
 

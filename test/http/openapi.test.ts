@@ -33,6 +33,12 @@ const ROUTES = [
   "get /api/documents/{doc_id}",
   "delete /api/documents/{doc_id}",
   "get /api/rag/health",
+  "post /api/sources",
+  "get /api/sources",
+  "get /api/sources/{source_id}",
+  "patch /api/sources/{source_id}",
+  "post /api/sources/{source_id}/refresh",
+  "delete /api/sources/{source_id}",
 ];
 const WITH_BODY = [
   "post /api/tasks",
@@ -40,6 +46,8 @@ const WITH_BODY = [
   "post /api/tasks/{task_id}/tags",
   "post /api/tasks/{task_id}/reminders",
   "post /api/documents",
+  "post /api/sources",
+  "patch /api/sources/{source_id}",
 ];
 
 async function openApi(): Promise<OpenApi> {

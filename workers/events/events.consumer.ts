@@ -11,7 +11,7 @@ import { batch, type Db, type Statement } from "../lib/db";
 import { nowIso } from "../lib/clock";
 import { log } from "../lib/log";
 import { describeIssues } from "../lib/validation";
-import { type DomainEvent, domainEventSchema } from "./events";
+import { parseQueueEvent, type QueueEvent } from "./events";
 
 export interface ConsumedMessage {
   id: string;
@@ -21,10 +21,10 @@ export interface ConsumedMessage {
 }
 
 export async function consumeEvents(db: Db, queue: string, messages: readonly ConsumedMessage[]): Promise<void> {
-  const valid: { message: ConsumedMessage; event: DomainEvent }[] = [];
+  const valid: { message: ConsumedMessage; event: QueueEvent }[] = [];
   const invalid: { message: ConsumedMessage; reason: string }[] = [];
   for (const message of messages) {
-    const parsed = domainEventSchema.safeParse(message.body);
+    const parsed = parseQueueEvent(message.body);
     if (parsed.success) valid.push({ message, event: parsed.data });
     else invalid.push({ message, reason: `not a domain event: ${describeIssues(parsed.error.issues)}` });
   }
@@ -63,7 +63,7 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
  * Multi-row statements rather than two per event: a full batch of 50 events costs 5 statements
  * instead of 100, which matters because the consumer shares the database with every request.
  */
-function recordStatements(events: readonly DomainEvent[], processedAt: string): Statement[] {
+function recordStatements(events: readonly QueueEvent[], processedAt: string): Statement[] {
   const inserts = chunks(events, AUDIT_ROWS_PER_STATEMENT).map((rows) => {
     const values = sql.join(
       rows.map(

@@ -4,6 +4,8 @@
  */
 import type { AuthUser } from "../auth/auth.service";
 import { queueEventSink } from "../events/event-sink";
+import { queueAuditSink } from "../gateway/gateway-audit";
+import { SourceService } from "../gateway/sources.service";
 import { type Db, openDb } from "../lib/db";
 import { RagService } from "../rag/rag.service";
 import { TaskService } from "../tasks/tasks.service";
@@ -12,6 +14,8 @@ export interface Services {
   db: Db;
   tasks: TaskService;
   rag: RagService;
+  /** Gateway sources (upstream MCP servers) and calls routed to them. */
+  sources: SourceService;
 }
 
 /** Services are made on first use: a request to one server never pays for the others. */
@@ -19,6 +23,7 @@ export function createServices(env: Env, waitUntil: (promise: Promise<unknown>) 
   const db = openDb(env.DB);
   let tasks: TaskService | undefined;
   let rag: RagService | undefined;
+  let sources: SourceService | undefined;
   return {
     db,
     get tasks() {
@@ -26,6 +31,9 @@ export function createServices(env: Env, waitUntil: (promise: Promise<unknown>) 
     },
     get rag() {
       return (rag ??= new RagService(db, env, waitUntil));
+    },
+    get sources() {
+      return (sources ??= new SourceService({ db, env, audit: queueAuditSink(env.EVENTS, waitUntil) }));
     },
   };
 }

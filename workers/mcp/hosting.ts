@@ -19,6 +19,8 @@ export const MAX_MCP_BODY_BYTES = 1024 * 1024;
 export interface McpServerDefinition {
   /** Mounted at /mcp/<name>. */
   name: string;
+  /** Where the SDK handler answers, when not /mcp/<name> (the gateway serves /mcp itself). */
+  route?: string;
   version: string;
   instructions: string;
   tools: readonly ToolDefinition[];
@@ -52,7 +54,7 @@ function handlerFor(definition: McpServerDefinition): Handler {
         return buildServer(definition, ctx);
       },
       {
-        route: `/mcp/${definition.name}`,
+        route: definition.route ?? `/mcp/${definition.name}`,
         // Origin validation already ran in our middleware, with our allow-list.
         allowedOriginHostnames: "*",
         corsOptions: false,

@@ -1,0 +1,109 @@
+/** /api/sources over REST: register → discover, read, update, refresh, delete; owner-scoped; secrets never returned. */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { registerTasksSource, type SourceBody, TASKS_URL } from "../helpers/gateway";
+import { api, type ErrorBody } from "../helpers/rest";
+import { createUser } from "../helpers/users";
+
+describe("/api/sources", () => {
+  it("registers the tasks server, discovers its tools and answers id and slug", async () => {
+    const owner = await createUser();
+    const res = await registerTasksSource(owner, owner, { name: "My Tasks (prod)" });
+
+    expect(res.status).toBe(201);
+    expect(res.body.id).toBeGreaterThan(0);
+    expect(res.body.slug).toBe("my_tasks_prod");
+    expect(res.body.last_discovery_error).toBeNull();
+    expect(res.body.tools.map((tool) => tool.gateway_name)).toContain("my_tasks_prod__add_task");
+    expect(res.body.tool_count).toBe(res.body.tools.length);
+  });
+
+  it("never returns a secret's value, and stores it encrypted", async () => {
+    const owner = await createUser();
+    const res = await registerTasksSource(owner, owner, {
+      mcp_env_vars: [
+        { name: "Authorization", value: `Bearer ${owner.token}`, secret: true },
+        { name: "X-Team", value: "blue", secret: false },
+      ],
+    });
+    expect(res.body.mcp_env_vars).toEqual([
+      { name: "Authorization", secret: true },
+      { name: "X-Team", secret: false, value: "blue" },
+    ]);
+    const listed = await api<{ sources: SourceBody[] }>(owner, "GET", "/api/sources");
+    expect(JSON.stringify(listed.body)).not.toContain(owner.token);
+
+    const row = await env.DB.prepare("SELECT mcp_env_vars FROM sources WHERE id = ?").bind(res.body.id).first<{ mcp_env_vars: string }>();
+    expect(row!.mcp_env_vars).not.toContain(owner.token);
+    expect(row!.mcp_env_vars).toMatch(/"value":"v1\./);
+  });
+
+  it("does not forward the caller's own token upstream: without env vars the upstream refuses", async () => {
+    const owner = await createUser();
+    const res = await registerTasksSource(owner, owner, { mcp_env_vars: [] });
+
+    expect(res.status).toBe(201);
+    expect(res.body.tools).toEqual([]);
+    expect(res.body.last_discovery_error).toMatch(/^connection: upstream answered HTTP 401/);
+  });
+
+  it("lists, gets, disables, refreshes and deletes, each scoped to the owner", async () => {
+    const owner = await createUser();
+    const stranger = await createUser();
+    const { body: created } = await registerTasksSource(owner, owner);
+    const path = `/api/sources/${created.id}`;
+    expect(created.tools.length).toBeGreaterThan(0);
+
+    const list = await api<{ sources: SourceBody[]; count: number }>(owner, "GET", "/api/sources");
+    expect(list.body.sources.map((source) => source.id)).toEqual([created.id]);
+    expect((await api<{ sources: SourceBody[] }>(stranger, "GET", "/api/sources")).body.sources).toEqual([]);
+
+    for (const [method, suffix, body] of [
+      ["GET", "", undefined],
+      ["PATCH", "", { enabled: false }],
+      ["POST", "/refresh", undefined],
+      ["DELETE", "", undefined],
+    ] as const) {
+      const res = await api<ErrorBody>(stranger, method, `${path}${suffix}`, body ? { body } : {});
+      expect(res.status, `${method} ${suffix}`).toBe(404);
+    }
+
+    const disabled = await api<{ source: SourceBody }>(owner, "PATCH", path, { body: { enabled: false } });
+    expect(disabled.body.source.enabled).toBe(false);
+    const refreshed = await api<{ source: SourceBody; tools: unknown[] }>(owner, "POST", `${path}/refresh`);
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.body.tools.length).toBe(created.tools.length);
+
+    expect((await api(owner, "DELETE", path)).body).toEqual({ deleted: true, id: created.id });
+    expect((await api(owner, "GET", path)).status).toBe(404);
+  });
+
+  it("keeps slugs unique per owner, not across owners", async () => {
+    const first = await createUser();
+    const second = await createUser();
+    expect((await registerTasksSource(first, first, { name: "Shared" })).status).toBe(201);
+    const again = await registerTasksSource(first, first, { name: "shared!" });
+    expect(again.status).toBe(409);
+    expect((await registerTasksSource(second, second, { name: "Shared" })).status).toBe(201);
+  });
+
+  it("refuses link-local and metadata hosts, and transports that are not supported yet", async () => {
+    const owner = await createUser();
+    for (const url of [
+      "http://169.254.169.254/latest/meta-data",
+      "http://[fe80::1]/mcp",
+      "http://metadata.google.internal/computeMetadata/v1",
+      "http://[::ffff:169.254.169.254]/",
+    ]) {
+      const res = await api<ErrorBody>(owner, "POST", "/api/sources", { body: { name: "bad", url } });
+      expect(res.status, url).toBe(400);
+      expect(res.body.error.code, url).toBe("invalid_input");
+    }
+    for (const transport of ["sse", "stdio"]) {
+      const res = await api<ErrorBody>(owner, "POST", "/api/sources", { body: { name: "t", url: TASKS_URL, mcp_transport_type: transport } });
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toContain("not supported yet");
+    }
+    expect((await api<{ sources: unknown[] }>(owner, "GET", "/api/sources")).body.sources).toEqual([]);
+  });
+});

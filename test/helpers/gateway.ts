@@ -1,0 +1,54 @@
+/**
+ * Gateway shortcuts: register a source over REST, and an MCP client on the aggregated /mcp
+ * endpoint. The upstream in these tests is the Worker's own tasks server (http://localhost/mcp/tasks),
+ * reached by the source's Durable Object through the SELF binding — a real MCP server, not a mock.
+ */
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { api, type ApiResponse } from "./rest";
+import { workerFetch } from "./mcp";
+import type { TestUser } from "./users";
+
+export const TASKS_URL = "http://localhost/mcp/tasks";
+
+export interface ToolView {
+  name: string;
+  alias: string;
+  gateway_name: string;
+}
+
+export interface SourceBody {
+  id: number;
+  slug: string;
+  name: string;
+  enabled: boolean;
+  tool_count: number;
+  last_discovery_error: string | null;
+  mcp_env_vars: { name: string; secret: boolean; value?: string }[];
+  tools: ToolView[];
+}
+
+/** Registers the tasks server as a source whose calls act as `tokenUser`. */
+export function registerTasksSource(
+  owner: TestUser,
+  tokenUser: TestUser,
+  overrides: Record<string, unknown> = {},
+): Promise<ApiResponse<SourceBody>> {
+  return api<SourceBody>(owner, "POST", "/api/sources", {
+    body: {
+      name: `Tasks ${crypto.randomUUID().slice(0, 6)}`,
+      url: TASKS_URL,
+      mcp_env_vars: [{ name: "Authorization", value: `Bearer ${tokenUser.token}`, secret: true }],
+      ...overrides,
+    },
+  });
+}
+
+export async function connectGateway(user: TestUser): Promise<Client> {
+  const client = new Client({ name: "mcp-edge-tests", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL("http://localhost/mcp"), {
+    fetch: workerFetch,
+    requestInit: { headers: user.headers },
+  });
+  await client.connect(transport);
+  return client;
+}

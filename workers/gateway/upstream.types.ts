@@ -1,0 +1,71 @@
+/**
+ * What crosses the RPC boundary between the gateway service and a source's Durable Object.
+ * No MCP SDK types, so the domain side stays MCP-free. Free-form JSON (schemas, arguments,
+ * results) travels as JSON text: RPC types cannot carry `unknown`, and a recursive JSON type
+ * is too deep for them; the receiving side parses and checks it.
+ */
+import { z } from "zod";
+
+/** Everything the Durable Object needs to reach the upstream; secrets arrive decrypted, are never stored by it. */
+export interface UpstreamConfig {
+  sourceId: number;
+  slug: string;
+  url: string;
+  /** From mcp_env_vars; never includes the gateway client's own Authorization. */
+  headers: Record<string, string>;
+  lifecycle: "transient" | "singleton";
+  timeoutMs: number;
+  /** Changes whenever url or headers change: a warm connection made with another fingerprint is dropped. */
+  fingerprint: string;
+}
+
+const jsonObject = z.record(z.string(), z.unknown());
+
+export const upstreamToolSchema = z.object({
+  name: z.string().min(1),
+  title: z.string().nullable(),
+  description: z.string(),
+  inputSchema: jsonObject,
+  outputSchema: jsonObject.nullable(),
+  annotations: jsonObject,
+});
+export type UpstreamTool = z.output<typeof upstreamToolSchema>;
+export const upstreamToolsSchema = z.array(upstreamToolSchema);
+
+/** `tool_error` is the upstream's own `isError` answer; `circuit_open` means no request was sent. */
+export type UpstreamErrorType = "connection" | "protocol" | "timeout" | "tool_error" | "circuit_open";
+export type CallOutcome = "ok" | UpstreamErrorType;
+
+export interface UpstreamCallMeta {
+  source: string;
+  execution_time_ms: number;
+  error_type?: UpstreamErrorType;
+}
+
+export interface UpstreamCallOutcome {
+  /** The tools/call result as JSON, its `_meta` merged with `meta`. */
+  resultJson: string;
+  meta: UpstreamCallMeta;
+}
+
+export interface UpstreamCall {
+  name: string;
+  /** The call's arguments object as JSON. */
+  argumentsJson: string;
+  /** Annotated idempotentHint upstream: safe to retry after the request may have been sent. */
+  idempotent: boolean;
+}
+
+export interface DiscoveryOutcome {
+  ok: boolean;
+  /** UpstreamTool[] as JSON; "[]" when discovery failed. */
+  toolsJson: string;
+  protocolVersion: string | null;
+  error: { type: UpstreamErrorType; message: string } | null;
+}
+
+export interface BreakerSnapshot {
+  state: "closed" | "open" | "half_open";
+  failures: number;
+  openedAt: number | null;
+}
