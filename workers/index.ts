@@ -9,6 +9,7 @@ import { fireDueReminders } from "./tasks/reminders.cron";
 
 export { RagGate } from "../durable-objects/rag-gate.do";
 export { GatewaySource } from "../durable-objects/source.do";
+export { ThinkingLog } from "../durable-objects/thinking.do";
 
 const app = createApp();
 
