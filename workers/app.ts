@@ -15,8 +15,9 @@ import { ragRoutes } from "./rag/rag.routes";
 import { ragServer } from "./rag/rag.server";
 import { taskRoutes } from "./tasks/tasks.routes";
 import { tasksServer } from "./tasks/tasks.server";
+import { thinkingServer } from "./thinking/thinking.server";
 
-export const mcpServers: readonly McpServerDefinition[] = [tasksServer, ragServer];
+export const mcpServers: readonly McpServerDefinition[] = [tasksServer, ragServer, thinkingServer];
 const apiRoutes = [...taskRoutes, ...ragRoutes, ...sourceRoutes];
 
 /**

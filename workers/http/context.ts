@@ -9,6 +9,7 @@ import { SourceService } from "../gateway/sources.service";
 import { type Db, openDb } from "../lib/db";
 import { RagService } from "../rag/rag.service";
 import { TaskService } from "../tasks/tasks.service";
+import { ThinkingService } from "../thinking/thinking.service";
 
 export interface Services {
   db: Db;
@@ -16,6 +17,8 @@ export interface Services {
   rag: RagService;
   /** Gateway sources (upstream MCP servers) and calls routed to them. */
   sources: SourceService;
+  /** Each user's sequential-thinking history, in their own Durable Object (`forUser`). */
+  thinking: ThinkingService;
 }
 
 /** Services are made on first use: a request to one server never pays for the others. */
@@ -24,6 +27,7 @@ export function createServices(env: Env, waitUntil: (promise: Promise<unknown>) 
   let tasks: TaskService | undefined;
   let rag: RagService | undefined;
   let sources: SourceService | undefined;
+  let thinking: ThinkingService | undefined;
   return {
     db,
     get tasks() {
@@ -34,6 +38,9 @@ export function createServices(env: Env, waitUntil: (promise: Promise<unknown>) 
     },
     get sources() {
       return (sources ??= new SourceService({ db, env, audit: queueAuditSink(env.EVENTS, waitUntil) }));
+    },
+    get thinking() {
+      return (thinking ??= new ThinkingService(env.THINKING));
     },
   };
 }
