@@ -7,12 +7,13 @@
  * form (the fused score is the first-stage score), and the features come from the Worker's own
  * `featureRows`. (The Worker's first stage also fuses vectors; this leaves them out for speed.) Coordinate ascent on mean nDCG@10 then fits the weights, which
  * are pasted into DEFAULT_WEIGHTS (workers/rag/models/lexical-reranker.ts). Test is never read.
+ * An optional JSON argument overrides feature settings, e.g. '{"k1":0.9,"b":0.4}' (FeatureParams).
  */
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { type BeirDocument, type BeirQuery, readAll, readQrels } from "../bin/lib/beir";
 import { ROOT } from "../bin/lib/wrangler";
-import { DEFAULT_WEIGHTS, FEATURES, featureRows, linearScores } from "../workers/rag/models/lexical-reranker";
+import { DEFAULT_PARAMS, DEFAULT_WEIGHTS, FEATURES, type FeatureParams, featureRows, linearScores } from "../workers/rag/models/lexical-reranker";
 import type { CorpusStats } from "../workers/rag/models/types";
 import { TITLE_WEIGHT } from "../workers/rag/rag.repo";
 import { expandQuery, FEEDBACK_WEIGHT } from "../workers/rag/pipelines/basic-rerank";
@@ -23,6 +24,7 @@ import { mean, ndcgAt } from "./lib/metrics";
 
 const DATA = join(ROOT, "..", "shared", "data", "scifact");
 const STEPS = [0.4, 0.2, 0.1, 0.05];
+const params: FeatureParams = { ...DEFAULT_PARAMS, ...(JSON.parse(process.argv[2] ?? "{}") as Partial<FeatureParams>) };
 
 const corpus = await readAll<BeirDocument>(join(DATA, "corpus.jsonl"));
 const queries = new Map((await readAll<BeirQuery>(join(DATA, "queries.jsonl"))).map((q) => [q._id, q.text]));
@@ -50,7 +52,7 @@ const prepared = [...train].map(([queryId, judged]) => {
   const fused = reciprocalRankFusion([{ items: first, weight: 1 }, { items: lexical(expanded), weight: FEEDBACK_WEIGHT }]);
   const rows = sortedByScore(fused).slice(0, 100).map((f) => ({ rowid: f.id, score: f.score }));
   const docs = rows.map((r) => corpus[r.rowid - 1]!);
-  const features = featureRows(text, docs.map((d, i) => ({ title: d.title ?? "", content: d.text, retrievalScore: rows[i]!.score })), stats);
+  const features = featureRows(text, docs.map((d, i) => ({ title: d.title ?? "", content: d.text, retrievalScore: rows[i]!.score })), stats, undefined, params);
   return { ids: docs.map((d) => d._id), features, judged };
 });
 
@@ -66,6 +68,7 @@ function objective(weights: readonly number[]): number {
 
 let weights = [...DEFAULT_WEIGHTS];
 let best = objective(weights);
+console.log(`params ${JSON.stringify(params)}`);
 console.log(`start ${best.toFixed(4)} (first stage alone: ${objective(FEATURES.map((f) => (f === "retrieval" ? 1 : 0))).toFixed(4)})`);
 for (let round = 0; round < 4; round++) {
   for (let j = 0; j < weights.length; j++) {

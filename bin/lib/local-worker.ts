@@ -2,11 +2,12 @@
  * Starts `wrangler dev` for a command-line tool (ingest, eval) on a free loopback port, against a
  * local D1 that is migrated first, with a fresh API token for a named user. `persistTo` chooses the
  * local state: undefined = the one `npm run dev` uses, so ingested documents show up there too.
- * The Worker is bundled once (as `wrangler deploy` would) and served with --no-bundle, so edits to
- * the sources during a long run cannot reload it mid-request.
+ * The Worker is bundled once (as `wrangler deploy` would) and served with --no-bundle from a copy
+ * of wrangler.toml taken at the same moment, so edits to the sources or the config during a long
+ * run cannot reload it mid-request.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { createWriteStream, mkdirSync, readFileSync } from "node:fs";
+import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { generateToken, hashToken, USER_NAME_PATTERN } from "../../workers/auth/tokens";
@@ -84,13 +85,19 @@ export async function startLocalWorker(options: { user: string; label: string; p
   const token = await prepareLocalDatabase(options.user, options.label, options.persistTo);
   const buildDir = join(ROOT, ".wrangler", "build", options.user);
   wrangler(["deploy", "--dry-run", "--outdir", buildDir], { quiet: true });
+  const config = readFileSync(join(ROOT, "wrangler.toml"), "utf8")
+    .replace(/^main = .*$/m, 'main = "index.js"')
+    .replace(/^migrations_dir = .*$/m, `migrations_dir = ${JSON.stringify(join(ROOT, "d1", "migrations"))}`);
+  writeFileSync(join(buildDir, "wrangler.toml"), config);
   const [port, inspectorPort] = [await freePort(), await freePort()];
   const origin = `http://127.0.0.1:${port}`;
   mkdirSync(dirname(options.logFile), { recursive: true });
   const log = createWriteStream(options.logFile);
   const child = spawn(
     WRANGLER,
-    ["dev", join(buildDir, "index.js"), "--no-bundle", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort), ...persistArgs(options.persistTo),
+    ["dev", "--config", join(buildDir, "wrangler.toml"), "--no-bundle", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort),
+      // The config copy lives elsewhere: name the state directory explicitly (default: npm run dev's).
+      "--persist-to", options.persistTo ?? join(ROOT, ".wrangler", "state"),
       "--show-interactive-dev-session=false"],
     { cwd: ROOT, env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" }, detached: true, stdio: ["ignore", "pipe", "pipe"] },
   );

@@ -43,13 +43,20 @@ function backend(value: string | undefined, env: Env): Backend {
   return env.AI ? "workers-ai" : "local";
 }
 
+/** A remote backend's default model names (a local role has none; Workers AI's stand in, unused). */
+function defaultsFor(b: Backend): RagConfig["models"] {
+  return b === "local" ? DEFAULT_MODELS["workers-ai"] : DEFAULT_MODELS[b];
+}
+
+function pick(value: string | undefined, fallback: string): string {
+  return value && value.trim() !== "" ? value.trim() : fallback;
+}
+
 export function readRagConfig(env: Env): RagConfig {
   const embedder = backend(env.RAG_EMBEDDER, env);
-  const remote = embedder === "local" ? DEFAULT_MODELS["workers-ai"] : DEFAULT_MODELS[embedder];
-  const pick = (value: string | undefined, fallback: string) => (value && value.trim() !== "" ? value.trim() : fallback);
-  const generator = backend(env.RAG_GENERATOR, env);
   const reranker = backend(env.RAG_RERANKER, env);
-  const defaultsFor = (b: Backend) => (b === "local" ? DEFAULT_MODELS["workers-ai"] : DEFAULT_MODELS[b]);
+  const generator = backend(env.RAG_GENERATOR, env);
+  const remote = defaultsFor(embedder);
   return {
     embedder,
     reranker,

@@ -40,12 +40,25 @@ export function toChunkRecord(row: Row): ChunkRecord {
   };
 }
 
-/** FTS5 candidates, best first; `rank` is bm25 (lower is better), `score` its negation. */
-export function lexicalStatement(userId: number, match: string, limit: number): SQL {
-  return sql`SELECT ${chunkColumns}, -bm25(rag_chunks_fts, ${TITLE_WEIGHT}, 1.0) AS score
-    FROM rag_chunks_fts JOIN rag_chunks c ON c.id = rag_chunks_fts.rowid JOIN rag_documents d ON d.id = c.document_id
-    WHERE rag_chunks_fts MATCH ${match} AND c.user_id = ${userId}
-    ORDER BY bm25(rag_chunks_fts, ${TITLE_WEIGHT}, 1.0) LIMIT ${limit}`;
+/**
+ * FTS5 candidates, best first, `score` = −bm25 (higher is better). Only the first `withText` rows
+ * carry their text (title, content, source, metadata are NULL below): a caller that shows a handful
+ * of documents should not move a hundred chunks out of D1 to rank them.
+ */
+export function lexicalStatement(userId: number, match: string, limit: number, withText = limit): SQL {
+  return sql`WITH hits AS (
+      SELECT rag_chunks_fts.rowid AS id, bm25(rag_chunks_fts, ${TITLE_WEIGHT}, 1.0) AS rank
+      FROM rag_chunks_fts JOIN rag_chunks c ON c.id = rag_chunks_fts.rowid
+      WHERE rag_chunks_fts MATCH ${match} AND c.user_id = ${userId}
+      ORDER BY rank LIMIT ${limit}),
+    numbered AS (SELECT id, rank, row_number() OVER (ORDER BY rank) AS n FROM hits)
+    SELECT c.id AS chunk_id, d.doc_id, -h.rank AS score,
+      CASE WHEN h.n <= ${withText} THEN c.title END AS title,
+      CASE WHEN h.n <= ${withText} THEN c.content END AS content,
+      CASE WHEN h.n <= ${withText} THEN d.source END AS source,
+      CASE WHEN h.n <= ${withText} THEN d.metadata END AS metadata
+    FROM numbered h JOIN rag_chunks c ON c.id = h.id JOIN rag_documents d ON d.id = c.document_id
+    ORDER BY h.rank`;
 }
 
 export function chunksStatement(userId: number, chunkIds: readonly number[]): SQL {

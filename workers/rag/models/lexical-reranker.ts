@@ -31,11 +31,17 @@ export const FEATURES = [
 /** Fitted on SciFact train (eval/tune-scifact.ts); order as FEATURES. */
 export const DEFAULT_WEIGHTS: readonly number[] = [0.3, -0.4, 0.05, -0.1, 0, 0.4, 0.5, 0.1, 0.6, 0.35, 0.2];
 
-const K1 = 1.2;
-const B = 0.75;
-const TITLE_BOOST = 3;
-const FEEDBACK_DOCS = 3;
-const FEEDBACK_TERMS = 10;
+/** Feature-extraction settings; the tuner varies them, the Worker uses the defaults. */
+export interface FeatureParams {
+  k1: number;
+  b: number;
+  /** A title occurrence counts this many body occurrences. */
+  titleBoost: number;
+  feedbackDocs: number;
+  feedbackTerms: number;
+}
+
+export const DEFAULT_PARAMS: FeatureParams = { k1: 1.2, b: 0.75, titleBoost: 3, feedbackDocs: 3, feedbackTerms: 10 };
 /** Expansion terms must be rarer than this share of chunks: common words carry no topic. */
 const FEEDBACK_MAX_DF_SHARE = 0.2;
 const LATE_INTERACTION_THRESHOLD = 0.5;
@@ -48,21 +54,21 @@ interface Analysed {
   length: number;
 }
 
-function analyse(candidate: RerankCandidate): Analysed {
+function analyse(candidate: RerankCandidate, titleBoost: number): Analysed {
   const title = terms(candidate.title);
   const body = terms(candidate.content);
   const tf = new Map<string, number>();
-  for (const t of title) tf.set(t, (tf.get(t) ?? 0) + TITLE_BOOST);
+  for (const t of title) tf.set(t, (tf.get(t) ?? 0) + titleBoost);
   for (const t of body) tf.set(t, (tf.get(t) ?? 0) + 1);
   const parts = [title, ...sentences(candidate.content).map(terms)].filter((s) => s.length > 0);
   return { title, body, sentences: parts, tf, length: title.length + body.length };
 }
 
-function bm25(weights: ReadonlyMap<string, number>, tf: ReadonlyMap<string, number>, length: number, avg: number): number {
+function bm25(weights: ReadonlyMap<string, number>, tf: ReadonlyMap<string, number>, length: number, avg: number, p: FeatureParams = DEFAULT_PARAMS): number {
   let score = 0;
   for (const [term, weight] of weights) {
     const f = tf.get(term) ?? 0;
-    if (f > 0) score += (weight * f * (K1 + 1)) / (f + K1 * (1 - B + (B * length) / avg));
+    if (f > 0) score += (weight * f * (p.k1 + 1)) / (f + p.k1 * (1 - p.b + (p.b * length) / avg));
   }
   return score;
 }
@@ -106,11 +112,11 @@ function sentenceScores(weights: ReadonlyMap<string, number>, total: number, doc
 }
 
 /** RM3-style expansion terms from the top candidates by BM25, weighted by their share. */
-function feedbackTerms(query: ReadonlySet<string>, docs: readonly Analysed[], bm: readonly number[], stats: CorpusStats): Map<string, number> {
+function feedbackTerms(query: ReadonlySet<string>, docs: readonly Analysed[], bm: readonly number[], stats: CorpusStats, p: FeatureParams): Map<string, number> {
   const top = bm
     .map((score, i) => ({ score, i }))
     .sort((a, b) => b.score - a.score)
-    .slice(0, FEEDBACK_DOCS);
+    .slice(0, p.feedbackDocs);
   const best = top[0]?.score ?? 0;
   const weights = new Map<string, number>();
   for (const { score, i } of top) {
@@ -123,20 +129,26 @@ function feedbackTerms(query: ReadonlySet<string>, docs: readonly Analysed[], bm
       weights.set(term, (weights.get(term) ?? 0) + prior / all.length);
     }
   }
-  const chosen = [...weights].sort((a, b) => b[1] - a[1]).slice(0, FEEDBACK_TERMS);
+  const chosen = [...weights].sort((a, b) => b[1] - a[1]).slice(0, p.feedbackTerms);
   return new Map(chosen.map(([term, w]) => [term, w * idf(stats, term)]));
 }
 
 /** Raw (un-normalised) feature rows, one per candidate, in FEATURES order. */
-export function featureRows(query: string, candidates: readonly RerankCandidate[], stats: CorpusStats, queryVector?: Float32Array): number[][] {
+export function featureRows(
+  query: string,
+  candidates: readonly RerankCandidate[],
+  stats: CorpusStats,
+  queryVector?: Float32Array,
+  params: FeatureParams = DEFAULT_PARAMS,
+): number[][] {
   const qTerms = queryTerms(query);
   const weights = new Map(qTerms.map((t) => [t, idf(stats, t)]));
   const total = [...weights.values()].reduce((a, b) => a + b, 0);
   const querySet = new Set(qTerms);
   const avg = Math.max(1, stats.averageLength);
-  const docs = candidates.map(analyse);
-  const bm = docs.map((doc) => bm25(weights, doc.tf, doc.length, avg));
-  const feedback = feedbackTerms(querySet, docs, bm, stats);
+  const docs = candidates.map((c) => analyse(c, params.titleBoost));
+  const bm = docs.map((doc) => bm25(weights, doc.tf, doc.length, avg, params));
+  const feedback = feedbackTerms(querySet, docs, bm, stats, params);
   let ownQueryVector: Float32Array | undefined;
   const queryTokens = matchWords(query);
   const tokenWeights = queryTokens.map((t) => idf(stats, stem(t)));
@@ -167,7 +179,7 @@ export function featureRows(query: string, candidates: readonly RerankCandidate[
       candidates[i]!.retrievalScore,
       sentenceCoverage,
       sentenceBm25,
-      bm25(feedback, doc.tf, doc.length, avg),
+      bm25(feedback, doc.tf, doc.length, avg, params),
       cosine,
       maxSim(queryTokens, tokenWeights, contentTokens(text), LATE_INTERACTION_THRESHOLD, pairs).score,
     ];

@@ -56,15 +56,20 @@ export interface HybridResult {
 }
 
 /** FTS5 candidates and the collection version (and counts), in one batch. */
-export async function lexicalRetrieve(ctx: RetrievalContext, query: string, depth: number) {
+export async function lexicalRetrieve(ctx: RetrievalContext, query: string, depth: number, withText = depth) {
   const queryWords = matchWords(query);
   const expression = toMatchExpression(queryWords);
   const statements: Statement[] = [collectionStatement(ctx.db, ctx.userId)];
-  if (expression) statements.push(lexicalStatement(ctx.userId, expression, depth));
+  if (expression) statements.push(lexicalStatement(ctx.userId, expression, depth, withText));
   const [collectionRows, lexicalRows] = await batch(ctx.db, statements);
   const collection = toCollection(collectionRows);
-  const records = (lexicalRows ?? []).map((row) => ({ ...toChunkRecord(row), score: Number(row["score"]) }));
-  return { collection, records };
+  const hits = (lexicalRows ?? []).map((row) => ({
+    chunkId: Number(row["chunk_id"]),
+    docId: String(row["doc_id"]),
+    score: Number(row["score"]),
+    record: row["content"] === null ? undefined : toChunkRecord(row),
+  }));
+  return { collection, hits };
 }
 
 export async function corpusStats(ctx: RetrievalContext, collection: CollectionState): Promise<CorpusStats> {
@@ -114,15 +119,19 @@ export function fuse(lexical: readonly Scored[], vector: readonly Scored[], opti
 }
 
 export async function hybridRetrieve(ctx: RetrievalContext, query: string, options: HybridOptions): Promise<HybridResult> {
-  const lexical = await lexicalRetrieve(ctx, query, options.depth);
+  const contentDepth = options.contentDepth ?? options.depth;
+  // Lexical hits past twice the needed depth come without text; fusion rarely lifts them that far.
+  const lexical = await lexicalRetrieve(ctx, query, options.depth, Math.min(options.depth, contentDepth * 2));
   const hits = options.vectorWeight > 0 ? await vectorRetrieve(ctx, query, lexical.collection.version, options.depth) : [];
   const vector = hits.map((h) => ({ id: h.chunkId, score: h.score }));
-  const lexicalScores = lexical.records.map((r) => ({ id: r.chunkId, score: r.score }));
+  const lexicalScores = lexical.hits.map((h) => ({ id: h.chunkId, score: h.score }));
   const fused = fuse(lexicalScores, vector, options).slice(0, options.depth);
-  const known = new Map(lexical.records.map((r) => [r.chunkId, r as ChunkRecord]));
-  const hitDocs = new Map(hits.flatMap((h) => (h.docId === undefined ? [] : [[h.chunkId, h.docId] as const])));
-  // Text is read only where it is needed; a vector hit whose document the index knows can wait as a stub.
-  const contentDepth = options.contentDepth ?? options.depth;
+  const known = new Map(lexical.hits.flatMap((h) => (h.record ? [[h.chunkId, h.record] as const] : [])));
+  const hitDocs = new Map([
+    ...lexical.hits.map((h) => [h.chunkId, h.docId] as const),
+    ...hits.flatMap((h) => (h.docId === undefined ? [] : [[h.chunkId, h.docId] as const])),
+  ]);
+  // Text is read only where it is needed; a hit whose document is known can wait as a stub.
   const needed = fused.filter((f, rank) => !known.has(f.id) && (rank < contentDepth || !hitDocs.has(f.id))).map((f) => f.id);
   const records = await resolveChunks(ctx, needed, known);
   const candidates: Candidate[] = fused.flatMap((f) => {
