@@ -18,6 +18,7 @@ import type { CommonInput, DocumentSummary, IngestInput, IngestResult, QueryResu
 import { D1ExactIndex } from "./retrieval/exact-index";
 import type { VectorIndex } from "./retrieval/vector-index";
 import { VectorizeVectorIndex } from "./retrieval/vectorize-index";
+import { decodeCursor, encodeCursor } from "../lib/cursor";
 
 export class RagService {
   readonly config: RagConfig;
@@ -65,7 +66,7 @@ export class RagService {
   }
 
   async list(userId: number, limit: number, cursor: string | undefined) {
-    const offset = decodeCursor(cursor);
+    const offset = decodeCursor(cursor, "rag_list_documents");
     const { rows, total } = await listDocuments(this.db, userId, limit, offset);
     const documents: DocumentSummary[] = rows.slice(0, limit).map((row) => ({
       doc_id: row.docId,
@@ -107,21 +108,4 @@ export class RagService {
   health(): Promise<RagHealth> {
     return checkRagHealth(this.db);
   }
-}
-
-function encodeCursor(offset: number): string {
-  return btoa(JSON.stringify({ o: offset })).replace(/=+$/, "");
-}
-
-function decodeCursor(cursor: string | undefined): number {
-  if (cursor === undefined || cursor === "") return 0;
-  try {
-    const parsed: unknown = JSON.parse(atob(cursor));
-    if (typeof parsed === "object" && parsed !== null && "o" in parsed && Number.isInteger(parsed.o) && Number(parsed.o) >= 0) {
-      return Number(parsed.o);
-    }
-  } catch {
-    // fall through to the error below
-  }
-  throw AppError.invalid("cursor: not a cursor returned by rag_list_documents; omit it to start from the first page", "cursor");
 }
