@@ -29,7 +29,7 @@ export const FEATURES = [
 ] as const;
 
 /** Fitted on SciFact train (eval/tune-scifact.ts); order as FEATURES. */
-export const DEFAULT_WEIGHTS: readonly number[] = [0.3, -0.4, 0.05, -0.1, 0, 0.4, 0.5, 0.1, 0.6, 0.35, 0.2];
+export const DEFAULT_WEIGHTS: readonly number[] = [0.3, -0.4, 0.05, -0.1, 0, 0.3, 0.5, 0.1, 0.65, 0.35, 0.2];
 
 /** Feature-extraction settings; the tuner varies them, the Worker uses the defaults. */
 export interface FeatureParams {
@@ -41,7 +41,7 @@ export interface FeatureParams {
   feedbackTerms: number;
 }
 
-export const DEFAULT_PARAMS: FeatureParams = { k1: 1.2, b: 0.75, titleBoost: 3, feedbackDocs: 3, feedbackTerms: 10 };
+export const DEFAULT_PARAMS: FeatureParams = { k1: 1.2, b: 0.75, titleBoost: 3, feedbackDocs: 5, feedbackTerms: 20 };
 /** Expansion terms must be rarer than this share of chunks: common words carry no topic. */
 const FEEDBACK_MAX_DF_SHARE = 0.2;
 const LATE_INTERACTION_THRESHOLD = 0.5;
