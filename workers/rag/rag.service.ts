@@ -68,30 +68,14 @@ export class RagService {
   async list(userId: number, limit: number, cursor: string | undefined) {
     const offset = decodeCursor(cursor, "rag_list_documents");
     const { rows, total } = await listDocuments(this.db, userId, limit, offset);
-    const documents: DocumentSummary[] = rows.slice(0, limit).map((row) => ({
-      doc_id: row.docId,
-      title: row.title,
-      source: row.source,
-      chunk_count: row.chunkCount,
-      metadata: row.metadata,
-      created_at: row.createdAt,
-      updated_at: row.updatedAt,
-    }));
+    const documents = rows.slice(0, limit).map(toDocumentSummary);
     return { documents, total, next_cursor: rows.length > limit ? encodeCursor(offset + limit) : null };
   }
 
   async get(userId: number, docId: string): Promise<DocumentSummary> {
     const row = await findDocument(this.db, userId, docId);
     if (!row) throw AppError.notFound("Document", docId);
-    return {
-      doc_id: row.docId,
-      title: row.title,
-      source: row.source,
-      chunk_count: row.chunkCount,
-      metadata: row.metadata,
-      created_at: row.createdAt,
-      updated_at: row.updatedAt,
-    };
+    return toDocumentSummary(row);
   }
 
   async delete(userId: number, docId: string): Promise<{ deleted: true; doc_id: string; chunks: number }> {
@@ -108,4 +92,17 @@ export class RagService {
   health(): Promise<RagHealth> {
     return checkRagHealth(this.db);
   }
+}
+
+/** A document row as the tools and REST routes show it. */
+function toDocumentSummary(row: NonNullable<Awaited<ReturnType<typeof findDocument>>>): DocumentSummary {
+  return {
+    doc_id: row.docId,
+    title: row.title,
+    source: row.source,
+    chunk_count: row.chunkCount,
+    metadata: row.metadata,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
 }
