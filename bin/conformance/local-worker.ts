@@ -4,10 +4,10 @@
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { createWriteStream, mkdirSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateToken, hashToken } from "../../workers/auth/tokens";
+import { freePort } from "../lib/ports";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const WRANGLER = join(ROOT, "node_modules", ".bin", "wrangler");
@@ -30,17 +30,6 @@ export interface LocalWorkerOptions {
   logDir: string;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function wrangler(args: readonly string[]): string {
   const result = spawnSync(WRANGLER, args, { cwd: ROOT, encoding: "utf8", env: WRANGLER_ENV, maxBuffer: 16 * 1024 * 1024 });

@@ -8,10 +8,10 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { generateToken, hashToken, USER_NAME_PATTERN } from "../../workers/auth/tokens";
 import { ROOT, sqlString, WRANGLER, wrangler } from "./wrangler";
+import { freePort } from "./ports";
 
 const READY_TIMEOUT_MS = 90_000;
 
@@ -21,17 +21,6 @@ export interface LocalWorker {
   stop(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function persistArgs(persistTo: string | undefined): string[] {
   return persistTo ? ["--persist-to", persistTo] : [];
