@@ -1,5 +1,7 @@
 /** The RAG tools: six query pipelines, health, and document ingestion, listing and deletion. */
+import type { z } from "zod";
 import { defineTool, READ_ONLY, type ToolDefinition } from "../mcp/tool";
+import type { Pipeline } from "./pipelines/pipeline";
 import { basicPipeline } from "./pipelines/basic";
 import { basicRerankPipeline } from "./pipelines/basic-rerank";
 import { colbertPipeline } from "./pipelines/colbert";
@@ -11,6 +13,7 @@ import {
   basicInput,
   basicRerankInput,
   colbertInput,
+  type CommonInput,
   cragInput,
   deleteDocumentInput,
   deleteDocumentResult,
@@ -28,90 +31,66 @@ import {
 const COMMON =
   " Returns an answer citing documents as [n], the top_k documents (one entry each, its best chunk as content, best first), de-duplicated sources, and metadata naming the embedder, reranker and generator used, with timings.";
 
+type QueryInput = z.ZodObject<z.ZodRawShape> & z.ZodType<CommonInput>;
+
+/** Every pipeline tool has the same shape: the pipeline names the tool, runs it, formats the answer. */
+function queryTool<I extends QueryInput>(spec: { pipeline: Pipeline<z.output<I>>; title: string; description: string; input: I }) {
+  return defineTool({
+    name: spec.pipeline.name,
+    title: spec.title,
+    description: spec.description + COMMON,
+    input: spec.input,
+    output: queryResult,
+    annotations: READ_ONLY,
+    run: async (args, { user, services }, call) => {
+      const result = await services.rag.query(user.id, spec.pipeline, args, call.signal);
+      return { data: result, text: formatQuery(result) };
+    },
+  });
+}
+
 const queryTools: ToolDefinition[] = [
-  defineTool({
-    name: "rag_basic",
+  queryTool({
+    pipeline: basicPipeline,
     title: "Ask your documents (hybrid retrieval)",
     description:
-      "Answer a question from your ingested documents with hybrid retrieval: BM25 full-text search and vector similarity, fused (fusion_method weighted or rrf; vector_weight sets the vector share). The fast default for specific questions." +
-      COMMON,
+      "Answer a question from your ingested documents with hybrid retrieval: BM25 full-text search and vector similarity, fused (fusion_method weighted or rrf; vector_weight sets the vector share). The fast default for specific questions.",
     input: basicInput,
-    output: queryResult,
-    annotations: READ_ONLY,
-    run: async (args, { user, services }, call) => {
-      const result = await services.rag.query(user.id, basicPipeline, args, call.signal);
-      return { data: result, text: formatQuery(result) };
-    },
   }),
-  defineTool({
-    name: "rag_basic_rerank",
+  queryTool({
+    pipeline: basicRerankPipeline,
     title: "Ask your documents (retrieve, then rerank)",
     description:
-      "Like rag_basic, but retrieves rerank_depth candidates and has the reranker read each one against the question before choosing the top_k. Slower, usually more precise." +
-      COMMON,
+      "Like rag_basic, but retrieves rerank_depth candidates and has the reranker read each one against the question before choosing the top_k. Slower, usually more precise.",
     input: basicRerankInput,
-    output: queryResult,
-    annotations: READ_ONLY,
-    run: async (args, { user, services }, call) => {
-      const result = await services.rag.query(user.id, basicRerankPipeline, args, call.signal);
-      return { data: result, text: formatQuery(result) };
-    },
   }),
-  defineTool({
-    name: "rag_crag",
+  queryTool({
+    pipeline: cragPipeline,
     title: "Ask your documents (corrective RAG)",
     description:
-      "Corrective RAG: scores how well the retrieved evidence covers the question (confidence_score, 0–1); below confidence_threshold it applies correction_strategy — rewrite the query into its key terms, decompose it into sub-questions, or expand it with terms from the best evidence — and retrieves again. metadata says whether a correction was applied and which queries ran." +
-      COMMON,
+      "Corrective RAG: scores how well the retrieved evidence covers the question (confidence_score, 0–1); below confidence_threshold it applies correction_strategy — rewrite the query into its key terms, decompose it into sub-questions, or expand it with terms from the best evidence — and retrieves again. metadata says whether a correction was applied and which queries ran.",
     input: cragInput,
-    output: queryResult,
-    annotations: READ_ONLY,
-    run: async (args, { user, services }, call) => {
-      const result = await services.rag.query(user.id, cragPipeline, args, call.signal);
-      return { data: result, text: formatQuery(result) };
-    },
   }),
-  defineTool({
-    name: "rag_graphrag",
+  queryTool({
+    pipeline: graphragPipeline,
     title: "Ask your documents (entity graph)",
     description:
-      "GraphRAG: finds the entities the question names in the entity graph built at ingest, follows relations graph_traversal_depth hops, ranks the chunks that mention them, and fuses that ranking with text retrieval by reciprocal rank fusion (rrf_score). Good when the answer hinges on named things and their connections." +
-      COMMON,
+      "GraphRAG: finds the entities the question names in the entity graph built at ingest, follows relations graph_traversal_depth hops, ranks the chunks that mention them, and fuses that ranking with text retrieval by reciprocal rank fusion (rrf_score). Good when the answer hinges on named things and their connections.",
     input: graphragInput,
-    output: queryResult,
-    annotations: READ_ONLY,
-    run: async (args, { user, services }, call) => {
-      const result = await services.rag.query(user.id, graphragPipeline, args, call.signal);
-      return { data: result, text: formatQuery(result) };
-    },
   }),
-  defineTool({
-    name: "rag_colbert",
+  queryTool({
+    pipeline: colbertPipeline,
     title: "Ask your documents (late interaction)",
     description:
-      "ColBERT-style late interaction: every query token is matched to its most similar token in each candidate (MaxSim over sub-word token vectors); matches below interaction_threshold count for nothing. Catches word-form variants exact search misses. metadata.token_interactions counts the matches." +
-      COMMON,
+      "ColBERT-style late interaction: every query token is matched to its most similar token in each candidate (MaxSim over sub-word token vectors); matches below interaction_threshold count for nothing. Catches word-form variants exact search misses. metadata.token_interactions counts the matches.",
     input: colbertInput,
-    output: queryResult,
-    annotations: READ_ONLY,
-    run: async (args, { user, services }, call) => {
-      const result = await services.rag.query(user.id, colbertPipeline, args, call.signal);
-      return { data: result, text: formatQuery(result) };
-    },
   }),
-  defineTool({
-    name: "rag_global_graphrag",
+  queryTool({
+    pipeline: globalGraphragPipeline,
     title: "Ask about your whole collection (community summaries)",
     description:
-      "Global GraphRAG for broad questions about the collection as a whole (themes, main topics): answers from summaries of communities of the entity graph, max_communities of them, and lists the documents those communities rest on. Citations [n] refer to metadata.communities. Use rag_basic for specific questions." +
-      COMMON,
+      "Global GraphRAG for broad questions about the collection as a whole (themes, main topics): answers from summaries of communities of the entity graph, max_communities of them, and lists the documents those communities rest on. Citations [n] refer to metadata.communities. Use rag_basic for specific questions.",
     input: globalGraphragInput,
-    output: queryResult,
-    annotations: READ_ONLY,
-    run: async (args, { user, services }, call) => {
-      const result = await services.rag.query(user.id, globalGraphragPipeline, args, call.signal);
-      return { data: result, text: formatQuery(result) };
-    },
   }),
 ];
 
