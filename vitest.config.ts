@@ -1,5 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { reserveUpstreamPorts, upstreamUrls } from "./test/upstreams/ports";
 
 // Two projects:
 // - workers: everything under test/ except test/node/ runs inside workerd against real (local)
@@ -8,6 +9,8 @@ import { defineConfig } from "vitest/config";
 //   processes) and the console driven in a real Chromium against `wrangler dev`.
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("d1/migrations");
+  // Real upstream servers for the gateway tests (test/upstreams/global-setup.ts starts them).
+  const upstreamPorts = await reserveUpstreamPorts();
   return {
     test: {
       projects: [
@@ -23,6 +26,7 @@ export default defineConfig(async () => {
                   ALLOW_PRIVATE_UPSTREAMS: "1",
                   SELF_ORIGIN: "http://localhost",
                   SOURCE_SECRETS_KEY: "dGVzdC1vbmx5LXNvdXJjZS1zZWNyZXRzLWtleS0zMmI=",
+                  TEST_UPSTREAMS: JSON.stringify(upstreamUrls(upstreamPorts)),
                 },
               },
             }),
@@ -32,6 +36,7 @@ export default defineConfig(async () => {
             include: ["test/**/*.test.ts"],
             exclude: ["test/node/**"],
             setupFiles: ["./test/setup.ts"],
+            globalSetup: ["./test/upstreams/global-setup.ts"],
           },
         },
         {

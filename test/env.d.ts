@@ -4,6 +4,8 @@ declare global {
   namespace Cloudflare {
     interface Env {
       TEST_MIGRATIONS: D1Migration[];
+      /** JSON of the test upstreams' URLs (test/upstreams/ports.ts, contract C1). */
+      TEST_UPSTREAMS: string;
     }
   }
 }

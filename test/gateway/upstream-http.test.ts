@@ -1,0 +1,38 @@
+/**
+ * Real remote upstreams over streamable HTTP: @modelcontextprotocol/server-everything (a 2025-era
+ * server with sessions) and the fixture server's stateless paths, registered over REST and called
+ * through the aggregated /mcp endpoint.
+ */
+import { describe, expect, it } from "vitest";
+import { connectGateway } from "../helpers/gateway";
+import { textOf } from "../helpers/mcp";
+import { fixtureUrl, registerSource, toolNames, upstreams } from "../helpers/upstreams";
+import { createUser } from "../helpers/users";
+
+describe("streamable HTTP upstreams", () => {
+  it("registers server-everything and calls its echo and get-sum tools through /mcp", async () => {
+    const owner = await createUser();
+    const { status, body: source } = await registerSource(owner, upstreams().everything_http, { name: "Everything" });
+    expect(status, JSON.stringify(source)).toBe(201);
+    expect(source.last_discovery_error).toBeNull();
+    expect(source.tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["echo", "get-sum"]));
+
+    const client = await connectGateway(owner);
+    const names = await toolNames(client);
+    expect(names).toContain("everything__echo");
+
+    const echo = await client.callTool({ name: "everything__echo", arguments: { message: "hello upstream" } });
+    expect(echo.isError, textOf(echo)).toBeFalsy();
+    expect(textOf(echo)).toContain("hello upstream");
+    expect(echo._meta).toMatchObject({ source: "everything" });
+  });
+
+  it("calls the fixture's echo tool", async () => {
+    const owner = await createUser();
+    const { body: source } = await registerSource(owner, fixtureUrl("echo"), { name: "Fix Echo" });
+    expect(source.tools.map((tool) => tool.name)).toEqual(["echo"]);
+    const client = await connectGateway(owner);
+    const result = await client.callTool({ name: "fix_echo__echo", arguments: { a: 1 } });
+    expect(result.structuredContent).toEqual({ a: 1 });
+  });
+});

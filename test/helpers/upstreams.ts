@@ -1,0 +1,62 @@
+/**
+ * The real upstream servers test/upstreams/global-setup.ts runs for these tests (contract C1), and
+ * shortcuts to register them as gateway sources over REST.
+ */
+import { env } from "cloudflare:workers";
+import type { Client } from "@modelcontextprotocol/client";
+import { api, type ApiResponse } from "./rest";
+import type { SourceBody } from "./gateway";
+import type { TestUser } from "./users";
+
+export interface TestUpstreams {
+  /** Base URL of the fixture server; its MCP paths are `${fixture}/<behaviour>/mcp`. */
+  fixture: string;
+  everything_http: string;
+  everything_sse: string;
+  /** `mcp-edge bridge` running server-everything over stdio. */
+  bridge: string;
+  /** `mcp-edge bridge --manifest test/upstreams/fixture-plugin.json` (the stdio fixture). */
+  bridge_fixture: string;
+  bridge_token: string;
+}
+
+export function upstreams(): TestUpstreams {
+  return JSON.parse(env.TEST_UPSTREAMS) as TestUpstreams;
+}
+
+export function fixtureUrl(behaviour: string): string {
+  return `${upstreams().fixture}/${behaviour}/mcp`;
+}
+
+/** POSTs a control request to the fixture server (e.g. /control/mutable, /control/restart). */
+export async function controlFixture(path: string, body: unknown = {}): Promise<Record<string, unknown>> {
+  const res = await fetch(`${upstreams().fixture}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`fixture control ${path} answered ${res.status}: ${await res.text()}`);
+  return res.json();
+}
+
+/** Registers `url` as a source of `owner` (name made unique unless given). */
+export function registerSource(owner: TestUser, url: string, overrides: Record<string, unknown> = {}): Promise<ApiResponse<SourceBody>> {
+  return api<SourceBody>(owner, "POST", "/api/sources", {
+    body: { name: `Up ${crypto.randomUUID().slice(0, 6)}`, url, ...overrides },
+  });
+}
+
+/** Polls `check` until it returns a value (not undefined) or the deadline passes. */
+export async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+export async function toolNames(client: Client): Promise<string[]> {
+  return (await client.listTools()).tools.map((tool) => tool.name);
+}

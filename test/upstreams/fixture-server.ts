@@ -1,0 +1,200 @@
+/**
+ * The controllable fixture MCP server the workerd tests use as real upstreams (contract C1). It is
+ * a real MCP server (the SDK's Server over its Node streamable HTTP transport) behind one Node
+ * HTTP server, with one behaviour per path:
+ *
+ *   /empty/mcp       no tools                     /conflict/mcp  one tool `current_time`
+ *   /hang/mcp        tools/call never answers     /malformed/mcp tools/call answered with non-JSON-RPC
+ *   /echo/mcp        `echo` returns its arguments
+ *   /mutable/mcp     sessions; POST /control/mutable {tools:[names]} changes the tool list and sends
+ *                    notifications/tools/list_changed on every open GET stream; its tools/list carries
+ *                    a 2026-07-28 cache hint (`ttlMs`)
+ *   /restartable/mcp sessions; POST /control/restart forgets them all (old ids then get 404)
+ *
+ * Stateless paths build a fresh server per request. Run: `tsx test/upstreams/fixture-server.ts <port>`.
+ */
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+
+type Behaviour = "empty" | "conflict" | "hang" | "malformed" | "echo" | "mutable" | "restartable";
+const STATELESS = new Set<Behaviour>(["empty", "conflict", "hang", "malformed", "echo"]);
+const BEHAVIOURS = new Set<string>([...STATELESS, "mutable", "restartable"]);
+
+/** The mutable path's current tool names (POST /control/mutable replaces them). */
+let mutableTools = ["alpha", "beta"];
+/** How long the mutable path's tools/list may be cached, in ms (the 2026-07-28 hint). */
+const MUTABLE_TTL_MS = 60_000;
+
+const sessions = new Map<string, { behaviour: Behaviour; server: Server; transport: StreamableHTTPServerTransport }>();
+/** Requests the hang path never answers; destroyed on shutdown. */
+const hanging = new Set<ServerResponse>();
+
+const OBJECT_SCHEMA = { type: "object", properties: {}, additionalProperties: true } as const;
+
+function toolsOf(behaviour: Behaviour): Tool[] {
+  switch (behaviour) {
+    case "empty":
+      return [];
+    case "conflict":
+      return [{ name: "current_time", description: "The fixture's clashing current_time", inputSchema: { type: "object", properties: {} } }];
+    case "hang":
+      return [{ name: "wait_forever", description: "Never answers", inputSchema: OBJECT_SCHEMA }];
+    case "malformed":
+      return [{ name: "broken", description: "Answers with a body that is not JSON-RPC", inputSchema: OBJECT_SCHEMA }];
+    case "echo":
+      return [{ name: "echo", description: "Returns its arguments", inputSchema: OBJECT_SCHEMA }];
+    case "mutable":
+      return mutableTools.map((name) => ({ name, description: `mutable tool ${name}`, inputSchema: OBJECT_SCHEMA }));
+    case "restartable":
+      return [{ name: "ping", description: "Answers pong", inputSchema: OBJECT_SCHEMA }];
+  }
+}
+
+function buildServer(behaviour: Behaviour): Server {
+  const server = new Server(
+    { name: `fixture-${behaviour}`, version: "1.0.0" },
+    { capabilities: { tools: { listChanged: behaviour === "mutable" } } },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => {
+    const tools = toolsOf(behaviour);
+    return behaviour === "mutable" ? { tools, ttlMs: MUTABLE_TTL_MS } : { tools };
+  });
+  server.setRequestHandler(CallToolRequestSchema, (request) => {
+    const name = request.params.name;
+    if (!toolsOf(behaviour).some((tool) => tool.name === name)) {
+      return { isError: true, content: [{ type: "text" as const, text: `unknown tool ${name}` }] };
+    }
+    const args = request.params.arguments ?? {};
+    const text =
+      behaviour === "conflict" ? "fixture current_time" : behaviour === "echo" ? JSON.stringify(args) : behaviour === "restartable" ? "pong" : `${behaviour}:${name}`;
+    return { content: [{ type: "text" as const, text }], ...(behaviour === "echo" ? { structuredContent: { ...args } } : {}) };
+  });
+  return server;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+}
+
+function isToolsCall(body: unknown): boolean {
+  return typeof body === "object" && body !== null && (body as { method?: unknown }).method === "tools/call";
+}
+
+async function serveStateless(behaviour: Behaviour, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  if (req.method !== "POST") return json(res, 405, { jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed." }, id: null });
+  if (behaviour === "hang" && isToolsCall(body)) {
+    hanging.add(res);
+    res.on("close", () => hanging.delete(res));
+    return;
+  }
+  if (behaviour === "malformed" && isToolsCall(body)) {
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ hello: "this is not JSON-RPC" }));
+    return;
+  }
+  const server = buildServer(behaviour);
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  res.on("close", () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res, body);
+}
+
+async function serveSessions(behaviour: Behaviour, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  const sessionId = req.headers["mcp-session-id"];
+  if (typeof sessionId === "string") {
+    const session = sessions.get(sessionId);
+    if (!session || session.behaviour !== behaviour) {
+      return json(res, 404, { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null });
+    }
+    return session.transport.handleRequest(req, res, body);
+  }
+  if (req.method !== "POST") return json(res, 400, { jsonrpc: "2.0", error: { code: -32000, message: "No session id" }, id: null });
+  const server = buildServer(behaviour);
+  const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(),
+    onsessioninitialized: (id) => void sessions.set(id, { behaviour, server, transport }),
+  });
+  transport.onclose = () => {
+    if (transport.sessionId) sessions.delete(transport.sessionId);
+  };
+  await server.connect(transport);
+  await transport.handleRequest(req, res, body);
+}
+
+async function control(path: string, res: ServerResponse, body: unknown): Promise<void> {
+  if (path === "/control/mutable") {
+    const tools = (body as { tools?: unknown } | null)?.tools;
+    if (!Array.isArray(tools) || !tools.every((name) => typeof name === "string" && name.length > 0)) {
+      return json(res, 400, { error: "body must be {tools: string[]}" });
+    }
+    mutableTools = tools;
+    let notified = 0;
+    for (const session of sessions.values()) {
+      if (session.behaviour !== "mutable") continue;
+      await session.server.sendToolListChanged().catch(() => undefined);
+      notified++;
+    }
+    return json(res, 200, { tools: mutableTools, sessions_notified: notified });
+  }
+  if (path === "/control/restart") {
+    let forgotten = 0;
+    for (const [id, session] of sessions) {
+      if (session.behaviour !== "restartable") continue;
+      sessions.delete(id);
+      await session.transport.close().catch(() => undefined);
+      forgotten++;
+    }
+    return json(res, 200, { sessions_forgotten: forgotten });
+  }
+  json(res, 404, { error: `no control ${path}` });
+}
+
+const httpServer = createServer((req, res) => {
+  void (async () => {
+    const url = new URL(req.url ?? "/", "http://fixture");
+    const text = req.method === "POST" ? await readBody(req) : "";
+    let body: unknown;
+    try {
+      body = text === "" ? undefined : JSON.parse(text);
+    } catch {
+      return json(res, 400, { jsonrpc: "2.0", error: { code: -32700, message: "Parse error" }, id: null });
+    }
+    if (url.pathname === "/healthz") return json(res, 200, { ok: true });
+    if (url.pathname.startsWith("/control/") && req.method === "POST") return control(url.pathname, res, body);
+    const match = /^\/([a-z]+)\/mcp$/.exec(url.pathname);
+    const behaviour = match?.[1];
+    if (!behaviour || !BEHAVIOURS.has(behaviour)) return json(res, 404, { error: `no fixture at ${url.pathname}` });
+    const b = behaviour as Behaviour;
+    if (STATELESS.has(b)) return serveStateless(b, req, res, body);
+    return serveSessions(b, req, res, body);
+  })().catch((error: unknown) => {
+    console.error(`fixture: ${error instanceof Error ? error.message : String(error)}`);
+    if (!res.headersSent) json(res, 500, { error: "fixture failure" });
+  });
+});
+
+const port = Number(process.argv[2] ?? process.env["PORT"] ?? 0);
+httpServer.listen(port, "127.0.0.1", () => {
+  const address = httpServer.address();
+  console.error(`fixture: listening on 127.0.0.1:${typeof address === "object" && address ? address.port : port}`);
+});
+
+function shutdown(): void {
+  for (const res of hanging) res.destroy();
+  httpServer.close();
+  httpServer.closeAllConnections();
+  process.exit(0);
+}
+process.on("SIGTERM", shutdown);
+process.on("SIGINT", shutdown);

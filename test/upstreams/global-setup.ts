@@ -1,0 +1,107 @@
+/**
+ * Vitest global setup of the `workers` project: starts the real upstream servers the gateway
+ * tests register (contract C1) on the ports vitest.config.ts reserved, waits until each accepts
+ * connections, and kills their whole process groups in teardown (tsx and npm-style launchers
+ * fork children that a plain kill would orphan).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { connect } from "node:net";
+import { resolve } from "node:path";
+import { reserveUpstreamPorts } from "./ports";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const EVERYTHING = resolve(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+const READY_TIMEOUT_MS = 60_000;
+
+interface Started {
+  name: string;
+  child: ChildProcess;
+  port: number;
+  stderr: string[];
+}
+
+function start(name: string, args: string[], port: number, env: Record<string, string> = {}): Started {
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    detached: true, // own process group, killed as a whole in teardown
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, ...env, PORT: String(port) },
+  });
+  const stderr: string[] = [];
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr.push(chunk);
+    if (stderr.length > 50) stderr.shift();
+  });
+  return { name, child, port, stderr };
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      done(true);
+    });
+    socket.once("error", () => done(false));
+  });
+}
+
+async function waitReady(server: Started): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (server.child.exitCode !== null) {
+      throw new Error(`test upstream ${server.name} exited with ${server.child.exitCode}: ${server.stderr.join("")}`);
+    }
+    if (await accepts(server.port)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`test upstream ${server.name} did not listen on ${server.port} within ${READY_TIMEOUT_MS} ms: ${server.stderr.join("")}`);
+}
+
+function killGroup(server: Started): void {
+  if (server.child.pid === undefined || server.child.exitCode !== null) return;
+  try {
+    process.kill(-server.child.pid, "SIGTERM");
+  } catch {
+    // already gone
+  }
+}
+
+export default async function setup(): Promise<() => Promise<void>> {
+  const ports = await reserveUpstreamPorts();
+  const tsx = ["--import", "tsx"];
+  const servers: Started[] = [
+    start("fixture", [...tsx, "test/upstreams/fixture-server.ts", String(ports.fixture)], ports.fixture),
+    start("everything_http", [EVERYTHING, "streamableHttp"], ports.everythingHttp),
+    start("everything_sse", [EVERYTHING, "sse"], ports.everythingSse),
+  ];
+  try {
+    await Promise.all(servers.map(waitReady));
+  } catch (error) {
+    servers.forEach(killGroup);
+    throw error;
+  }
+  return async () => {
+    servers.forEach(killGroup);
+    await Promise.all(
+      servers.map(
+        (server) =>
+          new Promise<void>((done) => {
+            if (server.child.exitCode !== null || server.child.signalCode !== null) return done();
+            const timer = setTimeout(() => {
+              try {
+                if (server.child.pid !== undefined) process.kill(-server.child.pid, "SIGKILL");
+              } catch {
+                // already gone
+              }
+              done();
+            }, 3_000);
+            server.child.once("exit", () => {
+              clearTimeout(timer);
+              done();
+            });
+          }),
+      ),
+    );
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * The loopback ports and URLs of the test upstreams (contract C1). vitest.config.ts reserves the
+ * ports once (it and the global setup run in the same Node process) and hands the URLs to the
+ * Worker as the TEST_UPSTREAMS binding; test/upstreams/global-setup.ts starts the servers on them.
+ */
+import { randomBytes } from "node:crypto";
+import { freePort } from "../../bin/lib/ports";
+
+export interface UpstreamPorts {
+  fixture: number;
+  everythingHttp: number;
+  everythingSse: number;
+  bridge: number;
+  bridgeFixture: number;
+  bridgeToken: string;
+}
+
+const ENV_KEY = "MCP_EDGE_TEST_UPSTREAMS";
+
+/** Reserves the ports (once per process) and remembers them for the global setup. */
+export async function reserveUpstreamPorts(): Promise<UpstreamPorts> {
+  const known = process.env[ENV_KEY];
+  if (known) return JSON.parse(known) as UpstreamPorts;
+  const ports: UpstreamPorts = {
+    fixture: await freePort(),
+    everythingHttp: await freePort(),
+    everythingSse: await freePort(),
+    bridge: await freePort(),
+    bridgeFixture: await freePort(),
+    bridgeToken: randomBytes(24).toString("base64url"),
+  };
+  process.env[ENV_KEY] = JSON.stringify(ports);
+  return ports;
+}
+
+/** The TEST_UPSTREAMS binding: what the Worker's tests register as sources. */
+export function upstreamUrls(ports: UpstreamPorts): Record<string, string> {
+  const base = (port: number) => `http://127.0.0.1:${port}`;
+  return {
+    fixture: base(ports.fixture),
+    everything_http: `${base(ports.everythingHttp)}/mcp`,
+    everything_sse: `${base(ports.everythingSse)}/sse`,
+    bridge: `${base(ports.bridge)}/mcp`,
+    bridge_fixture: `${base(ports.bridgeFixture)}/mcp`,
+    bridge_token: ports.bridgeToken,
+  };
+}
