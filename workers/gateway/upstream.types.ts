@@ -6,6 +6,12 @@
  */
 import { z } from "zod";
 
+/**
+ * How the gateway reaches a source. `stdio` sources are served by `mcp-edge bridge` (Workers cannot
+ * spawn processes): the gateway speaks streamable HTTP to the bridge and passes `env` along.
+ */
+export type UpstreamTransport = "streamable_http" | "sse" | "stdio";
+
 /** Everything the Durable Object needs to reach the upstream; secrets arrive decrypted, are never stored by it. */
 export interface UpstreamConfig {
   sourceId: number;
@@ -15,8 +21,15 @@ export interface UpstreamConfig {
   headers: Record<string, string>;
   lifecycle: "transient" | "singleton";
   timeoutMs: number;
-  /** Changes whenever url or headers change: a warm connection made with another fingerprint is dropped. */
+  /** Changes whenever url, headers, transport or env change: a warm connection made with another fingerprint is dropped. */
   fingerprint: string;
+  /** Missing means streamable_http (sources registered before transports existed). */
+  transport?: UpstreamTransport | undefined;
+  /**
+   * stdio only: the subprocess environment (decrypted mcp_env_vars), sent to the bridge in the
+   * `Mcp-Bridge-Env` header; the bridge applies only the names its manifest / --env-allow declares.
+   */
+  env?: Record<string, string> | undefined;
 }
 
 const jsonObject = z.record(z.string(), z.unknown());
