@@ -7,6 +7,10 @@ const COMMANDS: Record<string, { usage: string; load: () => Promise<(argv: strin
     usage: "mcp-edge tools list|call …        tools of the MCP server at MCP_URL",
     load: async () => (await import("./commands/tools")).runTools,
   },
+  bridge: {
+    usage: "mcp-edge bridge --port P --token T (--manifest plugin.json | -- <command> …)   stdio server as streamable HTTP",
+    load: async () => (await import("./commands/bridge")).runBridge,
+  },
 };
 
 function usage(): string {

@@ -11,6 +11,7 @@ import { reserveUpstreamPorts } from "./ports";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const EVERYTHING = resolve(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+const BRIDGE = resolve(ROOT, "bin/mcp-edge.js");
 const READY_TIMEOUT_MS = 60_000;
 
 interface Started {
@@ -74,6 +75,18 @@ export default async function setup(): Promise<() => Promise<void>> {
     start("fixture", [...tsx, "test/upstreams/fixture-server.ts", String(ports.fixture)], ports.fixture),
     start("everything_http", [EVERYTHING, "streamableHttp"], ports.everythingHttp),
     start("everything_sse", [EVERYTHING, "sse"], ports.everythingSse),
+    // `mcp-edge bridge` in front of stdio servers: server-everything (one process per session) and
+    // the stdio fixture from its manifest (declares FIXTURE_GREETING for Mcp-Bridge-Env).
+    start(
+      "bridge",
+      [BRIDGE, "bridge", "--port", String(ports.bridge), "--token", ports.bridgeToken, "--", process.execPath, EVERYTHING, "stdio"],
+      ports.bridge,
+    ),
+    start(
+      "bridge_fixture",
+      [BRIDGE, "bridge", "--port", String(ports.bridgeFixture), "--token", ports.bridgeToken, "--manifest", "test/upstreams/fixture-plugin.json"],
+      ports.bridgeFixture,
+    ),
   ];
   try {
     await Promise.all(servers.map(waitReady));

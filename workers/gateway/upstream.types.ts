@@ -45,6 +45,12 @@ export const upstreamToolSchema = z.object({
 export type UpstreamTool = z.output<typeof upstreamToolSchema>;
 export const upstreamToolsSchema = z.array(upstreamToolSchema);
 
+/**
+ * JSON-RPC error code `mcp-edge bridge` answers when its stdio process exited (or could not start)
+ * before answering: the gateway types it `connection`, like any upstream that went away mid-call.
+ */
+export const BRIDGE_PROCESS_EXITED = -32050;
+
 /** `tool_error` is the upstream's own `isError` answer; `circuit_open` means no request was sent. */
 export type UpstreamErrorType = "connection" | "protocol" | "timeout" | "tool_error" | "circuit_open";
 export type CallOutcome = "ok" | UpstreamErrorType;
