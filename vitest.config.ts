@@ -27,6 +27,8 @@ export default defineConfig(async () => {
                   SELF_ORIGIN: "http://localhost",
                   SOURCE_SECRETS_KEY: "dGVzdC1vbmx5LXNvdXJjZS1zZWNyZXRzLWtleS0zMmI=",
                   TEST_UPSTREAMS: JSON.stringify(upstreamUrls(upstreamPorts)),
+                  // Chat agent: the Worker's own gateway, reached through SELF with each user's token.
+                  MCP_URL: "http://localhost/mcp",
                 },
               },
             }),

@@ -1,5 +1,6 @@
 /** The HTTP surface: /health, /openapi.json, /api/*, /mcp/<server>. */
 import { Hono } from "hono";
+import { mountChatRoutes } from "./agent/chat.routes";
 import { buildOpenApi, mountRoutes } from "./http/api-route";
 import type { AppEnv } from "./http/context";
 import { errorResponse } from "./http/errors";
@@ -35,6 +36,7 @@ export function createApp(servers: readonly McpServerDefinition[] = mcpServers):
 
   app.use("/api/*", cors, limitBody(MAX_JSON_BODY_BYTES), authenticated);
   mountRoutes(app, apiRoutes);
+  mountChatRoutes(app);
 
   // "/mcp/*" does not match "/mcp" itself: the gateway endpoint needs the same chain, named.
   app.use("/mcp", cors, originCheck, limitBody(MAX_MCP_BODY_BYTES), authenticated);

@@ -10,6 +10,7 @@ import { fireDueReminders } from "./tasks/reminders.cron";
 export { RagGate } from "../durable-objects/rag-gate.do";
 export { GatewaySource } from "../durable-objects/source.do";
 export { ThinkingLog } from "../durable-objects/thinking.do";
+export { ChatAgent } from "../durable-objects/chat-agent.do";
 
 const app = createApp();
 

@@ -1,0 +1,46 @@
+/**
+ * The chat agent's public shapes (contract C6): what POST /api/chat answers, the SSE events, and
+ * the stored conversation. Runtime-neutral: the Worker, its Durable Object and `mcp-edge chat` share them.
+ */
+
+/** One tool call the agent made during a turn, with its outcome. */
+export interface ChatToolCall {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+  is_error: boolean;
+  duration_ms: number;
+  /** The tool's text content (what a person reads). */
+  result: string;
+}
+
+export interface ChatResult {
+  reply: string;
+  tool_calls: ChatToolCall[];
+  /** "local-intent-router", "workers-ai:@cf/…", "openai:<model>". */
+  model: string;
+  /** MCP start-up warnings (unreachable server, empty tool list, replaced tools). */
+  warnings: string[];
+}
+
+/** Streamed as SSE events of the same names, in this order: tool_call/tool_result pairs, reply, done. */
+export type ChatEvent =
+  | { event: "tool_call"; data: { id: string; name: string; arguments: Record<string, unknown> } }
+  | { event: "tool_result"; data: { id: string; name: string; is_error: boolean; duration_ms: number; result: string } }
+  | { event: "reply"; data: { text: string } }
+  | { event: "done"; data: ChatResult }
+  | { event: "error"; data: { error: { code: string; message: string } } };
+
+export interface HistoryMessage {
+  role: "user" | "assistant";
+  text: string;
+  tool_calls?: ChatToolCall[];
+  /** ISO time the message was stored. */
+  at: string;
+}
+
+/** Who is chatting, from authentication only; the model never supplies it. */
+export interface ChatIdentity {
+  userId: number;
+  name?: string | undefined;
+}

@@ -1,0 +1,133 @@
+/**
+ * The runtime-neutral agent: a lazily connected MCP tool set plus the agent's own tools, and one
+ * chat turn at a time through the selected model. The ChatAgent Durable Object keeps one per user
+ * while warm; `mcp-edge chat` keeps one per terminal session. Nothing here is Worker-only.
+ *
+ * MCP is connected on the first turn, never before (lazy), kept while the session lives, and
+ * closed by close(). A failed connection is retried on a later turn after RETRY_AFTER_MS, so one
+ * bad moment does not cost the MCP tools for the whole warm period.
+ */
+import type { FetchLike } from "@modelcontextprotocol/client";
+import type { ChatEvent, ChatIdentity, ChatResult, HistoryMessage } from "./agent.types";
+import { runTurn } from "./chat-loop";
+import { type LoadedMcp, loadMcpTools } from "./mcp-tools";
+import { type ModelConfig, selectModel } from "./models/select";
+import { type AgentTool, mcpTool, mergeTools, ownTools } from "./tools";
+import { resolveTimeZone } from "./intent/zoned-time";
+
+export const RETRY_AFTER_MS = 30_000;
+
+export interface ChatSessionOptions {
+  /** MCP_URL; empty or undefined = no MCP tools. */
+  mcpUrl: string | undefined;
+  /** How MCP requests go out (the Worker routes its own origin through SELF). */
+  fetch?: FetchLike | undefined;
+  mcpTimeoutMs?: number | undefined;
+  model: ModelConfig;
+}
+
+export interface TurnRequest {
+  message: string;
+  history: readonly HistoryMessage[];
+  /** From authentication; injected into identity properties of tool calls. */
+  identity?: ChatIdentity | undefined;
+  /** "Bearer …" for MCP requests of THIS turn only; never kept after it. */
+  authorization?: string | undefined;
+  timeZone?: string | undefined;
+  now?: Date | undefined;
+  onEvent?: ((event: ChatEvent) => void) | undefined;
+}
+
+export class ChatSession {
+  private mcp: LoadedMcp | undefined;
+  private loadedAt = 0;
+  private authorization: string | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly options: ChatSessionOptions) {}
+
+  /** Whether an MCP connection is open right now. */
+  get connected(): boolean {
+    return this.mcp?.connection?.isOpen ?? false;
+  }
+
+  /** The MCP start-up warnings of the current connection attempt (empty before the first turn). */
+  get warnings(): string[] {
+    return this.mcp ? [...this.mcp.warnings] : [];
+  }
+
+  /** Turns run one after another: the per-turn authorization must never leak into another turn. */
+  chat(request: TurnRequest): Promise<ChatResult> {
+    const run = this.queue.then(() => this.turn(request));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Closes the MCP connection, leaving none open; a later turn connects again, lazily. Waits for a
+   * turn in progress, so its tool calls are not cut off. Never throws.
+   */
+  close(): Promise<void> {
+    const run = this.queue.then(async () => {
+      const connection = this.mcp?.connection;
+      this.mcp = undefined;
+      this.loadedAt = 0;
+      await connection?.close();
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async ensureMcp(): Promise<LoadedMcp> {
+    const stale = this.mcp?.failed === true && Date.now() - this.loadedAt >= RETRY_AFTER_MS;
+    if (this.mcp && !stale) return this.mcp;
+    this.mcp = await loadMcpTools({
+      url: this.options.mcpUrl,
+      fetch: this.options.fetch,
+      timeoutMs: this.options.mcpTimeoutMs,
+      authorization: () => this.authorization,
+    });
+    this.loadedAt = Date.now();
+    return this.mcp;
+  }
+
+  private async turn(request: TurnRequest): Promise<ChatResult> {
+    this.authorization = request.authorization;
+    try {
+      const mcp = await this.ensureMcp();
+      const now = request.now ?? new Date();
+      const timeZone = resolveTimeZone(request.timeZone);
+      let tools: AgentTool[] = [];
+      const own = ownTools(() => tools);
+      const merged = mergeTools(own, mcp.connection ? mcp.tools.map((spec) => mcpTool(spec, mcp.connection!)) : []);
+      tools = merged.tools;
+      const selected = selectModel(this.options.model, { now: () => now, timeZone });
+      const output = await runTurn({
+        model: selected.model,
+        instructions: selected.needsInstructions ? instructions(now, timeZone, request.identity) : undefined,
+        tools,
+        history: request.history,
+        message: request.message,
+        context: { now, timeZone, identity: request.identity },
+        onEvent: request.onEvent,
+      });
+      const result: ChatResult = { ...output, model: selected.label, warnings: [...mcp.warnings, ...merged.warnings] };
+      request.onEvent?.({ event: "done", data: result });
+      return result;
+    } finally {
+      this.authorization = undefined;
+    }
+  }
+}
+
+function instructions(now: Date, timeZone: string, identity: ChatIdentity | undefined): string {
+  return [
+    "You are the mcp-edge assistant. You manage the user's tasks and answer with the tools you are given.",
+    `The current time is ${now.toISOString()} (UTC); the user's time zone is ${timeZone}. Give tools dates as ISO 8601 UTC instants.`,
+    "The user's identity is handled for you: never ask for or invent a user id.",
+    identity?.name ? `The user's name is ${identity.name}.` : "",
+    "Reply briefly, in the language the user wrote in (English or Roman Urdu), and say what the tools did.",
+  ]
+    .filter(Boolean)
+    .join("\n");
+}

@@ -1,0 +1,81 @@
+/**
+ * /api/chat (contract C6), behind the /api/* middleware (CORS, body limit, bearer auth):
+ *   POST   { message, time_zone? } → the reply with its tool calls (JSON), or an SSE stream of
+ *          tool_call / tool_result / reply / done (or error) with Accept: text/event-stream
+ *   GET    → the stored conversation        DELETE → forget it, close connections (204)
+ * Each user talks to their own ChatAgent, named by their id; failures answer with the REST
+ * error shape, never a 500.
+ */
+import { getAgentByName } from "agents";
+import type { Context, Hono } from "hono";
+import { z } from "zod";
+import { bearerToken } from "../auth/auth.service";
+import type { AppEnv } from "../http/context";
+import { readJsonBody } from "../http/json-body";
+import { AppError, type ErrorCode } from "../lib/errors";
+import { parseInput } from "../lib/validation";
+import { resolveTimeZone } from "./intent/zoned-time";
+import type { ChatOutcome } from "../../durable-objects/chat-agent.do";
+import { agentEnv } from "./worker-config";
+
+export const MAX_MESSAGE_CHARS = 4000;
+
+export const chatBody = z.object({
+  message: z
+    .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
+    .refine((text) => text.trim().length > 0, "must not be empty")
+    .refine((text) => text.length <= MAX_MESSAGE_CHARS, `must be at most ${MAX_MESSAGE_CHARS} characters`),
+  time_zone: z
+    .string()
+    .refine((zone) => resolveTimeZone(zone) === zone, "must be an IANA time zone such as Asia/Karachi")
+    .optional(),
+});
+
+const ERROR_CODES = new Set<string>(["invalid_input", "unauthorized", "forbidden", "not_found", "conflict", "payload_too_large", "busy", "timeout", "unavailable", "upstream_error"]);
+
+function agentError(code: string, message: string): AppError {
+  return new AppError(ERROR_CODES.has(code) ? (code as ErrorCode) : "unavailable", message);
+}
+
+async function agentFor(c: Context<AppEnv>) {
+  return getAgentByName(agentEnv(c.env).CHAT_AGENT, String(c.var.user.id));
+}
+
+function wantsStream(c: Context<AppEnv>): boolean {
+  return /\btext\/event-stream\b/i.test(c.req.header("accept") ?? "");
+}
+
+export function mountChatRoutes(app: Hono<AppEnv>): void {
+  app.post("/api/chat", async (c) => {
+    const body = parseInput(chatBody, await readJsonBody(c.req.raw));
+    const user = c.var.user;
+    const input = {
+      message: body.message.trim(),
+      userId: user.id,
+      userName: user.name,
+      token: bearerToken(c.req.header("authorization")),
+      timeZone: body.time_zone,
+    };
+    const agent = await agentFor(c);
+    if (wantsStream(c)) {
+      const stream = await agent.chatStream(input);
+      return new Response(stream, {
+        headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" },
+      });
+    }
+    const outcome = (await agent.chat(input)) as ChatOutcome;
+    if (!outcome.ok) throw agentError(outcome.code, outcome.message);
+    return c.json(outcome.result);
+  });
+
+  app.get("/api/chat", async (c) => {
+    const agent = await agentFor(c);
+    return c.json({ messages: await agent.history() });
+  });
+
+  app.delete("/api/chat", async (c) => {
+    const agent = await agentFor(c);
+    await agent.reset();
+    return c.body(null, 204);
+  });
+}
