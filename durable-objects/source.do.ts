@@ -8,20 +8,33 @@
  * - transient: each call connects and closes.
  * Configuration (including decrypted headers) arrives with every call and is never stored here,
  * so a changed source takes effect at once (its fingerprint no longer matches the warm connection).
+ *
+ * The warm singleton connection also listens: when the upstream sends
+ * notifications/tools/list_changed (on the GET stream the SDK opens after initialize), the object
+ * re-lists the tools and writes the inventory to D1 itself, so /mcp's listing follows without a
+ * gateway request. Every tools/list reads the 2026-07-28 cache hint (`ttlMs`) into
+ * `inventory_stale_at` for the scheduled rediscovery. status() carries a window of the last calls.
  */
 import { DurableObject } from "cloudflare:workers";
 import { backoffMs, MAX_ATTEMPTS, sleep } from "../workers/gateway/backoff";
 import { admit, CLOSED, recordFailure, recordSuccess } from "../workers/gateway/breaker";
+import { type CallRecord, type CallStats, callStats, recordCall } from "../workers/gateway/call-stats";
+import { replaceTools } from "../workers/gateway/sources.repo";
 import {
   callUpstreamTool,
+  closeUpstream,
   connectUpstream,
   listUpstreamTools,
   type SessionInfo,
+  sessionIdOf,
   sessionOf,
+  type ToolListing,
   type Upstream,
   UpstreamError,
   toUpstreamError,
 } from "../workers/gateway/upstream-client";
+import { nowIso } from "../workers/lib/clock";
+import { openDb } from "../workers/lib/db";
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import type {
   BreakerSnapshot,
@@ -37,6 +50,8 @@ import type {
 const BREAKER_KEY = "breaker";
 const SESSION_KEY = "session";
 const TOOLS_KEY = "tools";
+const STALE_KEY = "inventory_stale_at";
+const CALLS_KEY = "calls";
 
 interface StoredSession extends SessionInfo {
   fingerprint: string;
@@ -48,23 +63,36 @@ export interface SourceStatus {
   sessionId: string | null;
   warm: boolean;
   toolCount: number;
+  /** When the upstream's tools/list cache hint expires (ISO); null without a hint. */
+  inventory_stale_at: string | null;
+  /** The last calls (contract C2). */
+  calls: CallStats;
 }
 
 export class GatewaySource extends DurableObject<Env> {
-  private warm: { upstream: Upstream; fingerprint: string } | undefined;
+  private warm: { upstream: Upstream; fingerprint: string; config: UpstreamConfig } | undefined;
   private probeInFlight = false;
+  /** The list_changed refresh running now, so notifications arriving meanwhile queue one more. */
+  private refreshing: Promise<void> | undefined;
+  private refreshAgain = false;
 
   async discover(config: UpstreamConfig): Promise<DiscoveryOutcome> {
     try {
-      const tools = await this.withConnection(config, (upstream) => listUpstreamTools(upstream, config.timeoutMs));
-      this.ctx.storage.kv.put(TOOLS_KEY, tools);
+      const listing = await this.withConnection(config, (upstream) => listUpstreamTools(upstream, config.timeoutMs));
+      const staleAt = this.keepInventory(listing);
       // An explicit, successful discovery is proof of health: it closes the breaker.
       this.ctx.storage.kv.put(BREAKER_KEY, recordSuccess());
-      return { ok: true, toolsJson: JSON.stringify(tools), protocolVersion: this.storedSession()?.protocolVersion ?? null, error: null };
+      return {
+        ok: true,
+        toolsJson: JSON.stringify(listing.tools),
+        protocolVersion: this.storedSession()?.protocolVersion ?? null,
+        error: null,
+        inventoryStaleAt: staleAt,
+      };
     } catch (error) {
       const failure = toUpstreamError(error, false);
       if (failure.countsAsFailure) this.ctx.storage.kv.put(BREAKER_KEY, recordFailure(this.breaker(), Date.now()));
-      return { ok: false, toolsJson: "[]", protocolVersion: null, error: { type: failure.type, message: failure.message } };
+      return { ok: false, toolsJson: "[]", protocolVersion: null, error: { type: failure.type, message: failure.message }, inventoryStaleAt: null };
     }
   }
 
@@ -86,11 +114,13 @@ export class GatewaySource extends DurableObject<Env> {
       this.ctx.storage.kv.put(BREAKER_KEY, recordSuccess());
       const meta: UpstreamCallMeta = { source: config.slug, execution_time_ms: Date.now() - started };
       if (result.isError) meta.error_type = "tool_error";
+      this.record({ at: started, ms: meta.execution_time_ms, error: null });
       return { resultJson: JSON.stringify({ ...result, _meta: { ...result._meta, ...meta } }), meta };
     } catch (error) {
       const failure = toUpstreamError(error, false);
       if (failure.countsAsFailure) this.ctx.storage.kv.put(BREAKER_KEY, recordFailure(this.breaker(), Date.now()));
       else this.ctx.storage.kv.put(BREAKER_KEY, recordSuccess());
+      this.record({ at: started, ms: Date.now() - started, error: `${failure.type}: ${failure.message}` });
       return errorResult(config.slug, failure.type, failure.message, started);
     } finally {
       if (admission.probe) this.probeInFlight = false;
@@ -105,6 +135,8 @@ export class GatewaySource extends DurableObject<Env> {
       sessionId: session?.sessionId ?? null,
       warm: this.warm !== undefined,
       toolCount: this.ctx.storage.kv.get<UpstreamTool[]>(TOOLS_KEY)?.length ?? 0,
+      inventory_stale_at: this.ctx.storage.kv.get<string>(STALE_KEY) ?? null,
+      calls: callStats(this.ctx.storage.kv.get<CallRecord[]>(CALLS_KEY) ?? []),
     };
   }
 
@@ -114,6 +146,50 @@ export class GatewaySource extends DurableObject<Env> {
     this.ctx.storage.kv.delete(BREAKER_KEY);
     this.ctx.storage.kv.delete(SESSION_KEY);
     this.ctx.storage.kv.delete(TOOLS_KEY);
+    this.ctx.storage.kv.delete(STALE_KEY);
+    this.ctx.storage.kv.delete(CALLS_KEY);
+  }
+
+  /** Keeps the object's copy of the inventory and returns when its cache hint expires. */
+  private keepInventory(listing: ToolListing): string | null {
+    this.ctx.storage.kv.put(TOOLS_KEY, listing.tools);
+    const staleAt = listing.ttlMs === null ? null : new Date(Date.now() + listing.ttlMs).toISOString();
+    if (staleAt === null) this.ctx.storage.kv.delete(STALE_KEY);
+    else this.ctx.storage.kv.put(STALE_KEY, staleAt);
+    return staleAt;
+  }
+
+  private record(call: CallRecord): void {
+    this.ctx.storage.kv.put(CALLS_KEY, recordCall(this.ctx.storage.kv.get<CallRecord[]>(CALLS_KEY) ?? [], call));
+  }
+
+  /**
+   * notifications/tools/list_changed from the warm connection: re-list over it and write the
+   * inventory to D1. Overlapping notifications collapse into one more refresh after the current one.
+   */
+  private toolsChanged(upstream: Upstream): void {
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return;
+    }
+    this.refreshing = (async () => {
+      do {
+        this.refreshAgain = false;
+        const warm = this.warm;
+        if (!warm || warm.upstream !== upstream) return;
+        const { config } = warm;
+        try {
+          const listing = await listUpstreamTools(upstream, config.timeoutMs);
+          const staleAt = this.keepInventory(listing);
+          await replaceTools(openDb(this.env.DB), { id: config.sourceId, slug: config.slug }, listing.tools, nowIso(), staleAt);
+        } catch (error) {
+          console.error(`gateway source ${config.slug}: refresh after list_changed failed: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      } while (this.refreshAgain);
+    })().finally(() => {
+      this.refreshing = undefined;
+    });
+    this.ctx.waitUntil(this.refreshing);
   }
 
   /**
@@ -141,7 +217,7 @@ export class GatewaySource extends DurableObject<Env> {
       try {
         return await use(upstream);
       } finally {
-        await upstream.client.close().catch(() => undefined);
+        await closeUpstream(upstream);
       }
     }
     const { upstream, withSession } = await this.singleton(config);
@@ -161,18 +237,22 @@ export class GatewaySource extends DurableObject<Env> {
 
   private async singleton(config: UpstreamConfig): Promise<{ upstream: Upstream; withSession: boolean }> {
     if (this.warm?.fingerprint === config.fingerprint) {
-      return { upstream: this.warm.upstream, withSession: this.warm.upstream.transport.sessionId !== undefined };
+      this.warm.config = config;
+      return { upstream: this.warm.upstream, withSession: sessionIdOf(this.warm.upstream) !== null };
     }
     await this.dropWarm();
     const stored = this.storedSession();
     const resume = stored?.fingerprint === config.fingerprint && stored.sessionId ? stored : undefined;
-    const upstream = await this.open(config, resume);
-    this.warm = { upstream, fingerprint: config.fingerprint };
-    return { upstream, withSession: resume !== undefined || upstream.transport.sessionId !== undefined };
+    let upstream: Upstream | undefined;
+    upstream = await this.open(config, resume, () => {
+      if (upstream) this.toolsChanged(upstream);
+    });
+    this.warm = { upstream, fingerprint: config.fingerprint, config };
+    return { upstream, withSession: resume !== undefined || sessionIdOf(upstream) !== null };
   }
 
-  private async open(config: UpstreamConfig, resume: SessionInfo | undefined): Promise<Upstream> {
-    const upstream = await connectUpstream(config, this.env, resume);
+  private async open(config: UpstreamConfig, resume: SessionInfo | undefined, onToolsChanged?: () => void): Promise<Upstream> {
+    const upstream = await connectUpstream(config, this.env, { resume, onToolsChanged });
     const session: StoredSession = { ...sessionOf(upstream), fingerprint: config.fingerprint };
     if (session.protocolVersion === null && resume) session.protocolVersion = resume.protocolVersion;
     this.ctx.storage.kv.put(SESSION_KEY, session);
@@ -182,7 +262,7 @@ export class GatewaySource extends DurableObject<Env> {
   private async dropWarm(): Promise<void> {
     const warm = this.warm;
     this.warm = undefined;
-    if (warm) await warm.upstream.client.close().catch(() => undefined);
+    if (warm) await closeUpstream(warm.upstream);
   }
 
   private breaker(): BreakerSnapshot {

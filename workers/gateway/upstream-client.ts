@@ -1,7 +1,11 @@
 /**
- * The MCP client side of the gateway: one SDK Client over streamable HTTP to one upstream, and
- * the mapping of whatever it throws onto the gateway's typed errors. Used only inside the
- * source's Durable Object (durable-objects/source.do.ts).
+ * The MCP client side of the gateway: one SDK Client per upstream connection, over the source's
+ * transport, and the mapping of whatever it throws onto the gateway's typed errors. Used only
+ * inside the source's Durable Object (durable-objects/source.do.ts).
+ *
+ * - streamable_http: the SDK's StreamableHTTPClientTransport (2025-era sessions are resumable).
+ * - sse: the legacy HTTP+SSE transport (SSEClientTransport); no resumable session.
+ * - stdio: streamable HTTP to an `mcp-edge bridge`, with the source's env in `Mcp-Bridge-Env`.
  *
  * Upstream URLs on the Worker's own origin (SELF_ORIGIN) are served through the SELF service
  * binding: a Worker cannot reach its own hostname with a plain fetch (decision 0008).
@@ -14,13 +18,16 @@ import {
   SdkError,
   SdkErrorCode,
   SdkHttpError,
+  SSEClientTransport,
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
-import type { UpstreamConfig, UpstreamErrorType, UpstreamTool } from "./upstream.types";
+import { BRIDGE_PROCESS_EXITED, type UpstreamConfig, type UpstreamErrorType, type UpstreamTool } from "./upstream.types";
 
 const CLIENT_INFO = { name: "mcp-edge-gateway", version: "0.1.0" };
 /** Pages of tools/list read at most, so a misbehaving upstream cannot keep discovery looping. */
 const MAX_LIST_PAGES = 20;
+/** How long closing waits for the upstream to acknowledge the end of its session. */
+const TERMINATE_WAIT_MS = 2_000;
 
 export class UpstreamError extends Error {
   override readonly name = "UpstreamError";
@@ -48,7 +55,36 @@ export interface SessionInfo {
 
 export interface Upstream {
   client: Client;
-  transport: StreamableHTTPClientTransport;
+  transport: StreamableHTTPClientTransport | SSEClientTransport;
+}
+
+/** Tools read from the upstream, with its 2026-07-28 list cache hint when it sent one. */
+export interface ToolListing {
+  tools: UpstreamTool[];
+  /** `ttlMs` of the (first page of the) tools/list result; null when absent or invalid. */
+  ttlMs: number | null;
+}
+
+export interface ConnectOptions {
+  resume?: SessionInfo | undefined;
+  /** Called (debounced by the SDK) when the upstream sends notifications/tools/list_changed. */
+  onToolsChanged?: (() => void) | undefined;
+}
+
+/** The header a bridge reads the stdio process's environment from (contract C3). */
+export const BRIDGE_ENV_HEADER = "Mcp-Bridge-Env";
+
+/** base64url(JSON) of the env, as the bridge expects; UTF-8 safe. */
+export function encodeBridgeEnv(env: Record<string, string>): string {
+  const bytes = new TextEncoder().encode(JSON.stringify(env));
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+function requestHeaders(config: UpstreamConfig): Record<string, string> {
+  if (config.transport !== "stdio" || !config.env || Object.keys(config.env).length === 0) return { ...config.headers };
+  return { ...config.headers, [BRIDGE_ENV_HEADER]: encodeBridgeEnv(config.env) };
 }
 
 export interface SelfRoute {
@@ -70,32 +106,76 @@ export function upstreamFetch(env: SelfRoute): FetchLike {
 }
 
 /** Connects (negotiating the protocol version), or resumes a stored 2025-era session without a handshake. */
-export async function connectUpstream(config: UpstreamConfig, env: SelfRoute, resume?: SessionInfo): Promise<Upstream> {
-  const resumable = resume?.sessionId ? resume : undefined;
-  const transport = new StreamableHTTPClientTransport(new URL(config.url), {
-    fetch: upstreamFetch(env),
-    requestInit: { headers: config.headers },
-    ...(resumable ? { sessionId: resumable.sessionId ?? undefined, protocolVersion: resumable.protocolVersion ?? undefined } : {}),
+export async function connectUpstream(config: UpstreamConfig, env: SelfRoute, options: ConnectOptions = {}): Promise<Upstream> {
+  const headers = requestHeaders(config);
+  const fetch = upstreamFetch(env);
+  let transport: Upstream["transport"];
+  if (config.transport === "sse") {
+    transport = new SSEClientTransport(new URL(config.url), { fetch, requestInit: { headers }, eventSourceInit: { fetch } });
+  } else {
+    const resumable = options.resume?.sessionId ? options.resume : undefined;
+    transport = new StreamableHTTPClientTransport(new URL(config.url), {
+      fetch,
+      requestInit: { headers },
+      ...(resumable ? { sessionId: resumable.sessionId ?? undefined, protocolVersion: resumable.protocolVersion ?? undefined } : {}),
+    });
+  }
+  const onToolsChanged = options.onToolsChanged;
+  const client = new Client(CLIENT_INFO, {
+    capabilities: {},
+    // The SDK only activates this when the upstream advertises tools.listChanged; we re-list ourselves
+    // (paginated, with the cache hint), so its own refresh is off.
+    ...(onToolsChanged ? { listChanged: { tools: { autoRefresh: false, onChanged: () => onToolsChanged() } } } : {}),
   });
-  const client = new Client(CLIENT_INFO, { capabilities: {} });
   try {
     await client.connect(transport, { timeout: config.timeoutMs });
   } catch (error) {
     await client.close().catch(() => undefined);
     throw toUpstreamError(error, true);
   }
+  // A resumed session skips the handshake, so the SDK opens no GET stream for it: its
+  // list_changed notifications are missed until the next re-initialisation or scheduled rediscovery.
   return { client, transport };
+}
+
+/**
+ * Ends the upstream session (DELETE, best effort) and closes the client. A bridge kills the stdio
+ * process of a session it is told to end; without this, a transient call's process would live on
+ * until the bridge's idle timeout.
+ */
+export async function closeUpstream(upstream: Upstream): Promise<void> {
+  if (upstream.transport instanceof StreamableHTTPClientTransport && upstream.transport.sessionId !== undefined) {
+    // An upstream that hangs must not hold the caller: give the DELETE a moment, no more.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      upstream.transport.terminateSession().catch(() => undefined),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, TERMINATE_WAIT_MS))),
+    ]);
+    if (timer !== undefined) clearTimeout(timer);
+  }
+  await upstream.client.close().catch(() => undefined);
 }
 
 export function sessionOf(upstream: Upstream): SessionInfo {
   return {
     protocolVersion: upstream.client.getNegotiatedProtocolVersion() ?? null,
-    sessionId: upstream.transport.sessionId ?? null,
+    sessionId: sessionIdOf(upstream),
   };
 }
 
-export async function listUpstreamTools(upstream: Upstream, timeoutMs: number): Promise<UpstreamTool[]> {
+/** The 2025-era session id a streamable HTTP upstream assigned; SSE sessions cannot be resumed. */
+export function sessionIdOf(upstream: Upstream): string | null {
+  return upstream.transport instanceof StreamableHTTPClientTransport ? (upstream.transport.sessionId ?? null) : null;
+}
+
+function ttlOf(result: object): number | null {
+  const ttl = (result as { ttlMs?: unknown }).ttlMs;
+  return typeof ttl === "number" && Number.isSafeInteger(ttl) && ttl >= 0 ? ttl : null;
+}
+
+export async function listUpstreamTools(upstream: Upstream, timeoutMs: number): Promise<ToolListing> {
   const tools: UpstreamTool[] = [];
+  let ttlMs: number | null = null;
   let cursor: string | undefined;
   for (let page = 0; page < MAX_LIST_PAGES; page++) {
     const result = await upstream.client
@@ -103,6 +183,7 @@ export async function listUpstreamTools(upstream: Upstream, timeoutMs: number): 
       .catch((error: unknown) => {
         throw toUpstreamError(error, false);
       });
+    if (page === 0) ttlMs = ttlOf(result);
     for (const tool of result.tools) {
       tools.push({
         name: tool.name,
@@ -114,7 +195,7 @@ export async function listUpstreamTools(upstream: Upstream, timeoutMs: number): 
       });
     }
     cursor = result.nextCursor;
-    if (cursor === undefined) return tools;
+    if (cursor === undefined) return { tools, ttlMs };
   }
   throw new UpstreamError("protocol", `tools/list did not end after ${MAX_LIST_PAGES} pages`, true, false);
 }
@@ -153,6 +234,10 @@ export function toUpstreamError(error: unknown, beforeSend: boolean): UpstreamEr
       return new UpstreamError("connection", `upstream connection failed: ${describe(error)}`, true, beforeSend, options);
     }
     return new UpstreamError("protocol", `upstream broke the protocol: ${describe(error)}`, true, beforeSend, options);
+  }
+  if (error instanceof ProtocolError && error.code === BRIDGE_PROCESS_EXITED) {
+    // The bridge's stdio process died before answering: the upstream went away mid-call.
+    return new UpstreamError("connection", `upstream process exited: ${describe(error)}`, true, beforeSend, options);
   }
   if (error instanceof ProtocolError) {
     return new UpstreamError("protocol", `upstream error ${error.code}: ${describe(error)}`, false, beforeSend, options);

@@ -81,6 +81,8 @@ export interface DiscoveryOutcome {
   toolsJson: string;
   protocolVersion: string | null;
   error: { type: UpstreamErrorType; message: string } | null;
+  /** When the upstream's tools/list cache hint (2026-07-28 `ttlMs`) expires, ISO; null without one. */
+  inventoryStaleAt: string | null;
 }
 
 export interface BreakerSnapshot {
