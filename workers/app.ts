@@ -8,6 +8,7 @@ import { createGatewayServer, serveGateway } from "./gateway/gateway.server";
 import { sourceRoutes } from "./gateway/sources.routes";
 import { MAX_JSON_BODY_BYTES } from "./http/json-body";
 import { authenticated, cors, limitBody, originCheck } from "./http/middleware";
+import { serverRoutes } from "./http/servers.routes";
 import { checkHealth, VERSION } from "./health/health.service";
 import { openDb } from "./lib/db";
 import { AppError } from "./lib/errors";
@@ -19,7 +20,7 @@ import { tasksServer } from "./tasks/tasks.server";
 import { thinkingServer } from "./thinking/thinking.server";
 
 export const mcpServers: readonly McpServerDefinition[] = [tasksServer, ragServer, thinkingServer];
-const apiRoutes = [...taskRoutes, ...ragRoutes, ...sourceRoutes];
+const apiRoutes = [...taskRoutes, ...ragRoutes, ...sourceRoutes, ...serverRoutes([...mcpServers, createGatewayServer(mcpServers)])];
 
 /**
  * `servers` defaults to the real MCP servers; the conformance fixture Worker

@@ -70,13 +70,35 @@ function stopGroup(child: ChildProcess): Promise<void> {
   });
 }
 
-export async function startLocalWorker(options: { user: string; label: string; persistTo?: string; logFile: string }): Promise<LocalWorker> {
+/**
+ * The gateway/agent settings `npm run dev` passes (bin/dev.ts), for a Worker on `port`: loopback
+ * upstreams allowed, its own origin served through SELF, a throwaway key for source secrets.
+ */
+function devVars(port: number): string[] {
+  return [
+    ["ALLOW_PRIVATE_UPSTREAMS", "1"],
+    ["SELF_ORIGIN", `http://localhost:${port}`],
+    ["SOURCE_SECRETS_KEY", Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64")],
+    ["MCP_URL", `http://localhost:${port}/mcp`],
+  ].flatMap(([name, value]) => ["--var", `${name}:${value}`]);
+}
+
+export async function startLocalWorker(options: {
+  user: string;
+  label: string;
+  persistTo?: string;
+  logFile: string;
+  /** Also pass the dev-only variables `npm run dev` sets (the console's browser test needs the gateway and agent). */
+  devVars?: boolean;
+}): Promise<LocalWorker> {
   const token = await prepareLocalDatabase(options.user, options.label, options.persistTo);
   const buildDir = join(ROOT, ".wrangler", "build", options.user);
   wrangler(["deploy", "--dry-run", "--outdir", buildDir], { quiet: true });
   const config = readFileSync(join(ROOT, "wrangler.toml"), "utf8")
     .replace(/^main = .*$/m, 'main = "index.js"')
-    .replace(/^migrations_dir = .*$/m, `migrations_dir = ${JSON.stringify(join(ROOT, "d1", "migrations"))}`);
+    .replace(/^migrations_dir = .*$/m, `migrations_dir = ${JSON.stringify(join(ROOT, "d1", "migrations"))}`)
+    // The console's static assets stay where they are (the copy lives in another directory).
+    .replace(/^directory = "\.\/public"$/m, `directory = ${JSON.stringify(join(ROOT, "public"))}`);
   writeFileSync(join(buildDir, "wrangler.toml"), config);
   const [port, inspectorPort] = [await freePort(), await freePort()];
   const origin = `http://127.0.0.1:${port}`;
@@ -87,7 +109,7 @@ export async function startLocalWorker(options: { user: string; label: string; p
     ["dev", "--config", join(buildDir, "wrangler.toml"), "--no-bundle", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort),
       // The config copy lives elsewhere: name the state directory explicitly (default: npm run dev's).
       "--persist-to", options.persistTo ?? join(ROOT, ".wrangler", "state"),
-      "--show-interactive-dev-session=false"],
+      "--show-interactive-dev-session=false", ...(options.devVars ? devVars(port) : [])],
     { cwd: ROOT, env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" }, detached: true, stdio: ["ignore", "pipe", "pipe"] },
   );
   child.stdout?.pipe(log);

@@ -1,0 +1,55 @@
+// The gateway's sources (GET /api/sources) with each one's health (GET /api/sources/:id/health):
+// state, circuit breaker, error rate, p50/p95 and last success over its last calls.
+import { api, messageOf } from "./api.js";
+import { clear, errorBox, formatMs, formatRate, formatTime, h } from "./dom.js";
+
+export async function renderSourcesPanel(panel) {
+  const body = h("div", { class: "panel-body", "aria-live": "polite", "aria-busy": "true" }, h("p", { class: "muted" }, "Loading sources…"));
+  const refresh = h("button", { type: "button" }, "Refresh");
+  refresh.addEventListener("click", () => renderSourcesPanel(panel));
+  clear(panel,
+    h("div", { class: "panel-head" }, h("h2", {}, "Gateway sources"), refresh),
+    h("p", { class: "muted" }, "Upstream MCP servers whose tools the gateway ", h("code", {}, "/mcp"), " serves as ", h("code", {}, "<slug>__<tool>"), "."),
+    body);
+  let sources;
+  try {
+    ({ sources } = await api("/api/sources"));
+  } catch (error) {
+    clear(body, errorBox(messageOf(error), "Could not list sources"));
+    body.setAttribute("aria-busy", "false");
+    return;
+  }
+  if (sources.length === 0) {
+    clear(body, h("div", { class: "empty" },
+      h("p", {}, h("strong", {}, "No sources yet."), " The gateway serves only the built-in tools."),
+      h("p", {}, "Register an upstream MCP server with ", h("code", {}, "POST /api/sources"),
+        " (see the README); its tools then appear on ", h("code", {}, "/mcp"), " and its health here.")));
+    body.setAttribute("aria-busy", "false");
+    return;
+  }
+  const healths = await Promise.all(sources.map((source) => api(`/api/sources/${source.id}/health`).catch((error) => ({ error }))));
+  clear(body, h("div", { class: "table-wrap" }, h("table", { class: "sources" },
+    h("caption", { class: "sr-only" }, "Sources and their health"),
+    h("thead", {}, h("tr", {}, ["Source", "State", "Breaker", "Tools", "Error rate", "p50", "p95", "Last success", "Last error"].map((label) => h("th", { scope: "col" }, label)))),
+    h("tbody", {}, sources.map((source, index) => sourceRow(source, healths[index]))))));
+  body.setAttribute("aria-busy", "false");
+}
+
+function sourceRow(source, health) {
+  const name = h("th", { scope: "row" }, source.name, h("br"), h("code", { class: "muted" }, source.slug), h("br"), h("span", { class: "muted small" }, source.url));
+  if (health.error) {
+    return h("tr", { "data-source": source.slug }, name,
+      h("td", { colspan: "8" }, errorBox(messageOf(health.error), "Health unavailable")));
+  }
+  const calls = health.calls ?? {};
+  const lastError = health.last_discovery_error ?? calls.last_error;
+  return h("tr", { "data-source": source.slug }, name,
+    h("td", {}, h("span", { class: `state state-${health.state}` }, health.state)),
+    h("td", {}, h("span", { class: `breaker breaker-${health.breaker}` }, String(health.breaker).replace("_", "-"))),
+    h("td", {}, String(health.tool_count ?? source.tool_count)),
+    h("td", {}, calls.window ? `${formatRate(calls.error_rate)} of ${calls.window}` : "no calls yet"),
+    h("td", {}, formatMs(calls.p50_ms)),
+    h("td", {}, formatMs(calls.p95_ms)),
+    h("td", {}, formatTime(calls.last_success_at)),
+    h("td", { class: "small" }, lastError ? h("span", { class: "bad" }, lastError) : "—"));
+}
