@@ -3,11 +3,13 @@
  *
  *   1. measure the deployable bundle (wrangler deploy --dry-run)
  *   2. start and seed every target, check one real result per (target, tool)
- *   3. load phase: alternating fixed-duration autocannon rounds → table + issue ratios
+ *   3. load phase: alternating fixed-duration autocannon rounds → table + issue ratios; then the
+ *      gateway latency ladder at 1 connection (direct → SDK path → /mcp built-in → /mcp source)
  *   4. CPU phase: server CPU per request from /proc; mcp-edge with the token cache off
  *   5. profile phase: V8 CPU profile of mcp-edge inside workerd, per tool
  *   6. Node micro-benchmark of the MCP layer alone
  * Results go to bench/results/<date>.json, latest.json (the table) and *-extra.json (the rest).
+ * `--only gateway` runs the gateway rows alone (mcp-edge only) into bench/results/gateway-*.json.
  * Everything runs on 127.0.0.1 from a temp dir that is deleted at the end.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -20,7 +22,18 @@ import { runCpuPhase } from "./lib/cpu-phase";
 import { describeMachine, describeSource } from "./lib/machine";
 import { printMicro, tryMicroBenchmark } from "./lib/micro";
 import { profileMcpEdge } from "./lib/profile";
-import { aggregate, ceilingShares, printCpu, printProfile, printRatios, printTable, ratios, writeResults } from "./lib/report";
+import {
+  aggregate,
+  ceilingShares,
+  gatewaySummary,
+  printCpu,
+  printGateway,
+  printProfile,
+  printRatios,
+  printTable,
+  ratios,
+  writeResults,
+} from "./lib/report";
 import { type Cell, cellsOf, runRounds } from "./lib/rounds";
 import { type Drain, waitForOutboxDrain } from "./lib/settle";
 import { startFleet } from "./lib/targets";
@@ -49,12 +62,16 @@ async function main(): Promise<void> {
     console.warn(`warning: load average ${load} before starting: other work on this machine will add noise (see "other load" per round)`);
   }
 
-  console.log("bundle: wrangler deploy --dry-run …");
-  const bundle = await measureDeployBundle(root, join(tmp, "wrangler-dry-run"));
-  console.log(`bundle: ${bundle.totalBytes} bytes, ${bundle.totalGzipBytes} gzip (${bundle.modules.length} module(s))`);
+  const gatewayOnly = config.only === "gateway";
+  let bundle: Awaited<ReturnType<typeof measureDeployBundle>> | undefined;
+  if (!gatewayOnly) {
+    console.log("bundle: wrangler deploy --dry-run …");
+    bundle = await measureDeployBundle(root, join(tmp, "wrangler-dry-run"));
+    console.log(`bundle: ${bundle.totalBytes} bytes, ${bundle.totalGzipBytes} gzip (${bundle.modules.length} module(s))`);
+  }
 
   const servers = phaseCleanup();
-  const fleet = await startFleet(paths, servers, config.seedTasks);
+  const fleet = await startFleet(paths, servers, config.seedTasks, gatewayOnly);
   for (const sample of fleet.samples) console.log(`sample ok: ${sample.target.padEnd(8)} ${sample.tool.padEnd(10)} ${sample.contentType} ${sample.bytes} bytes`);
 
   const cells = cellsOf(fleet.targets);
@@ -66,9 +83,19 @@ async function main(): Promise<void> {
   const samples = await runRounds(cells, config, fleet.token, afterCell);
   const rows = aggregate(samples);
 
+  // Latency without queueing: one connection, the four steps from direct to gateway alternating.
+  const ladderConfig = { ...config, connections: 1, warmupSeconds: 1, roundSeconds: Math.ceil(config.roundSeconds / 2) };
+  console.log(`\ngateway latency ladder: ${ladderConfig.rounds} rounds × ${ladderConfig.roundSeconds} s, 1 connection`);
+  const ladderCells = cellsOf(fleet.gatewayLadder);
+  const ladderSamples = await runRounds(ladderCells, ladderConfig, fleet.token, async () => undefined);
+  const gateway = gatewaySummary(rows, samples, config.connections, aggregate(ladderSamples));
+
   console.log("\nCPU phase: sequential requests, server CPU time from /proc");
+  // The ladder's two middle steps get a CPU figure too: it splits the gateway's extra CPU.
+  const cpuCells = [...cells, ...ladderCells.filter((cell) => cell.target.name === "mcp-edge sdk-path" || cell.target.name === "gateway built-in")];
   const cpu = await runCpuPhase(paths, servers, {
-    cells,
+    cells: cpuCells,
+    skipUncached: gatewayOnly,
     mcpEdge: fleet.mcpEdge,
     bundle: fleet.mcpEdgeBundle,
     token: fleet.token,
@@ -92,7 +119,8 @@ async function main(): Promise<void> {
         tokenHash: fleet.tokenHash,
         seedTasks: config.seedTasks,
         requests: config.cpuRequests,
-        tools: ["tools/list", "list_tasks", "add_task"],
+        tools: gatewayOnly ? ["list_tasks"] : ["tools/list", "list_tasks", "add_task"],
+        gateway: true,
       });
     } catch (error) {
       // The inspector is the most fragile part; losing it must not lose the load results.
@@ -102,17 +130,21 @@ async function main(): Promise<void> {
       await profiled.disposeAll();
     }
   }
-  console.log("micro-benchmark: the MCP layer in Node …");
-  const micro = await tryMicroBenchmark(root);
+  let micro: Awaited<ReturnType<typeof tryMicroBenchmark>> | undefined;
+  if (!gatewayOnly) {
+    console.log("micro-benchmark: the MCP layer in Node …");
+    micro = await tryMicroBenchmark(root);
+  }
 
-  console.log(`\nbundle (wrangler deploy --dry-run): ${bundle.totalBytes} bytes raw, ${bundle.totalGzipBytes} gzip; wrangler says "${bundle.wranglerSummary ?? "?"}"`);
-  if ("result" in micro) printMicro(micro.result);
-  else console.warn(`\nmicro-benchmark failed: ${micro.error.split("\n")[0]}`);
+  if (bundle) console.log(`\nbundle (wrangler deploy --dry-run): ${bundle.totalBytes} bytes raw, ${bundle.totalGzipBytes} gzip; wrangler says "${bundle.wranglerSummary ?? "?"}"`);
+  if (micro && "result" in micro) printMicro(micro.result);
+  else if (micro) console.warn(`\nmicro-benchmark failed: ${micro.error.split("\n")[0]}`);
   printCpu(cpu);
   if (profile) printProfile(profile);
   printTable(rows, samples);
   const goals = ratios(rows);
   printRatios(goals);
+  printGateway(gateway);
   const date = startedAt.toISOString().slice(0, 10);
   const extra = {
     date: startedAt.toISOString(),
@@ -121,17 +153,19 @@ async function main(): Promise<void> {
     source,
     statistic: "rps, p50_ms, p99_ms: median over rounds of each round's value; errors: sum over rounds",
     ratios: goals,
+    gateway,
+    gateway_ladder_rounds: ladderSamples,
     ceiling_shares: ceilingShares(rows),
     samples: fleet.samples,
     rounds: samples,
     outbox_drains: drains,
-    bundle,
+    bundle: bundle ?? "skipped (--only gateway)",
     cpu_per_request: cpu,
     profile: profile ?? { error: profileError ?? "skipped (--skip-profile)" },
-    micro,
+    micro: micro ?? "skipped (--only gateway)",
     worker_problems: problems,
   };
-  const written = writeResults(join(root, "bench/results"), date, rows, extra);
+  const written = writeResults(join(root, "bench/results"), date, rows, extra, gatewayOnly ? "gateway-" : "");
   console.log(`\nwrote ${written.map((path) => path.slice(root.length + 1)).join(", ")}`);
 }
 

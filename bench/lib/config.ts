@@ -20,6 +20,12 @@ export interface BenchConfig {
   seedTasks: number;
   /** Skip the inspector CPU profile (the slowest part of the CPU phase). */
   skipProfile: boolean;
+  /**
+   * "gateway": only mcp-edge, only the gateway rows (direct vs gateway list_tasks, the latency
+   * ladder, their CPU and profile); no peers, no bundle, no micro-benchmark. Results go to
+   * bench/results/gateway-*.json so the full run's latest.json is left alone.
+   */
+  only: "gateway" | undefined;
 }
 
 const OPTIONS = {
@@ -44,6 +50,12 @@ function numberOption(name: NumericOption, flags: Record<string, string | boolea
   return value;
 }
 
+function onlyOption(raw: string | undefined): BenchConfig["only"] {
+  if (raw === undefined || raw === "") return undefined;
+  if (raw === "gateway") return raw;
+  throw new Error(`--only / BENCH_ONLY: the only subset is "gateway", got "${raw}"`);
+}
+
 export function readConfig(argv: readonly string[] = process.argv.slice(2)): BenchConfig {
   const { values } = parseArgs({
     args: [...argv],
@@ -55,6 +67,7 @@ export function readConfig(argv: readonly string[] = process.argv.slice(2)): Ben
       "cpu-requests": { type: "string" },
       "seed-tasks": { type: "string" },
       "skip-profile": { type: "boolean" },
+      only: { type: "string" },
     },
     strict: true,
   });
@@ -66,5 +79,6 @@ export function readConfig(argv: readonly string[] = process.argv.slice(2)): Ben
     cpuRequests: Math.round(numberOption("cpu-requests", values)),
     seedTasks: Math.round(numberOption("seed-tasks", values)),
     skipProfile: values["skip-profile"] === true || process.env["BENCH_SKIP_PROFILE"] === "1",
+    only: onlyOption(values.only ?? process.env["BENCH_ONLY"]),
   };
 }

@@ -6,7 +6,7 @@
  */
 import type { Cleanup } from "./cleanup";
 import { type CpuMeasurement, measureCpu } from "./cpu";
-import type { Tool } from "./mcp";
+import type { Route, Tool } from "./mcp";
 import type { Cell } from "./rounds";
 import { waitForOutboxDrain } from "./settle";
 import { median, round } from "./stats";
@@ -25,6 +25,7 @@ interface Job {
   target: string;
   tool: Tool;
   url: URL;
+  route?: Route;
   pid: number | undefined;
   settle?: () => Promise<void>;
 }
@@ -65,21 +66,34 @@ async function measureJobs(jobs: readonly Job[], token: string, requests: number
 export async function runCpuPhase(
   paths: FleetPaths,
   cleanup: Cleanup,
-  input: { cells: readonly Cell[]; mcpEdge: ServedWorker; bundle: string; token: string; tokenHash: string; seedTasks: number; requests: number },
+  input: {
+    cells: readonly Cell[];
+    mcpEdge: ServedWorker;
+    bundle: string;
+    token: string;
+    tokenHash: string;
+    seedTasks: number;
+    requests: number;
+    /** Skip the second mcp-edge with the token cache off (`--only gateway`). */
+    skipUncached?: boolean;
+  },
 ): Promise<CpuSummary[]> {
   const fleetJobs: Job[] = input.cells.map(({ target, tool }) => ({
     target: target.name,
     tool,
     url: target.url,
+    route: target.route,
     pid: target.pid,
     // add_task's queue consumer work happens after the responses: wait for it so it is counted.
     ...(target.name === "mcp-edge" && tool === "add_task" ? { settle: drainer(input.mcpEdge) } : {}),
   }));
   const measured = await measureJobs(fleetJobs, input.token, input.requests);
+  if (input.skipUncached) return measured;
 
   const uncached = await startMcpEdge(paths, cleanup, {
     label: "mcp-edge (no token cache) workerd",
     bundle: input.bundle,
+    token: input.token,
     tokenHash: input.tokenHash,
     seedTasks: input.seedTasks,
     vars: { TOKEN_CACHE_SECONDS: "0" },

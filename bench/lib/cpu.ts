@@ -6,7 +6,7 @@
  * d1-floor are measured the same way: differences between targets are what the Worker's code costs.
  */
 import { sendSequential } from "./client";
-import type { Tool } from "./mcp";
+import { DIRECT, type Route, type Tool } from "./mcp";
 import { cpuTimeMs } from "./proc";
 
 export interface CpuMeasurement {
@@ -27,16 +27,18 @@ export async function measureCpu(input: {
   pid: number | undefined;
   token: string;
   tool: Tool;
+  route?: Route;
   requests: number;
   /** Deferred work to wait for before reading the end CPU (the queue consumer, for add_task). */
   settle?: () => Promise<void>;
 }): Promise<CpuMeasurement | undefined> {
   if (input.pid === undefined) return undefined;
-  await sendSequential(input.url, input.token, input.tool, WARMUP_REQUESTS);
+  const route = input.route ?? DIRECT;
+  await sendSequential(input.url, input.token, input.tool, WARMUP_REQUESTS, route);
   await input.settle?.();
   const cpuBefore = cpuTimeMs(input.pid);
   const started = performance.now();
-  await sendSequential(input.url, input.token, input.tool, input.requests);
+  await sendSequential(input.url, input.token, input.tool, input.requests, route);
   const wall = performance.now() - started;
   await input.settle?.();
   const cpuAfter = cpuTimeMs(input.pid);

@@ -5,7 +5,7 @@
  * histogram, which is too coarse at a few milliseconds.
  */
 import autocannon from "autocannon";
-import { isSuccessBody, MCP_PATH, requestBody, requestHeaders, type Tool } from "./mcp";
+import { DIRECT, isSuccessBody, requestBody, requestHeaders, type Route, type Tool } from "./mcp";
 import { percentile } from "./stats";
 
 export interface LoadSample {
@@ -22,7 +22,8 @@ export interface LoadSample {
 const MAX_LATENCY_SAMPLES = 5_000_000;
 const REQUEST_TIMEOUT_SECONDS = 10;
 
-export function runLoad(input: { url: URL; token: string; tool: Tool; connections: number; seconds: number }): Promise<LoadSample> {
+export function runLoad(input: { url: URL; token: string; tool: Tool; connections: number; seconds: number; route?: Route }): Promise<LoadSample> {
+  const route = input.route ?? DIRECT;
   const latencies: number[] = [];
   let ok = 0;
   let bad = 0;
@@ -36,9 +37,9 @@ export function runLoad(input: { url: URL; token: string; tool: Tool; connection
         requests: [
           {
             method: "POST",
-            path: MCP_PATH,
-            headers: requestHeaders(input.token),
-            body: requestBody(input.tool),
+            path: route.path,
+            headers: requestHeaders(input.token, route),
+            body: requestBody(input.tool, route),
             onResponse: (status, body) => {
               if (status >= 200 && status < 300 && isSuccessBody(body)) ok++;
               else bad++;

@@ -41,6 +41,9 @@ export function describeSource(root: string) {
     }
   };
   const changed = git("status", "--porcelain", "--", "workers", "d1", "wrangler.toml", "package.json", "package-lock.json");
+  // A run from an exported snapshot (`git archive <commit>`, no .git) names its commit itself.
+  const snapshot = process.env["BENCH_SOURCE_COMMIT"];
+  if (changed === undefined && snapshot) return { commit: snapshot, uncommitted_product_changes: [], snapshot: true };
   return {
     commit: git("rev-parse", "HEAD"),
     uncommitted_product_changes: changed ? changed.split("\n") : [],

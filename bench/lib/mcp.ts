@@ -10,6 +10,20 @@ export type Tool = (typeof TOOLS)[number];
 export const MCP_PATH = "/mcp/tasks";
 export const PROTOCOL_VERSION = "2025-06-18";
 
+/**
+ * Where a target receives the benchmarked requests. The direct targets use /mcp/tasks with the
+ * tools' own names; the gateway row sends the same call to /mcp as `<slug>__list_tasks`.
+ * `sdkOnly` leaves out the MCP-Protocol-Version header, which keeps mcp-edge off its fast path
+ * (decision 0006): the same call, answered by the SDK, for the latency breakdown.
+ */
+export interface Route {
+  path: string;
+  toolPrefix: string;
+  sdkOnly: boolean;
+}
+
+export const DIRECT: Route = { path: MCP_PATH, toolPrefix: "", sdkOnly: false };
+
 const MESSAGES: Record<Tool, object> = {
   "tools/list": { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} },
   list_tasks: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "list_tasks", arguments: { limit: 20 } } },
@@ -21,15 +35,17 @@ const MESSAGES: Record<Tool, object> = {
   },
 };
 
-export function requestBody(tool: Tool): string {
-  return JSON.stringify(MESSAGES[tool]);
+export function requestBody(tool: Tool, route: Route = DIRECT): string {
+  const message = MESSAGES[tool] as { params: { name?: string } };
+  if (route.toolPrefix === "" || message.params.name === undefined) return JSON.stringify(message);
+  return JSON.stringify({ ...message, params: { ...message.params, name: `${route.toolPrefix}${message.params.name}` } });
 }
 
-export function requestHeaders(token: string): Record<string, string> {
+export function requestHeaders(token: string, route: Route = DIRECT): Record<string, string> {
   return {
     "content-type": "application/json",
     accept: "application/json, text/event-stream",
-    "mcp-protocol-version": PROTOCOL_VERSION,
+    ...(route.sdkOnly ? {} : { "mcp-protocol-version": PROTOCOL_VERSION }),
     authorization: `Bearer ${token}`,
   };
 }

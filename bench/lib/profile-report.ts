@@ -42,7 +42,7 @@ export function bundleSections(bundle: string): Section[] {
 function packageOf(path: string): string {
   const dependency = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
   if (dependency) return dependency[1]!;
-  if (path.startsWith("workers/") || path.startsWith("d1/")) return "mcp-edge (workers/, d1/)";
+  if (path.startsWith("workers/") || path.startsWith("d1/") || path.startsWith("durable-objects/")) return "mcp-edge (workers/, d1/)";
   if (path.startsWith("bench/")) return "bench peer code";
   return path;
 }
@@ -99,6 +99,17 @@ const STAGES: { name: string; matches: StagePredicate; unless?: StagePredicate }
       (frame.functionName === "pull" && (pkg === "agents" || pkg.startsWith("@modelcontextprotocol"))),
     unless: inTeardown,
   },
+  // The gateway row (/mcp → source Durable Object → SELF → /mcp/tasks). Synchronous stacks only:
+  // time after an await is charged to the frames that resumed, not to the function that awaited.
+  { name: "gateway: serveGateway() (inventory, then the SDK path on /mcp)", matches: named("serveGateway") },
+  { name: "gateway: D1 inventory query (enabledInventory)", matches: named("enabledInventory") },
+  { name: "gateway: D1 tool lookup (findEnabledTool)", matches: named("findEnabledTool") },
+  { name: "gateway: source config (secret header decrypt, fingerprint)", matches: (frame, pkg) => frame.functionName === "config" && pkg.startsWith("mcp-edge") },
+  { name: "gateway: SDK path serveWithSdk() (also /mcp/tasks off the fast path)", matches: named("serveWithSdk") },
+  { name: "source DO: retries + connection (callWithRetries)", matches: named("callWithRetries") },
+  { name: "source DO: SDK Client.callTool (callUpstreamTool)", matches: named("callUpstreamTool") },
+  { name: "SELF fetch from the DO (upstreamFetch)", matches: (frame, pkg) => frame.functionName === "upstreamFetch" && pkg.startsWith("mcp-edge") },
+  { name: "fast path answerFast() (direct /mcp/tasks, or the upstream side of the gateway)", matches: named("answerFast") },
   { name: "garbage collection", matches: named("(garbage collector)") },
 ];
 

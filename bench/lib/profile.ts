@@ -6,8 +6,9 @@ import { readFileSync } from "node:fs";
 import { profileWhile } from "./cdp";
 import type { Cleanup } from "./cleanup";
 import { sendSequential } from "./client";
-import type { Tool } from "./mcp";
+import { DIRECT, type Route, type Tool } from "./mcp";
 import { bundleSections, type ProfileSummary, summarizeProfile } from "./profile-report";
+import { gatewayRoute } from "./gateway";
 import { type FleetPaths, startMcpEdge } from "./targets";
 
 const SAMPLING_INTERVAL_US = 100;
@@ -16,11 +17,21 @@ const WARMUP_REQUESTS = 200;
 export async function profileMcpEdge(
   paths: FleetPaths,
   cleanup: Cleanup,
-  input: { bundle: string; token: string; tokenHash: string; seedTasks: number; requests: number; tools: readonly Tool[] },
-): Promise<Partial<Record<Tool, ProfileSummary>>> {
+  input: {
+    bundle: string;
+    token: string;
+    tokenHash: string;
+    seedTasks: number;
+    requests: number;
+    tools: readonly Tool[];
+    /** Also profile `tools/call <prefix>list_tasks` on /mcp (the gateway row), as "gateway list_tasks". */
+    gateway?: boolean;
+  },
+): Promise<Record<string, ProfileSummary>> {
   const worker = await startMcpEdge(paths, cleanup, {
     label: "mcp-edge (profiled) workerd",
     bundle: input.bundle,
+    token: input.token,
     tokenHash: input.tokenHash,
     seedTasks: input.seedTasks,
     inspectorPort: 0,
@@ -28,15 +39,18 @@ export async function profileMcpEdge(
   try {
     const inspector = await worker.miniflare.getInspectorURL();
     const sections = bundleSections(readFileSync(input.bundle, "utf8"));
-    const summaries: Partial<Record<Tool, ProfileSummary>> = {};
-    for (const tool of input.tools) {
-      await sendSequential(worker.url, input.token, tool, WARMUP_REQUESTS);
+    const summaries: Record<string, ProfileSummary> = {};
+    const runs: { label: string; tool: Tool; route: Route }[] = input.tools.map((tool) => ({ label: tool, tool, route: DIRECT }));
+    if (input.gateway) runs.push({ label: "gateway list_tasks", tool: "list_tasks", route: gatewayRoute(worker.gatewayPrefix) });
+    for (const { label, tool, route } of runs) {
+      await sendSequential(worker.url, input.token, tool, WARMUP_REQUESTS, route);
       // workerd names each Worker's inspector target after its service: core:user:<worker name>.
+      // The source's Durable Object and the SELF request run in this same isolate, so they are sampled too.
       const target = `ws://${inspector.host}/core:user:mcp-edge`;
       const profile = await profileWhile(target, SAMPLING_INTERVAL_US, () =>
-        sendSequential(worker.url, input.token, tool, input.requests),
+        sendSequential(worker.url, input.token, tool, input.requests, route),
       );
-      summaries[tool] = summarizeProfile(profile, sections, "index.js", input.requests);
+      summaries[label] = summarizeProfile(profile, sections, "index.js", input.requests);
     }
     return summaries;
   } finally {

@@ -91,13 +91,14 @@ export function printRatios(list: readonly Ratio[]): void {
   for (const ratio of list) console.log(`  ${ratio.name.padEnd(36)} ${ratio.value.toFixed(2)}×  (target ${ratio.target})  ${ratio.met ? "met" : "NOT met"}`);
 }
 
-export function writeResults(dir: string, date: string, rows: readonly ResultRow[], extra: unknown): string[] {
+/** `prefix` ("gateway-" for `--only gateway`) keeps a partial run from replacing the full run's files. */
+export function writeResults(dir: string, date: string, rows: readonly ResultRow[], extra: unknown, prefix = ""): string[] {
   mkdirSync(dir, { recursive: true });
   const files = [
-    [join(dir, `${date}.json`), rows],
-    [join(dir, "latest.json"), rows],
-    [join(dir, `${date}-extra.json`), extra],
-    [join(dir, "latest-extra.json"), extra],
+    [join(dir, `${prefix}${date}.json`), rows],
+    [join(dir, `${prefix}latest.json`), rows],
+    [join(dir, `${prefix}${date}-extra.json`), extra],
+    [join(dir, `${prefix}latest-extra.json`), extra],
   ] as const;
   for (const [path, value] of files) writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`);
   return files.map(([path]) => path);
@@ -111,7 +112,7 @@ export function printCpu(measurements: readonly CpuSummary[]): void {
   }
 }
 
-export function printProfile(profile: Partial<Record<Tool, ProfileSummary>>): void {
+export function printProfile(profile: Record<string, ProfileSummary>): void {
   for (const [tool, summary] of Object.entries(profile)) {
     console.log(`\nmcp-edge ${tool} in workerd, V8 profile: ${summary.activeMsPerRequest.toFixed(2)} ms active JS per request (inflated by the profiler); inclusive stages:`);
     for (const stage of summary.byStage) {
@@ -123,4 +124,78 @@ export function printProfile(profile: Partial<Record<Tool, ProfileSummary>>): vo
     "  (stages nest, so they do not add up; Error construction — the teardown stage — is over-sampled under the\n" +
       "   inspector: an A/B without the profiler found it below noise, see docs/performance.md)",
   );
+}
+
+export interface GatewayStep extends ResultRow {
+  /** This step's p50 minus the previous step's (the first step: 0). */
+  added_p50_ms: number;
+}
+
+export interface GatewaySummary {
+  /** The table's rows: `tools/call list_tasks` on /mcp/tasks vs `<slug>__list_tasks` on /mcp. */
+  load: {
+    connections: number;
+    direct: ResultRow;
+    gateway: ResultRow;
+    rps_ratio: number;
+    /** gateway / direct rps within each round (they ran back to back): less drift than the medians. */
+    rps_ratio_per_round: number[];
+    added_p50_ms: number;
+    added_p99_ms: number;
+  };
+  /** One connection: latency without queueing, step by step from the direct call to the gateway's. */
+  latency: { connections: 1; steps: GatewayStep[]; added_p50_ms: number };
+  targets: Ratio[];
+}
+
+function rowOf(rows: readonly ResultRow[], target: TargetName): ResultRow {
+  const row = find(rows, target, "list_tasks");
+  if (!row) throw new Error(`no ${target} list_tasks row`);
+  return row;
+}
+
+export function gatewaySummary(rows: readonly ResultRow[], cells: readonly CellSamples[], connections: number, ladder: readonly ResultRow[]): GatewaySummary {
+  const direct = rowOf(rows, "mcp-edge");
+  const gateway = rowOf(rows, "gateway");
+  const directRounds = cells.find((cell) => cell.target === "mcp-edge" && cell.tool === "list_tasks")?.rounds ?? [];
+  const gatewayRounds = cells.find((cell) => cell.target === "gateway")?.rounds ?? [];
+  const perRound = gatewayRounds.map((sample, index) => round(sample.rps / (directRounds[index]?.rps ?? Number.NaN)));
+  const rpsRatio = gateway.rps / direct.rps;
+  const addedLoaded = gateway.p50_ms - direct.p50_ms;
+  const steps = ladder.map((row, index) => ({ ...row, added_p50_ms: index === 0 ? 0 : round(row.p50_ms - ladder[index - 1]!.p50_ms) }));
+  const addedQuiet = rowOf(ladder, "gateway").p50_ms - rowOf(ladder, "mcp-edge").p50_ms;
+  return {
+    load: {
+      connections,
+      direct,
+      gateway,
+      rps_ratio: round(rpsRatio),
+      rps_ratio_per_round: perRound,
+      added_p50_ms: round(addedLoaded),
+      added_p99_ms: round(gateway.p99_ms - direct.p99_ms),
+    },
+    latency: { connections: 1, steps, added_p50_ms: round(addedQuiet) },
+    targets: [
+      { name: `gateway / direct rps (${connections} connections)`, value: round(rpsRatio), target: "≥ 0.8×", met: rpsRatio >= 0.8 },
+      { name: "added p50 ms, 1 connection", value: round(addedQuiet), target: "≤ 2 ms", met: addedQuiet <= 2 },
+      { name: `added p50 ms, ${connections} connections`, value: round(addedLoaded), target: "≤ 2 ms", met: addedLoaded <= 2 },
+    ],
+  };
+}
+
+export function printGateway(summary: GatewaySummary): void {
+  const { load, latency } = summary;
+  console.log(`\nGateway: tools/call list_tasks direct (/mcp/tasks) vs <slug>__list_tasks through /mcp, warm singleton source`);
+  console.log(
+    `  ${load.connections} connections: direct ${load.direct.rps.toFixed(0)} req/s p50 ${load.direct.p50_ms.toFixed(2)} p99 ${load.direct.p99_ms.toFixed(2)} ms; ` +
+      `gateway ${load.gateway.rps.toFixed(0)} req/s p50 ${load.gateway.p50_ms.toFixed(2)} p99 ${load.gateway.p99_ms.toFixed(2)} ms; ` +
+      `ratio ${load.rps_ratio.toFixed(2)}× (per round ${load.rps_ratio_per_round.map((value) => value.toFixed(2)).join(", ")}), added p50 ${load.added_p50_ms.toFixed(2)} ms`,
+  );
+  console.log("  1 connection, step by step (p50 added by each step):");
+  for (const step of latency.steps) {
+    console.log(`    ${step.target.padEnd(18)} ${step.rps.toFixed(0).padStart(5)} req/s  p50 ${step.p50_ms.toFixed(2).padStart(6)} ms  p99 ${step.p99_ms.toFixed(2).padStart(6)} ms  +${step.added_p50_ms.toFixed(2)} ms  errors ${step.errors}`);
+  }
+  for (const ratio of summary.targets) {
+    console.log(`  ${ratio.name.padEnd(40)} ${ratio.value.toFixed(2)}  (target ${ratio.target})  ${ratio.met ? "met" : "NOT met"}`);
+  }
 }

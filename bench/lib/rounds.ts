@@ -44,7 +44,7 @@ async function measuredLoad(cell: Cell, config: BenchConfig, token: string, seco
   const serverBefore = cell.target.pid === undefined ? undefined : cpuTimeMs(cell.target.pid);
   const benchBefore = process.cpuUsage();
   const started = performance.now();
-  const sample = await runLoad({ url: cell.target.url, token, tool: cell.tool, connections: config.connections, seconds });
+  const sample = await runLoad({ url: cell.target.url, route: cell.target.route, token, tool: cell.tool, connections: config.connections, seconds });
   const elapsed = performance.now() - started;
   const machineAfter = machineBusyMs();
   const serverAfter = cell.target.pid === undefined ? undefined : cpuTimeMs(cell.target.pid);
@@ -67,7 +67,7 @@ export async function runRounds(
   if (config.warmupSeconds > 0) {
     console.log(`warm-up: ${config.warmupSeconds} s per cell, not recorded`);
     for (const cell of cells) {
-      await runLoad({ url: cell.target.url, token, tool: cell.tool, connections: config.connections, seconds: config.warmupSeconds });
+      await runLoad({ url: cell.target.url, route: cell.target.route, token, tool: cell.tool, connections: config.connections, seconds: config.warmupSeconds });
       await afterCell(cell);
     }
   }
@@ -78,7 +78,7 @@ export async function runRounds(
       const sample = await measuredLoad(cell, config, token, config.roundSeconds);
       results[index]!.rounds.push(sample);
       console.log(
-        `round ${round + 1}/${config.rounds}  ${label(cell).padEnd(22)} ${sample.rps.toFixed(0).padStart(6)} req/s  p50 ${sample.p50_ms.toFixed(2)} ms  p99 ${sample.p99_ms.toFixed(2)} ms  errors ${sample.errors}${sample.foreign_cpu_share === undefined ? "" : `  other load ${(sample.foreign_cpu_share * 100).toFixed(0)} %`}`,
+        `round ${round + 1}/${config.rounds}  ${label(cell).padEnd(28)} ${sample.rps.toFixed(0).padStart(6)} req/s  p50 ${sample.p50_ms.toFixed(2)} ms  p99 ${sample.p99_ms.toFixed(2)} ms  errors ${sample.errors}${sample.foreign_cpu_share === undefined ? "" : `  other load ${(sample.foreign_cpu_share * 100).toFixed(0)} %`}`,
       );
       await afterCell(cell);
     }

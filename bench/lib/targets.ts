@@ -5,24 +5,33 @@
  *   ceiling   – a Worker answering mcp-edge's own sample responses, fixed
  *   d1-floor  – a Worker running mcp-edge's D1 statements with no MCP library
  *   node-sdk  – the official SDK v1 on node:http + node:sqlite (child process)
+ *   gateway   – mcp-edge's /mcp calling its own /mcp/tasks as a registered source (same workerd)
  */
 import { join } from "node:path";
 import { generateToken, hashToken } from "../../workers/auth/tokens";
 import { bundleWorker } from "./bundle";
 import type { Cleanup } from "./cleanup";
 import { sendOnce, type SampleResponse } from "./client";
-import { sampleProblem, type Tool, TOOLS } from "./mcp";
+import { freePort, gatewayRoute, gatewayVars, registerTasksSource } from "./gateway";
+import { DIRECT, type Route, sampleProblem, type Tool, TOOLS } from "./mcp";
 import { migrationStatements } from "./migrations";
 import { startNodePeer } from "./node-peer";
 import { BENCH_USER_ID, runOnD1, seedStatements } from "./seed";
 import { serveWorker, type ServedWorker, wranglerWorkerOptions } from "./workerd";
 
-export const TARGET_NAMES = ["mcp-edge", "node-sdk", "d1-floor", "ceiling"] as const;
+/**
+ * "mcp-edge sdk-path" and "gateway built-in" exist only in the gateway latency phase: the same
+ * list_tasks answered by the SDK instead of the fast path, and a built-in tool called on /mcp,
+ * which split the gateway's added time into its parts.
+ */
+export const TARGET_NAMES = ["mcp-edge", "gateway", "node-sdk", "d1-floor", "ceiling", "mcp-edge sdk-path", "gateway built-in"] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
 export interface Target {
   name: TargetName;
   url: URL;
+  /** Path, tool-name prefix and headers of this target's requests. */
+  route: Route;
   /** The server process, for the CPU phase. */
   pid: number | undefined;
   tools: readonly Tool[];
@@ -43,9 +52,16 @@ export interface Fleet {
   tokenHash: string;
   targets: Target[];
   samples: SampleInfo[];
-  mcpEdge: ServedWorker;
+  mcpEdge: McpEdgeWorker;
   /** Path of mcp-edge's bundle (the profile maps its lines back to packages). */
   mcpEdgeBundle: string;
+  /** The direct list_tasks, the gateway's list_tasks, and the two breakdown steps between them. */
+  gatewayLadder: Target[];
+}
+
+export interface McpEdgeWorker extends ServedWorker {
+  /** `<slug>__`: the prefix of the registered tasks source's tools on /mcp. */
+  gatewayPrefix: string;
 }
 
 export interface FleetPaths {
@@ -59,35 +75,51 @@ async function seedD1(worker: ServedWorker, root: string, tokenHash: string, tas
   await runOnD1(d1, seedStatements(tokenHash, tasks));
 }
 
-async function checkedSample(target: TargetName, url: URL, token: string, tool: Tool): Promise<SampleResponse> {
-  const sample = await sendOnce(url, token, tool);
+async function checkedSample(target: TargetName, url: URL, token: string, tool: Tool, route: Route = DIRECT): Promise<SampleResponse> {
+  const sample = await sendOnce(url, token, tool, route);
   const problem = sampleProblem(tool, sample.status, sample.contentType, sample.body);
   if (problem) throw new Error(`${target} ${tool}: the sample response is not a real result — ${problem}`);
   return sample;
 }
 
-function workerTarget(name: TargetName, worker: ServedWorker, tools: readonly Tool[]): Target {
-  return { name, url: worker.url, pid: worker.pid, tools, problems: () => worker.problems };
+function workerTarget(name: TargetName, worker: ServedWorker, tools: readonly Tool[], route: Route = DIRECT): Target {
+  return { name, url: worker.url, route, pid: worker.pid, tools, problems: () => worker.problems };
 }
 
-/** Starts mcp-edge from its bundle with wrangler.toml's options; shared by the fleet and the CPU phase. */
+/** Direct → SDK path → built-in tool on /mcp → source tool on /mcp, all list_tasks on one Worker. */
+export function gatewayLadder(worker: McpEdgeWorker): Target[] {
+  return [
+    workerTarget("mcp-edge", worker, ["list_tasks"]),
+    workerTarget("mcp-edge sdk-path", worker, ["list_tasks"], { ...DIRECT, sdkOnly: true }),
+    workerTarget("gateway built-in", worker, ["list_tasks"], gatewayRoute("")),
+    workerTarget("gateway", worker, ["list_tasks"], gatewayRoute(worker.gatewayPrefix)),
+  ];
+}
+
+/**
+ * Starts mcp-edge from its bundle with wrangler.toml's options (plus what the gateway needs to
+ * reach its own origin), seeds it and registers the gateway source; shared by every phase.
+ */
 export async function startMcpEdge(
   paths: FleetPaths,
   cleanup: Cleanup,
-  input: { label: string; bundle: string; tokenHash: string; seedTasks: number; vars?: Record<string, string>; inspectorPort?: number },
-): Promise<ServedWorker> {
+  input: { label: string; bundle: string; token: string; tokenHash: string; seedTasks: number; vars?: Record<string, string>; inspectorPort?: number },
+): Promise<McpEdgeWorker> {
+  const port = await freePort();
   const worker = await serveWorker({
     name: "mcp-edge",
     scriptPath: input.bundle,
-    options: wranglerWorkerOptions(join(paths.root, "wrangler.toml"), input.vars),
+    options: wranglerWorkerOptions(join(paths.root, "wrangler.toml"), { ...gatewayVars(port), ...input.vars }),
+    port,
     ...(input.inspectorPort !== undefined ? { inspectorPort: input.inspectorPort } : {}),
   });
   cleanup.add(input.label, () => worker.dispose());
   await seedD1(worker, paths.root, input.tokenHash, input.seedTasks);
-  return worker;
+  return { ...worker, gatewayPrefix: await registerTasksSource(worker.url, input.token) };
 }
 
-export async function startFleet(paths: FleetPaths, cleanup: Cleanup, seedTasks: number): Promise<Fleet> {
+/** `gatewayOnly`: mcp-edge alone, for the gateway rows (`--only gateway`); no peers are started. */
+export async function startFleet(paths: FleetPaths, cleanup: Cleanup, seedTasks: number, gatewayOnly = false): Promise<Fleet> {
   const token = generateToken();
   const tokenHash = await hashToken(token);
   const samples: SampleInfo[] = [];
@@ -95,12 +127,18 @@ export async function startFleet(paths: FleetPaths, cleanup: Cleanup, seedTasks:
     samples.push({ target, tool, status: sample.status, contentType: sample.contentType, bytes: Buffer.byteLength(sample.body) });
 
   const mcpEdgeBundle = await bundleWorker(join(paths.root, "workers/index.ts"), join(paths.tmp, "mcp-edge", "index.js"));
-  const mcpEdge = await startMcpEdge(paths, cleanup, { label: "mcp-edge workerd", bundle: mcpEdgeBundle, tokenHash, seedTasks });
+  const mcpEdge = await startMcpEdge(paths, cleanup, { label: "mcp-edge workerd", bundle: mcpEdgeBundle, token, tokenHash, seedTasks });
   const captured: Record<string, { body: string; contentType: string }> = {};
   for (const tool of TOOLS) {
     const sample = await checkedSample("mcp-edge", mcpEdge.url, token, tool);
     record("mcp-edge", tool, sample);
     captured[tool] = { body: sample.body, contentType: sample.contentType };
+  }
+  const ladder = gatewayLadder(mcpEdge);
+  for (const step of ladder.slice(1)) record(step.name, "list_tasks", await checkedSample(step.name, step.url, token, "list_tasks", step.route));
+  const gateway = ladder.at(-1)!;
+  if (gatewayOnly) {
+    return { token, tokenHash, targets: [workerTarget("mcp-edge", mcpEdge, ["list_tasks"]), gateway], samples, mcpEdge, mcpEdgeBundle, gatewayLadder: ladder };
   }
 
   const compatibility = wranglerWorkerOptions(join(paths.root, "wrangler.toml"));
@@ -131,14 +169,15 @@ export async function startFleet(paths: FleetPaths, cleanup: Cleanup, seedTasks:
 
   const targets: Target[] = [
     workerTarget("mcp-edge", mcpEdge, TOOLS),
-    { name: "node-sdk", url: nodePeer.url, pid: nodePeer.pid, tools: TOOLS, problems: () => [] },
+    gateway,
+    { name: "node-sdk", url: nodePeer.url, route: DIRECT, pid: nodePeer.pid, tools: TOOLS, problems: () => [] },
     // tools/list touches no storage, so a D1 floor for it would just be the ceiling again.
     workerTarget("d1-floor", floor, ["list_tasks", "add_task"]),
     workerTarget("ceiling", ceiling, TOOLS),
   ];
   for (const target of targets) {
-    if (target.name === "mcp-edge") continue;
+    if (target.name === "mcp-edge" || target.name === "gateway") continue;
     for (const tool of target.tools) record(target.name, tool, await checkedSample(target.name, target.url, token, tool));
   }
-  return { token, tokenHash, targets, samples, mcpEdge, mcpEdgeBundle };
+  return { token, tokenHash, targets, samples, mcpEdge, mcpEdgeBundle, gatewayLadder: ladder };
 }

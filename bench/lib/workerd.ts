@@ -45,6 +45,8 @@ export async function serveWorker(input: {
   scriptPath: string;
   options: WorkerOptions;
   inspectorPort?: number;
+  /** A fixed port, when the Worker must know its own origin before it starts (SELF_ORIGIN). */
+  port?: number;
 }): Promise<ServedWorker> {
   const problems: string[] = [];
   const before = new Set(childPids(process.pid));
@@ -53,7 +55,7 @@ export async function serveWorker(input: {
       ...input.options,
       name: input.name,
       host: "127.0.0.1",
-      port: 0,
+      port: input.port ?? 0,
       ...(input.inspectorPort !== undefined ? { inspectorPort: input.inspectorPort } : {}),
       modules: true,
       scriptPath: input.scriptPath,

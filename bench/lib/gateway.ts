@@ -1,0 +1,73 @@
+/**
+ * The gateway row's setup: mcp-edge's own /mcp/tasks registered as a singleton source of the bench
+ * user, so `tools/call <slug>__list_tasks` on /mcp goes auth → D1 inventory → D1 tool lookup →
+ * the source's Durable Object → SELF → /mcp/tasks (auth, fast path) and back. The direct row is the
+ * same call on /mcp/tasks, on the same Worker, so the difference is what the gateway adds.
+ *
+ * The Worker reaches its own origin only through the SELF binding when SELF_ORIGIN names that
+ * origin (decision 0008), so the bench picks the port before starting workerd.
+ */
+import { randomBytes } from "node:crypto";
+import { createServer } from "node:net";
+import type { Route } from "./mcp";
+
+export const GATEWAY_PATH = "/mcp";
+export const GATEWAY_SOURCE_NAME = "Bench tasks";
+
+/** A loopback port that was free a moment ago (the OS picks it; we close it and hand it on). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** What `npm run dev` passes as --var (bin/dev.ts): private upstreams, the own origin, a fresh key. */
+export function gatewayVars(port: number): Record<string, string> {
+  return {
+    ALLOW_PRIVATE_UPSTREAMS: "1",
+    SELF_ORIGIN: `http://127.0.0.1:${port}`,
+    SOURCE_SECRETS_KEY: randomBytes(32).toString("base64"),
+  };
+}
+
+interface SourceResponse {
+  slug?: string;
+  last_discovery_error?: string | null;
+  tools?: { name: string; gateway_name: string }[];
+}
+
+/**
+ * Registers /mcp/tasks as a singleton source over REST (the token travels as a secret header, as a
+ * real user would store it) and returns the prefix its tools get on /mcp. Fails loudly when
+ * discovery did not find list_tasks: a gateway row without a working source would measure errors.
+ */
+export async function registerTasksSource(base: URL, token: string): Promise<string> {
+  const response = await fetch(new URL("/api/sources", base), {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      name: GATEWAY_SOURCE_NAME,
+      url: new URL("/mcp/tasks", base).toString(),
+      mcp_lifecycle_mode: "singleton",
+      mcp_env_vars: [{ name: "Authorization", value: `Bearer ${token}`, secret: true }],
+    }),
+  });
+  const text = await response.text();
+  if (response.status !== 201) throw new Error(`registering the gateway source: HTTP ${response.status} ${text.slice(0, 300)}`);
+  const body = JSON.parse(text) as SourceResponse;
+  const listTasks = body.tools?.find((tool) => tool.name === "list_tasks");
+  if (!body.slug || !listTasks) {
+    throw new Error(`the gateway source discovered no list_tasks (${body.last_discovery_error ?? "no error reported"}): ${text.slice(0, 300)}`);
+  }
+  return listTasks.gateway_name.slice(0, -"list_tasks".length);
+}
+
+export function gatewayRoute(toolPrefix: string): Route {
+  return { path: GATEWAY_PATH, toolPrefix, sdkOnly: false };
+}
