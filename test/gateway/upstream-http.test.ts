@@ -9,7 +9,7 @@ import { textOf } from "../helpers/mcp";
 import { fixtureUrl, registerSource, toolNames, upstreams } from "../helpers/upstreams";
 import { createUser } from "../helpers/users";
 
-describe("streamable HTTP upstreams", () => {
+describe("streamable HTTP upstreams", { timeout: 60_000 }, () => {
   it("registers server-everything and calls its echo and get-sum tools through /mcp", async () => {
     const owner = await createUser();
     const { status, body: source } = await registerSource(owner, upstreams().everything_http, { name: "Everything" });

@@ -13,7 +13,7 @@ function stdioSource(url: string, overrides: Record<string, unknown> = {}): Reco
   return { mcp_transport_type: "stdio", bridge_token: upstreams().bridge_token, ...overrides, url };
 }
 
-describe("legacy SSE upstream", () => {
+describe("legacy SSE upstream", { timeout: 60_000 }, () => {
   it("registers server-everything over HTTP+SSE and calls echo", async () => {
     const owner = await createUser();
     const { status, body: source } = await registerSource(owner, upstreams().everything_sse, { name: "Sse Everything", mcp_transport_type: "sse" });
@@ -28,7 +28,7 @@ describe("legacy SSE upstream", () => {
   });
 });
 
-describe("stdio upstreams through the bridge", () => {
+describe("stdio upstreams through the bridge", { timeout: 60_000 }, () => {
   it("registers server-everything over stdio, lists <slug>__echo and calls get-sum", async () => {
     const owner = await createUser();
     const { status, body: source } = await registerSource(owner, "", stdioSource(upstreams().bridge, { name: "Stdio Everything" }));
