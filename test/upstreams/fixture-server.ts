@@ -10,6 +10,8 @@
  *                    notifications/tools/list_changed on every open GET stream; its tools/list carries
  *                    a 2026-07-28 cache hint (`ttlMs`)
  *   /restartable/mcp sessions; POST /control/restart forgets them all (old ids then get 404)
+ *   /identity/mcp    `whoami` whose schema has user_id (integer) and note; returns its arguments
+ *   /stall/mcp       never answers anything, not even initialize (a start-up timeout)
  *
  * Stateless paths build a fresh server per request. Run: `tsx test/upstreams/fixture-server.ts <port>`.
  */
@@ -19,8 +21,8 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 
-type Behaviour = "empty" | "conflict" | "hang" | "malformed" | "echo" | "mutable" | "restartable";
-const STATELESS = new Set<Behaviour>(["empty", "conflict", "hang", "malformed", "echo"]);
+type Behaviour = "empty" | "conflict" | "hang" | "malformed" | "echo" | "mutable" | "restartable" | "identity" | "stall";
+const STATELESS = new Set<Behaviour>(["empty", "conflict", "hang", "malformed", "echo", "identity", "stall"]);
 const BEHAVIOURS = new Set<string>([...STATELESS, "mutable", "restartable"]);
 
 /** The mutable path's current tool names (POST /control/mutable replaces them). */
@@ -50,6 +52,16 @@ function toolsOf(behaviour: Behaviour): Tool[] {
       return mutableTools.map((name) => ({ name, description: `mutable tool ${name}`, inputSchema: OBJECT_SCHEMA }));
     case "restartable":
       return [{ name: "ping", description: "Answers pong", inputSchema: OBJECT_SCHEMA }];
+    case "identity":
+      return [
+        {
+          name: "whoami",
+          description: "Returns its arguments, including the user_id it was given",
+          inputSchema: { type: "object", properties: { user_id: { type: "integer" }, note: { type: "string" } }, required: ["user_id", "note"] },
+        },
+      ];
+    case "stall":
+      return [];
   }
 }
 
@@ -69,7 +81,7 @@ function buildServer(behaviour: Behaviour): Server {
     }
     const args = request.params.arguments ?? {};
     const text =
-      behaviour === "conflict" ? "fixture current_time" : behaviour === "echo" ? JSON.stringify(args) : behaviour === "restartable" ? "pong" : `${behaviour}:${name}`;
+      behaviour === "conflict" ? "fixture current_time" : behaviour === "echo" || behaviour === "identity" ? JSON.stringify(args) : behaviour === "restartable" ? "pong" : `${behaviour}:${name}`;
     return { content: [{ type: "text" as const, text }], ...(behaviour === "echo" ? { structuredContent: { ...args } } : {}) };
   });
   return server;
@@ -91,7 +103,7 @@ function isToolsCall(body: unknown): boolean {
 
 async function serveStateless(behaviour: Behaviour, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
   if (req.method !== "POST") return json(res, 405, { jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed." }, id: null });
-  if (behaviour === "hang" && isToolsCall(body)) {
+  if ((behaviour === "hang" && isToolsCall(body)) || behaviour === "stall") {
     hanging.add(res);
     res.on("close", () => hanging.delete(res));
     return;

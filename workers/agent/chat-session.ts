@@ -10,7 +10,7 @@
 import type { FetchLike } from "@modelcontextprotocol/client";
 import type { ChatEvent, ChatIdentity, ChatResult, HistoryMessage } from "./agent.types";
 import { runTurn } from "./chat-loop";
-import { type LoadedMcp, loadMcpTools } from "./mcp-tools";
+import { type LoadedMcp, type McpConnection, loadMcpTools } from "./mcp-tools";
 import { type ModelConfig, selectModel } from "./models/select";
 import { type AgentTool, mcpTool, mergeTools, ownTools } from "./tools";
 import { resolveTimeZone } from "./intent/zoned-time";
@@ -23,6 +23,7 @@ export interface ChatSessionOptions {
   /** How MCP requests go out (the Worker routes its own origin through SELF). */
   fetch?: FetchLike | undefined;
   mcpTimeoutMs?: number | undefined;
+  mcpCallTimeoutMs?: number | undefined;
   model: ModelConfig;
 }
 
@@ -49,6 +50,11 @@ export class ChatSession {
   /** Whether an MCP connection is open right now. */
   get connected(): boolean {
     return this.mcp?.connection?.isOpen ?? false;
+  }
+
+  /** The open MCP connection, if any (for status and shutdown checks). */
+  get connection(): McpConnection | undefined {
+    return this.mcp?.connection?.isOpen ? this.mcp.connection : undefined;
   }
 
   /** The MCP start-up warnings of the current connection attempt (empty before the first turn). */
@@ -85,6 +91,7 @@ export class ChatSession {
       url: this.options.mcpUrl,
       fetch: this.options.fetch,
       timeoutMs: this.options.mcpTimeoutMs,
+      callTimeoutMs: this.options.mcpCallTimeoutMs,
       authorization: () => this.authorization,
     });
     this.loadedAt = Date.now();

@@ -34,6 +34,8 @@ export interface McpTarget {
    */
   authorization?: (() => string | undefined) | undefined;
   timeoutMs?: number | undefined;
+  /** Per tool call; MCP_CALL_TIMEOUT_MS when absent. */
+  callTimeoutMs?: number | undefined;
 }
 
 export interface ToolCallOutcome {
@@ -57,6 +59,7 @@ export class McpConnection {
     readonly url: string,
     private readonly client: Client,
     private readonly transport: StreamableHTTPClientTransport,
+    private readonly callTimeoutMs = MCP_CALL_TIMEOUT_MS,
   ) {
     open.add(this);
   }
@@ -65,8 +68,13 @@ export class McpConnection {
     return !this.closed;
   }
 
+  /** The server's session id (2025-era servers with sessions), for logs and shutdown checks. */
+  get sessionId(): string | undefined {
+    return this.transport.sessionId;
+  }
+
   /** Never throws: transport failures and timeouts come back as an error outcome the model can read. */
-  async callTool(name: string, args: Record<string, unknown>, timeoutMs = MCP_CALL_TIMEOUT_MS): Promise<ToolCallOutcome> {
+  async callTool(name: string, args: Record<string, unknown>, timeoutMs = this.callTimeoutMs): Promise<ToolCallOutcome> {
     if (this.closed) return { text: `The MCP connection to ${this.url} is closed`, isError: true };
     try {
       const result = await this.client.callTool({ name, arguments: args }, { timeout: timeoutMs });
@@ -132,7 +140,7 @@ export async function loadMcpTools(target: McpTarget): Promise<LoadedMcp> {
   });
   try {
     const tools = await Promise.race([listAll(client, transport, timeoutMs), deadline]);
-    const connection = new McpConnection(url.href, client, transport);
+    const connection = new McpConnection(url.href, client, transport, target.callTimeoutMs);
     const warnings: string[] = [];
     if (tools.length === 0) {
       warnings.push(`The MCP server at ${url.href} has no tools; running with the agent's own tools only.`);
@@ -187,7 +195,7 @@ function resultText(result: { content?: unknown; structuredContent?: unknown }):
 /** Error text without secrets: SDK errors name the status or the failure, never request headers. */
 function describe(error: unknown): string {
   if (error instanceof Error) {
-    const cause = error.cause instanceof Error ? ` (${error.cause.message})` : "";
+    const cause = error.cause instanceof Error && !error.message.includes(error.cause.message) ? ` (${error.cause.message})` : "";
     return `${error.message}${cause}`;
   }
   return String(error);
