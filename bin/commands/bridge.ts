@@ -62,7 +62,7 @@ function readManifest(path: string): Manifest {
 }
 
 /** Parses argv and checks the environment; throws UsageError with what to fix. */
-export function parseBridgeArgs(argv: readonly string[], env: NodeJS.ProcessEnv, cwd: string): BridgeCli {
+export function parseBridgeArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, cwd: string): BridgeCli {
   const split = argv.indexOf("--");
   const own = split === -1 ? [...argv] : argv.slice(0, split);
   const commandLine = split === -1 ? [] : argv.slice(split + 1);
