@@ -1,0 +1,131 @@
+/**
+ * Plugin manifests (contract C4): plugin.json and MCP registry server.json shapes in both casings,
+ * the command line they launch, the variables they declare, and errors that name the field.
+ * Also the call window statistics of a source (contract C2).
+ */
+import { describe, expect, it } from "vitest";
+import { callStats, recordCall, CALL_WINDOW } from "../../workers/gateway/call-stats";
+import { declaredEnv, missingRequiredEnv, parseManifest, stdioLaunch } from "../../workers/gateway/manifest";
+import { AppError } from "../../workers/lib/errors";
+
+const registryServerJson = {
+  name: "io.github.example/weather",
+  description: "Weather tools",
+  version: "1.0.2",
+  packages: [
+    { registryType: "npm", identifier: "@example/weather-http", transport: { type: "streamable-http", url: "https://x" } },
+    {
+      registryType: "npm",
+      identifier: "@example/weather",
+      version: "1.0.2",
+      transport: { type: "stdio" },
+      packageArguments: [
+        { type: "positional", value: "serve" },
+        { type: "named", name: "--units", value: "metric" },
+      ],
+      environmentVariables: [
+        { name: "WEATHER_API_KEY", isRequired: true, isSecret: true, description: "API key" },
+        { name: "WEATHER_REGION", default: "eu" },
+      ],
+    },
+  ],
+};
+
+function errorOf(fn: () => unknown): AppError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error("expected an AppError");
+}
+
+describe("plugin manifests", () => {
+  it("launches a registry server.json's stdio package through its runtime", () => {
+    const manifest = parseManifest(registryServerJson);
+    expect(stdioLaunch(manifest)).toEqual({
+      command: "npx",
+      args: ["-y", "@example/weather@1.0.2", "serve", "--units", "metric"],
+      runtimeHint: "npx",
+    });
+    expect(declaredEnv(manifest)).toEqual([
+      { name: "WEATHER_API_KEY", required: true, secret: true },
+      { name: "WEATHER_REGION", required: false, secret: false, default: "eu" },
+    ]);
+    expect(missingRequiredEnv(manifest, [])).toEqual(["WEATHER_API_KEY"]);
+    expect(missingRequiredEnv(manifest, ["WEATHER_API_KEY"])).toEqual([]);
+  });
+
+  it("reads the snake_case shape and other runtimes (pypi → uvx, oci → docker, explicit runtime_hint)", () => {
+    const pypi = parseManifest({
+      name: "py",
+      packages: [
+        {
+          registry_name: "pypi",
+          name: "mcp-server-time",
+          version: "0.6.2",
+          transport: { type: "stdio" },
+          environment_variables: [{ name: "TZ_DEFAULT", is_required: true, is_secret: false }],
+        },
+      ],
+    });
+    expect(stdioLaunch(pypi)).toEqual({ command: "uvx", args: ["mcp-server-time==0.6.2"], runtimeHint: "uvx" });
+    expect(declaredEnv(pypi)).toEqual([{ name: "TZ_DEFAULT", required: true, secret: false }]);
+
+    const oci = parseManifest({ name: "d", packages: [{ registryType: "oci", identifier: "ghcr.io/x/y", version: "2", transport: { type: "stdio" } }] });
+    expect(stdioLaunch(oci).args).toEqual(["run", "-i", "--rm", "ghcr.io/x/y:2"]);
+
+    const hinted = parseManifest({
+      name: "h",
+      packages: [{ identifier: "tool", runtime_hint: "bunx", runtime_arguments: ["--bun"], transport: { type: "stdio" }, args: ["--flag"] }],
+    });
+    expect(stdioLaunch(hinted)).toEqual({ command: "bunx", args: ["--bun", "tool", "--flag"], runtimeHint: "bunx" });
+  });
+
+  it("prefers a plugin.json's own command, and offers its env as optional defaults", () => {
+    const manifest = parseManifest({ name: "local", command: "node", args: ["server.js"], env: { LOG_LEVEL: "info" } });
+    expect(stdioLaunch(manifest)).toEqual({ command: "node", args: ["server.js"], runtimeHint: null });
+    expect(declaredEnv(manifest)).toEqual([{ name: "LOG_LEVEL", required: false, secret: false, default: "info" }]);
+    expect(missingRequiredEnv(manifest, [])).toEqual([]);
+  });
+
+  it("names the field that is wrong", () => {
+    expect(errorOf(() => parseManifest({ command: "node" })).message).toMatch(/^manifest name:/);
+    expect(errorOf(() => parseManifest({ name: "x" })).details).toEqual({ field: "command" });
+    const badTransport = errorOf(() => parseManifest({ name: "x", packages: [{ identifier: "a", transport: { type: "carrier-pigeon" } }] }));
+    expect(badTransport.details).toEqual({ field: "packages.0.transport.type" });
+    const badEnv = errorOf(() =>
+      parseManifest({ name: "x", command: "n", packages: [{ transport: { type: "stdio" }, environmentVariables: [{ name: "LD PRELOAD" }] }] }),
+    );
+    expect(badEnv.message).toContain("environment variable name");
+    expect(errorOf(() => parseManifest("not an object")).code).toBe("invalid_input");
+    const noRuntime = parseManifest({ name: "x", packages: [{ identifier: "a", registryType: "cargo", transport: { type: "stdio" } }] });
+    expect(errorOf(() => stdioLaunch(noRuntime)).message).toContain("runtimeHint");
+  });
+});
+
+describe("call window statistics", () => {
+  it("summarises the last calls: error rate, percentiles, last success and error", () => {
+    let calls = [] as ReturnType<typeof recordCall>;
+    for (let i = 1; i <= 20; i++) calls = recordCall(calls, { at: Date.UTC(2026, 0, 1, 0, 0, i), ms: i * 10, error: null });
+    calls = recordCall(calls, { at: Date.UTC(2026, 0, 1, 0, 1), ms: 5000, error: "timeout: upstream did not answer in time" });
+    expect(callStats(calls)).toEqual({
+      window: 21,
+      errors: 1,
+      error_rate: 1 / 21,
+      p50_ms: 110,
+      p95_ms: 200,
+      last_success_at: "2026-01-01T00:00:20.000Z",
+      last_error_at: "2026-01-01T00:01:00.000Z",
+      last_error: "timeout: upstream did not answer in time",
+    });
+  });
+
+  it("keeps only the newest calls, and is empty before any", () => {
+    expect(callStats([])).toMatchObject({ window: 0, errors: 0, error_rate: 0, p50_ms: null, p95_ms: null, last_error: null });
+    let calls = [] as ReturnType<typeof recordCall>;
+    for (let i = 0; i < CALL_WINDOW + 15; i++) calls = recordCall(calls, { at: i, ms: i, error: i < 15 ? "connection: x" : null });
+    expect(callStats(calls)).toMatchObject({ window: CALL_WINDOW, errors: 0 });
+  });
+});
