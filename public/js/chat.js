@@ -83,7 +83,8 @@ async function streamChat(message, log, status) {
     response = await fetch("/api/chat", {
       method: "POST",
       headers: { authorization: `Bearer ${getToken()}`, "content-type": "application/json", accept: "text/event-stream" },
-      body: JSON.stringify({ message }),
+      // The agent reads "tomorrow at 5pm" in the user's own zone.
+      body: JSON.stringify({ message, ...(timeZone() ? { time_zone: timeZone() } : {}) }),
     });
   } catch (error) {
     throw new Error(`Could not reach the Worker (${error.message})`);
@@ -127,6 +128,14 @@ async function streamChat(message, log, status) {
     }
   }
   clear(status, replied ? "" : errorBox("The stream ended before the agent finished.", "Interrupted"));
+}
+
+function timeZone() {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone;
+  } catch {
+    return undefined;
+  }
 }
 
 function doneNote(done) {

@@ -33,7 +33,7 @@ export function svg(tag, attrs = {}, ...children) {
   for (const [name, value] of Object.entries(attrs)) {
     if (value !== null && value !== undefined) el.setAttribute(name, String(value));
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined) continue;
     el.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }

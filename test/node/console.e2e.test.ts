@@ -1,0 +1,293 @@
+/**
+ * The web console end to end, in a real headless Chromium (Debian's package, driven by
+ * playwright-core — never a downloaded browser) against `wrangler dev` serving the Worker and its
+ * static assets: sign in (a wrong token first), call add_task and list_tasks through forms
+ * generated from their input schemas, chat "add a task to call mom tomorrow" and see the tool call
+ * and the task, the gateway sources with their health, the RAG p50/p95 chart. Screenshots go to
+ * test/artifacts/console/ (gitignored).
+ */
+import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LOG_DIR, type LocalWorker, startLocalWorker } from "../../bin/lib/local-worker";
+import { ROOT } from "../../bin/lib/wrangler";
+
+const CHROMIUM = "/usr/bin/chromium";
+const ARTIFACTS = join(ROOT, "test", "artifacts", "console");
+const PERSIST = join(ROOT, ".wrangler", "console-e2e");
+/** A zone other than UTC, so "tomorrow" is checked on the user's own calendar. */
+const TIME_ZONE = "Asia/Karachi";
+const UI_TIMEOUT = 30_000;
+
+let worker: LocalWorker | undefined;
+let browser: Browser | undefined;
+let page: Page;
+let base: string;
+const pageErrors: string[] = [];
+
+async function shot(name: string): Promise<void> {
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+/** The calendar date (YYYY-MM-DD) of `date` in TIME_ZONE. */
+function localDate(date: Date): string {
+  return new Intl.DateTimeFormat("en-CA", { timeZone: TIME_ZONE, year: "numeric", month: "2-digit", day: "2-digit" }).format(date);
+}
+
+async function openTab(id: "tools" | "sources" | "rag" | "chat"): Promise<void> {
+  await page.click(`#tab-${id}`);
+  await page.locator(`#panel-${id}`).waitFor({ state: "visible" });
+}
+
+/** Opens a tool of one server in the tools panel (unfolding the server if needed). */
+async function openTool(server: string, tool: string): Promise<void> {
+  await openTab("tools");
+  const section = page.locator(`details.server[data-server="${server}"]`);
+  if (!(await section.evaluate((el) => (el as HTMLDetailsElement).open))) await section.locator("summary").click();
+  await section.locator(`.tool-button[data-tool="${tool}"]`).click();
+  await page.locator(`article.tool[data-tool="${tool}"]`).waitFor();
+}
+
+/** Submits the open tool's form and waits for its outcome (a result or an error box). */
+async function submitTool(): Promise<{ isError: boolean; text: string; structured: unknown }> {
+  await page.locator("form.call-form button[type=submit]").click();
+  const outcome = page.locator(".result-area > .result, .result-area > .error");
+  await outcome.first().waitFor({ timeout: UI_TIMEOUT });
+  const structuredBox = page.locator('.result-area pre[aria-label="Structured content"]');
+  const structured: unknown = (await structuredBox.count()) > 0 ? JSON.parse((await structuredBox.textContent()) ?? "null") : undefined;
+  return {
+    isError: (await page.locator(".result-area > .result.is-error, .result-area > .error").count()) > 0,
+    text: (await outcome.first().textContent()) ?? "",
+    structured,
+  };
+}
+
+interface TaskView {
+  id: number;
+  title: string;
+  due_date: string | null;
+  priority: string;
+  tags: string[];
+}
+
+async function listTasksInConsole(): Promise<TaskView[]> {
+  await openTool("tasks", "list_tasks");
+  const { isError, structured } = await submitTool();
+  expect(isError).toBe(false);
+  return (structured as { tasks: TaskView[] }).tasks;
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `Chromium is not installed at ${CHROMIUM}: the console's browser test needs Debian's package. ` +
+        "Install it with `sudo apt-get install -y chromium` (bash .ci/run does this when it is missing).",
+    );
+  }
+  mkdirSync(ARTIFACTS, { recursive: true });
+  // Its own state, fresh each run: a new user, no tasks, no sources.
+  rmSync(PERSIST, { recursive: true, force: true });
+  worker = await startLocalWorker({ user: "console", label: "console e2e", persistTo: PERSIST, logFile: join(LOG_DIR, "console-e2e.log"), devVars: true });
+  // localhost, as a person opens it (the Worker's Origin check accepts localhost-class origins).
+  base = worker.origin.replace("127.0.0.1", "localhost");
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--no-first-run", "--disable-extensions"],
+  });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: TIME_ZONE, locale: "en-US" });
+  // Nothing outside the Worker: any other request fails the page (and the test, via pageErrors).
+  await context.route((url) => url.origin !== base, (route) => {
+    pageErrors.push(`external request blocked: ${route.request().url()}`);
+    return route.abort();
+  });
+  page = await context.newPage();
+  page.setDefaultTimeout(UI_TIMEOUT);
+  page.on("pageerror", (error) => pageErrors.push(error.message));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await worker?.stop();
+});
+
+describe("web console in headless Chromium", () => {
+  it("refuses a wrong token with the API's message, then signs in with a real one", async () => {
+    await page.goto(`${base}/`);
+    await page.fill("#token", "mcpe_not-a-real-token");
+    await page.click("form.signin button[type=submit]");
+    const refusal = page.locator(".signin-status [role=alert]");
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toMatch(/refused this token: .*(invalid|revoked)/i);
+    await shot("01-signin-refused");
+
+    await page.fill("#token", worker!.token);
+    await page.click("form.signin button[type=submit]");
+    await page.locator("[role=tablist]").waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem("mcp-edge.token"))).toBe(worker!.token);
+  });
+
+  it("lists every server and its tools over MCP, with their schemas", async () => {
+    const expected: Record<string, string[]> = {
+      tasks: ["add_task", "list_tasks", "complete_task"],
+      rag: ["rag_basic", "rag_ingest", "rag_health"],
+      thinking: ["sequentialthinking", "reset_thinking"],
+      gateway: ["add_task", "rag_health", "sequentialthinking"],
+    };
+    for (const [server, tools] of Object.entries(expected)) {
+      const section = page.locator(`details.server[data-server="${server}"]`);
+      for (const tool of tools) await section.locator(`.tool-button[data-tool="${tool}"]`).waitFor({ state: "attached" });
+    }
+    expect(await page.locator('details.server[data-server="tasks"] .tool-button').count()).toBe(11);
+    expect(await page.locator("details.server[data-server=gateway] code").first().textContent()).toBe("/mcp");
+
+    await openTool("tasks", "add_task");
+    await page.locator("details.schema summary", { hasText: "Input schema" }).click();
+    const schema = JSON.parse((await page.locator('pre[aria-label="Input schema of add_task"]').textContent()) ?? "{}") as { required?: string[]; properties?: Record<string, unknown> };
+    expect(schema.required).toContain("title");
+    expect(Object.keys(schema.properties ?? {})).toEqual(expect.arrayContaining(["title", "due_date", "priority", "tags"]));
+    // The form follows the schema: required mark, enum as a select, date-time input, tags one per line.
+    expect(await page.locator('[data-field="title"] .required').count()).toBe(1);
+    expect(await page.locator('select[name="priority"] option').allTextContents()).toEqual(expect.arrayContaining(["high", "medium", "low", "none"]));
+    expect(await page.locator('input[name="due_date"]').getAttribute("type")).toBe("datetime-local");
+    expect(await page.locator('textarea[name="tags"]').count()).toBe(1);
+  });
+
+  it("calls add_task through the generated form and sees the task in list_tasks", async () => {
+    await openTool("tasks", "add_task");
+    // Client-side check first: the required title is named.
+    await page.locator("form.call-form button[type=submit]").click();
+    expect(await page.locator(".result-area [role=alert]").textContent()).toContain("title: is required");
+
+    await page.fill('input[name="title"]', "Buy oat milk (console)");
+    await page.fill('input[name="due_date"]', "2030-05-04T17:30");
+    await page.selectOption('select[name="priority"]', "high");
+    await page.fill('textarea[name="tags"]', "groceries\nconsole");
+    const added = await submitTool();
+    expect(added.isError).toBe(false);
+    const task = (added.structured as { task: TaskView }).task;
+    expect(task).toMatchObject({ title: "Buy oat milk (console)", priority: "high", tags: ["groceries", "console"] });
+    // 17:30 in Karachi (UTC+5) is 12:30Z: the form sends the user's local time as a UTC instant.
+    expect(task.due_date).toBe("2030-05-04T12:30:00.000Z");
+    await shot("02-add-task-form");
+
+    const tasks = await listTasksInConsole();
+    expect(tasks.map((t) => t.id)).toContain(task.id);
+    expect(await page.locator(".result-area .result pre.text").first().textContent()).toContain("Buy oat milk (console)");
+    await shot("03-list-tasks");
+  });
+
+  it("shows a tool's error answer in red, from arguments given as raw JSON", async () => {
+    await openTool("tasks", "add_task");
+    await page.check("text=Edit arguments as raw JSON");
+    await page.fill('textarea[id$="-raw"]', JSON.stringify({ title: "Bad date", due_date: "next blursday" }));
+    const outcome = await submitTool();
+    expect(outcome.isError).toBe(true);
+    expect(outcome.text).toMatch(/due_date/);
+    const color = await page.locator(".result-area > *").first().evaluate((el) => getComputedStyle(el).color);
+    expect(color).toMatch(/rgb\((1[5-9]\d|2\d\d), \d{1,2}, \d{1,2}\)/); // red
+  });
+
+  it("chats 'add a task to call mom tomorrow': the tool call shows as it happens, the task appears due tomorrow", async () => {
+    await openTab("chat");
+    await page.locator("#panel-chat .chat-status").waitFor();
+    const before = new Date();
+    await page.fill("#chat-input", "add a task to call mom tomorrow");
+    await page.keyboard.press("Enter");
+
+    const call = page.locator('#panel-chat .tool-call[data-tool$="add_task"]');
+    await call.waitFor({ timeout: 60_000 });
+    await page.locator("#panel-chat .message-assistant").last().waitFor({ timeout: 60_000 });
+    expect(await call.locator(".outcome").getAttribute("class")).not.toContain("is-error");
+    expect(await call.locator(".outcome").textContent()).toMatch(/done in .*ms/);
+    await call.locator("details.args summary").click();
+    const args = JSON.parse((await call.locator("details.args pre").textContent()) ?? "{}") as { title?: string; due_date?: string };
+    expect(args.title).toMatch(/call mom/i);
+    expect(await page.locator("#panel-chat .message-assistant .text").last().textContent()).not.toBe("");
+    await shot("04-chat");
+
+    const tomorrow = new Set([localDate(new Date(before.getTime() + 86_400_000)), localDate(new Date(Date.now() + 86_400_000))]);
+    const mom = (await listTasksInConsole()).find((t) => /call mom/i.test(t.title));
+    expect(mom, "the chat's task is listed").toBeDefined();
+    expect(mom!.due_date).not.toBeNull();
+    expect(tomorrow).toContain(localDate(new Date(mom!.due_date!)));
+    await shot("05-chat-task-listed");
+
+    // History survives a reload of the panel (GET /api/chat).
+    await openTab("chat");
+    await page.locator("#panel-chat .message-user", { hasText: "call mom tomorrow" }).waitFor();
+  });
+
+  it("shows the gateway's sources: the empty state, then a registered source with its health", async () => {
+    await openTab("sources");
+    await page.locator("#panel-sources .empty").waitFor();
+    expect(await page.locator("#panel-sources .empty").textContent()).toContain("No sources yet");
+
+    const res = await fetch(`${worker!.origin}/api/sources`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${worker!.token}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        name: "Console tasks",
+        url: `${base}/mcp/tasks`,
+        mcp_transport_type: "streamable_http",
+        mcp_lifecycle_mode: "singleton",
+        mcp_env_vars: [{ name: "Authorization", value: `Bearer ${worker!.token}`, secret: true }],
+      }),
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+
+    await page.click("#panel-sources .panel-head button");
+    const row = page.locator('#panel-sources tr[data-source="console_tasks"]');
+    await row.waitFor();
+    expect(await row.locator(".state").textContent()).toMatch(/^(healthy|unknown|degraded)$/);
+    expect(await row.locator(".breaker").textContent()).toBe("closed");
+    expect(await row.textContent()).toContain("11"); // its tools, discovered
+    await shot("06-sources");
+  });
+
+  it("charts the RAG health's p50/p95 after documents are ingested and queried through the forms", async () => {
+    await openTool("rag", "rag_ingest");
+    // `documents` is an array of objects: the form gives it a JSON box.
+    await page.fill('textarea[name="documents"]', JSON.stringify([
+      { id: "oat", title: "Oat milk", text: "Oat milk is made by soaking oats in water and blending them." },
+      { id: "tea", title: "Green tea", text: "Green tea leaves are steamed or pan-fired soon after picking." },
+    ]));
+    expect((await submitTool()).isError).toBe(false);
+
+    await openTool("rag", "rag_basic");
+    await page.fill('[name="query"]', "how is oat milk made?");
+    const answer = await submitTool();
+    expect(answer.isError).toBe(false);
+    expect(answer.text).toMatch(/oat/i);
+
+    await openTab("rag");
+    const chart = page.locator("#panel-rag svg.latency-chart");
+    await chart.waitFor();
+    expect(await chart.getAttribute("role")).toBe("img");
+    expect(await chart.locator("desc").textContent()).toMatch(/all pipelines: p50 .* p95 /);
+    const p50 = Number(await chart.locator("rect.bar-p50").first().getAttribute("data-value"));
+    const p95 = Number(await chart.locator("rect.bar-p95").first().getAttribute("data-value"));
+    expect(p50).toBeGreaterThan(0);
+    expect(p95).toBeGreaterThanOrEqual(p50);
+    expect(await page.locator('#panel-rag tr:has(code:text-is("rag_basic")) td').nth(1).textContent()).toBe("1");
+    await shot("07-rag-health");
+  });
+
+  it("is keyboard-usable and fits a phone screen, then signs out", async () => {
+    await page.focus("#tab-rag");
+    await page.keyboard.press("ArrowRight");
+    expect(await page.locator("#tab-chat").getAttribute("aria-selected")).toBe("true");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("tab-chat");
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    await openTool("tasks", "add_task");
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await shot("08-phone");
+
+    await page.click("#sign-out");
+    await page.locator("form.signin").waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem("mcp-edge.token"))).toBeNull();
+    expect(pageErrors).toEqual([]);
+  });
+});
