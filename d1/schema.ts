@@ -261,12 +261,31 @@ export const sources = sqliteTable(
     mcpEnvVars: text("mcp_env_vars", { mode: "json" }).$type<StoredEnvVar[]>().notNull().default(sql`'[]'`),
     timeoutMs: integer("timeout_ms").notNull().default(30_000),
     enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+    /** stdio sources (run by `mcp-edge bridge`): launch details, stored and shown, never executed here. */
+    mcpCommand: text("mcp_command"),
+    mcpArgs: text("mcp_args", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    mcpRuntimeHint: text("mcp_runtime_hint"),
+    /** The plugin.json / server.json object given at registration (workers/gateway/manifest.ts). */
+    manifest: text("manifest", { mode: "json" }).$type<Record<string, unknown>>(),
+    /** stdio only: the bridge's bearer token, sealed like a secret env var; never returned. */
+    bridgeToken: text("bridge_token"),
+    /** Left out of this owner's /mcp list (calls refused), but still discovered and health-checked. */
+    hidden: integer("hidden", { mode: "boolean" }).notNull().default(false),
     lastDiscoveredAt: text("last_discovered_at"),
     lastDiscoveryError: text("last_discovery_error"),
+    /** When discovery last ran, successful or not: the cron's clock, so a failing source is not retried every minute. */
+    lastDiscoveryAttemptAt: text("last_discovery_attempt_at"),
+    /** Alias clashes and other non-fatal findings of the last successful discovery (JSON array of strings). */
+    discoveryWarnings: text("discovery_warnings", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    /** From the upstream's tools/list cache hint (2026-07-28): rediscover once this has passed. */
+    inventoryStaleAt: text("inventory_stale_at"),
     createdAt: text("created_at").notNull().default(now),
     updatedAt: text("updated_at").notNull().default(now),
   },
-  (t) => [uniqueIndex("sources_user_slug_idx").on(t.userId, t.slug)],
+  (t) => [
+    uniqueIndex("sources_user_slug_idx").on(t.userId, t.slug),
+    index("sources_rediscovery_idx").on(t.enabled, t.lastDiscoveryAttemptAt),
+  ],
 );
 
 export interface StoredEnvVar {
@@ -294,4 +313,38 @@ export const sourceTools = sqliteTable(
     discoveredAt: text("discovered_at").notNull(),
   },
   (t) => [uniqueIndex("source_tools_name_idx").on(t.sourceId, t.name), uniqueIndex("source_tools_alias_idx").on(t.sourceId, t.alias)],
+);
+
+/**
+ * Extra names of renamed tools: when a rediscovery finds that the upstream renamed a tool (same
+ * description and input schema, new name), the old alias keeps calling it. Never listed on /mcp;
+ * never shadows a tool's own alias (such a clash is not created and is reported instead).
+ */
+export const sourceToolAliases = sqliteTable(
+  "source_tool_aliases",
+  {
+    sourceId: integer("source_id").notNull().references(() => sources.id, { onDelete: "cascade" }),
+    alias: text("alias").notNull(),
+    /** The upstream name of the tool the alias now calls (a `source_tools.name` of the same source). */
+    toolName: text("tool_name").notNull(),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [uniqueIndex("source_tool_aliases_alias_idx").on(t.sourceId, t.alias)],
+);
+
+/**
+ * Tools a user hid from their own /mcp list: a built-in tool (`source_id` NULL, `tool` its name)
+ * or a source's tool (`tool` its alias). Hidden tools are not listed and refuse calls.
+ */
+export const gatewayHiddenTools = sqliteTable(
+  "gateway_hidden_tools",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    sourceId: integer("source_id").references(() => sources.id, { onDelete: "cascade" }),
+    tool: text("tool").notNull(),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  // NULLs are distinct in a SQLite unique index, so built-ins are keyed by source 0.
+  (t) => [uniqueIndex("gateway_hidden_tools_idx").on(t.userId, sql`coalesce(${t.sourceId}, 0)`, t.tool)],
 );

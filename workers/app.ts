@@ -4,13 +4,13 @@ import { mountChatRoutes } from "./agent/chat.routes";
 import { buildOpenApi, mountRoutes } from "./http/api-route";
 import type { AppEnv } from "./http/context";
 import { errorResponse } from "./http/errors";
-import { createGatewayServer, serveGateway } from "./gateway/gateway.server";
-import { sourceRoutes } from "./gateway/sources.routes";
+import { createGatewayServer, gatewayBuiltinNames, serveGateway } from "./gateway/gateway.server";
+import { hiddenToolRoutes, sourceRoutes } from "./gateway/sources.routes";
 import { MAX_JSON_BODY_BYTES } from "./http/json-body";
 import { authenticated, cors, limitBody, originCheck } from "./http/middleware";
 import { serverRoutes } from "./http/servers.routes";
-import { checkHealth, VERSION } from "./health/health.service";
-import { openDb } from "./lib/db";
+import { healthRoute } from "./health/health.routes";
+import { VERSION } from "./health/health.service";
 import { AppError } from "./lib/errors";
 import { MAX_MCP_BODY_BYTES, type McpServerDefinition, serveMcp } from "./mcp/hosting";
 import { ragRoutes } from "./rag/rag.routes";
@@ -20,7 +20,7 @@ import { tasksServer } from "./tasks/tasks.server";
 import { thinkingServer } from "./thinking/thinking.server";
 
 export const mcpServers: readonly McpServerDefinition[] = [tasksServer, ragServer, thinkingServer];
-const apiRoutes = [...taskRoutes, ...ragRoutes, ...sourceRoutes, ...serverRoutes([...mcpServers, createGatewayServer(mcpServers)])];
+const apiRoutes = [...taskRoutes, ...ragRoutes, ...sourceRoutes, ...hiddenToolRoutes(gatewayBuiltinNames(mcpServers)), ...serverRoutes([...mcpServers, createGatewayServer(mcpServers)])];
 
 /**
  * `servers` defaults to the real MCP servers; the conformance fixture Worker
@@ -29,10 +29,7 @@ const apiRoutes = [...taskRoutes, ...ragRoutes, ...sourceRoutes, ...serverRoutes
 export function createApp(servers: readonly McpServerDefinition[] = mcpServers): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.get("/health", async (c) => {
-    const report = await checkHealth(openDb(c.env.DB));
-    return c.json(report, report.status === "unavailable" ? 503 : 200);
-  });
+  app.get("/health", healthRoute);
   app.get("/openapi.json", (c) => c.json(buildOpenApi(apiRoutes, { title: "mcp-edge REST API", version: VERSION })));
 
   app.use("/api/*", cors, limitBody(MAX_JSON_BODY_BYTES), authenticated);

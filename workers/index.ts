@@ -3,6 +3,7 @@ import { createApp } from "./app";
 import { consumeDeadLetters, consumeEvents } from "./events/events.consumer";
 import { queueEventSink } from "./events/event-sink";
 import { relayPendingEvents } from "./events/outbox.relay";
+import { rediscoverSources } from "./gateway/rediscovery.cron";
 import { openDb } from "./lib/db";
 import { log } from "./lib/log";
 import { fireDueReminders } from "./tasks/reminders.cron";
@@ -28,8 +29,15 @@ export default {
     const events = await fireDueReminders(db);
     queueEventSink(env.EVENTS, (promise) => ctx.waitUntil(promise)).publish(events);
     const relayed = await relayPendingEvents(db, env.EVENTS);
-    if (events.length > 0 || relayed.sent > 0 || relayed.failed > 0) {
-      log.info("cron", { reminders_due: events.length, relayed: relayed.sent, relay_failed: relayed.failed });
+    const sources = await rediscoverSources(db, env, (promise) => ctx.waitUntil(promise));
+    if (events.length > 0 || relayed.sent > 0 || relayed.failed > 0 || sources.checked > 0) {
+      log.info("cron", {
+        reminders_due: events.length,
+        relayed: relayed.sent,
+        relay_failed: relayed.failed,
+        sources_rediscovered: sources.checked,
+        sources_failed: sources.failed,
+      });
     }
   },
 } satisfies ExportedHandler<Env>;

@@ -26,7 +26,7 @@ export type DomainEvent = z.output<typeof domainEventSchema>;
 export const GATEWAY_OUTCOMES = ["ok", "tool_error", "connection", "protocol", "timeout", "circuit_open"] as const;
 
 /**
- * The audit record of one tool call through the gateway (/mcp) to a source. Never carries
+ * The audit record of one tool call through the gateway (/mcp), to a source or a built-in tool. Never carries
  * argument or result values: only who called what, how long it took and how it ended.
  */
 export const gatewayCallEventSchema = z.object({
@@ -37,9 +37,9 @@ export const gatewayCallEventSchema = z.object({
   user_id: z.int(),
   task_id: z.null(),
   gateway_call: z.object({
-    source_id: z.int(),
-    source_slug: z.string(),
-    tool: z.string().describe("The upstream's tool name"),
+    source_id: z.int().nullable().describe("null for a built-in tool"),
+    source_slug: z.string().describe("The source's slug, or builtin:<server> for a built-in tool"),
+    tool: z.string().describe("The upstream's tool name (the built-in tool's name)"),
     duration_ms: z.int().nonnegative(),
     outcome: z.enum(GATEWAY_OUTCOMES),
   }),

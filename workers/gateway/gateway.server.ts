@@ -1,24 +1,38 @@
 /**
- * The aggregated MCP endpoint /mcp: the built-in servers' tools plus every enabled source's
- * tools of the user, named `<source_slug>__<alias>`. The list comes from the D1 inventory (no
- * upstream round trip); a call goes to the source's Durable Object through SourceService.
+ * The aggregated MCP endpoint /mcp: the built-in servers' tools, the gateway's admin tools and
+ * every enabled source's tools of the user, named `<source_slug>__<alias>`, minus what the user
+ * hid. The list comes from D1 (no upstream round trip); a call goes to the source's Durable
+ * Object through SourceService. Every call — built-in or source — is audited (GATEWAY_CALL).
  *
  * Its tools differ per user, so it is always served by the SDK (serveWithSdk), never by the
- * fast path's per-isolate cached listing (decision 0006). The built-in definitions are passed
- * in by workers/app.ts, so this module never imports the app (no import cycle).
+ * fast path's per-isolate cached listing (decision 0006); the 2026-07-28 tools/list cache hint is
+ * therefore `private` and short. The built-in definitions are passed in by workers/app.ts, so
+ * this module never imports the app (no import cycle).
  */
 import { isCallToolResult, type McpServer, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import { toAppError } from "../lib/errors";
 import { log } from "../lib/log";
 import { type McpServerDefinition, serveWithSdk } from "../mcp/hosting";
-import { errorResult, type ToolContext } from "../mcp/tool";
+import { errorResult, registerTools, type ToolContext, type ToolDefinition } from "../mcp/tool";
+import { ADMIN_TOOL_NAMES, adminTools } from "./admin.tools";
 import type { InventoryRow } from "./sources.repo";
-import { gatewayName } from "./sources.service";
+import { gatewayName, splitGatewayName } from "./sources.service";
 
 type JsonObject = Record<string, unknown>;
 
-/** Each request's inventory, keyed by that request's own context object. */
-const inventories = new WeakMap<ToolContext, InventoryRow[]>();
+/** How long a 2026-07-28 client may reuse the gateway's tools/list: short, since hiding or adding a source changes it. */
+export const GATEWAY_LIST_TTL_MS = 30_000;
+
+interface GatewayRequest {
+  /** The listed source tools. */
+  inventory: InventoryRow[];
+  hiddenBuiltins: ReadonlySet<string>;
+  /** Unlisted names this request calls that resolve to a tool: kept aliases of renamed tools. */
+  aliasCalls: { name: string; row: InventoryRow }[];
+}
+
+/** Each request's catalog, keyed by that request's own context object. */
+const requests = new WeakMap<ToolContext, GatewayRequest>();
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -39,49 +53,119 @@ function upstreamSchema(schema: JsonObject): StandardSchemaWithJSON<JsonObject, 
   };
 }
 
-function registerSourceTools(server: McpServer, ctx: ToolContext, rows: readonly InventoryRow[]): void {
-  for (const { source, tool } of rows) {
-    const name = gatewayName(source.slug, tool.alias);
-    server.registerTool(
-      name,
-      {
-        title: tool.title ?? `${source.name}: ${tool.name}`,
-        description: tool.description,
-        inputSchema: upstreamSchema(tool.inputSchema),
-        ...(tool.outputSchema ? { outputSchema: upstreamSchema(tool.outputSchema) } : {}),
-        annotations: tool.annotations,
-      },
-      async (args: JsonObject) => {
-        try {
-          const outcome = await ctx.services.sources.call(ctx.user.id, name, args);
-          const result: unknown = JSON.parse(outcome.resultJson);
-          if (isCallToolResult(result)) return result;
-          return errorResult(new Error(`upstream result of ${name} is not a tools/call result`));
-        } catch (error) {
-          const appError = toAppError(error);
-          if (appError.code === "internal") log.error("gateway call failed", { tool: name, user: ctx.user.id, cause: String(appError.cause ?? appError) });
-          return errorResult(appError);
-        }
-      },
-    );
-  }
+function registerSourceTool(server: McpServer, ctx: ToolContext, name: string, { source, tool }: InventoryRow): void {
+  server.registerTool(
+    name,
+    {
+      title: tool.title ?? `${source.name}: ${tool.name}`,
+      description: tool.description,
+      inputSchema: upstreamSchema(tool.inputSchema),
+      ...(tool.outputSchema ? { outputSchema: upstreamSchema(tool.outputSchema) } : {}),
+      annotations: tool.annotations,
+    },
+    async (args: JsonObject) => {
+      try {
+        const outcome = await ctx.services.sources.call(ctx.user.id, name, args);
+        const result: unknown = JSON.parse(outcome.resultJson);
+        if (isCallToolResult(result)) return result;
+        return errorResult(new Error(`upstream result of ${name} is not a tools/call result`));
+      } catch (error) {
+        const appError = toAppError(error);
+        if (appError.code === "internal") log.error("gateway call failed", { tool: name, user: ctx.user.id, cause: String(appError.cause ?? appError) });
+        return errorResult(appError);
+      }
+    },
+  );
 }
 
-export function createGatewayServer(builtins: readonly McpServerDefinition[]): McpServerDefinition {
+/** A built-in tool whose every run is audited as `builtin:<server>` (never with its arguments). */
+function audited(tool: ToolDefinition, server: string): ToolDefinition {
   return {
-    name: "gateway",
-    route: "/mcp",
-    version: "0.1.0",
-    instructions:
-      "One endpoint for every tool you can use: the built-in task and RAG tools, and the tools of the MCP servers you registered as sources, named <source>__<tool>.",
-    tools: builtins.flatMap((definition) => definition.tools),
-    extend: (server, ctx) => registerSourceTools(server, ctx, inventories.get(ctx) ?? []),
+    ...tool,
+    async run(args, ctx, call) {
+      const started = Date.now();
+      let outcome: "ok" | "tool_error" = "tool_error";
+      try {
+        const result = await tool.run(args, ctx, call);
+        outcome = "ok";
+        return result;
+      } finally {
+        ctx.services.sources.recordBuiltinCall({ userId: ctx.user.id, server, tool: tool.name, durationMs: Date.now() - started, outcome });
+      }
+    },
   };
 }
 
+export interface GatewayServerDefinition extends McpServerDefinition {
+  /** Every built-in tool name /mcp serves (the built-in servers' and the admin tools): what can be hidden besides source tools. */
+  builtinNames: ReadonlySet<string>;
+}
+
+export function gatewayBuiltinNames(builtins: readonly McpServerDefinition[]): ReadonlySet<string> {
+  return new Set([...builtins.flatMap((definition) => definition.tools.map((tool) => tool.name)), ...ADMIN_TOOL_NAMES]);
+}
+
+export function createGatewayServer(builtins: readonly McpServerDefinition[]): GatewayServerDefinition {
+  const builtinNames = gatewayBuiltinNames(builtins);
+  const tools = [
+    ...builtins.flatMap((definition) => definition.tools.map((tool) => audited(tool, definition.name))),
+    ...adminTools(builtinNames).map((tool) => audited(tool, "gateway")),
+  ];
+  return {
+    name: "gateway",
+    route: "/mcp",
+    version: "0.2.0",
+    instructions:
+      "One endpoint for every tool you can use: the built-in task, RAG and thinking tools, the tools of the MCP servers you registered as sources (named <source>__<tool>), and gateway_* tools to manage those sources, their health and which tools you hide.",
+    // Registered per request in `extend`: which built-ins are listed depends on the user's hidden tools.
+    tools: [],
+    builtinNames,
+    cacheHints: { "tools/list": { ttlMs: GATEWAY_LIST_TTL_MS, cacheScope: "private" } },
+    extend: (server, ctx) => {
+      const request = requests.get(ctx);
+      const hidden = request?.hiddenBuiltins ?? new Set<string>();
+      registerTools(
+        server,
+        tools.filter((tool) => !hidden.has(tool.name)),
+        ctx,
+      );
+      for (const row of request?.inventory ?? []) registerSourceTool(server, ctx, gatewayName(row.source.slug, row.tool.alias), row);
+      for (const { name, row } of request?.aliasCalls ?? []) registerSourceTool(server, ctx, name, row);
+    },
+  };
+}
+
+/** The tool names a JSON-RPC body (one message or a batch) calls. */
+function calledTools(body: unknown): string[] {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.flatMap((message) =>
+    isObject(message) && message["method"] === "tools/call" && isObject(message["params"]) && typeof message["params"]["name"] === "string"
+      ? [message["params"]["name"]]
+      : [],
+  );
+}
+
 export async function serveGateway(request: Request, definition: McpServerDefinition, ctx: ToolContext): Promise<Response> {
-  // A context object of this request alone, so the inventory keyed by it cannot reach another request.
+  // A context object of this request alone, so the catalog keyed by it cannot reach another request.
   const requestCtx: ToolContext = { user: ctx.user, services: ctx.services };
-  inventories.set(requestCtx, await ctx.services.sources.inventory(ctx.user.id));
-  return serveWithSdk(request, definition, requestCtx);
+  let body: unknown;
+  let forward = request;
+  if (request.method === "POST") {
+    const text = await request.text();
+    forward = new Request(request, { body: text });
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined; // the SDK answers malformed JSON in its own words, from the bytes
+    }
+  }
+  const sources = ctx.services.sources;
+  const [inventory, hiddenBuiltins] = await Promise.all([sources.inventory(ctx.user.id), sources.hiddenBuiltins(ctx.user.id)]);
+  const listed = new Set(inventory.map((row) => gatewayName(row.source.slug, row.tool.alias)));
+  const unlisted = calledTools(body).filter((name) => !listed.has(name) && splitGatewayName(name) !== undefined);
+  const aliasCalls = (
+    await Promise.all(unlisted.map(async (name) => ({ name, row: await sources.resolve(ctx.user.id, name) })))
+  ).flatMap(({ name, row }) => (row ? [{ name, row }] : []));
+  requests.set(requestCtx, { inventory, hiddenBuiltins, aliasCalls });
+  return serveWithSdk(forward, definition, requestCtx, body);
 }

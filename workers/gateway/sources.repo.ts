@@ -3,19 +3,36 @@
  * by user id, so another user's source is indistinguishable from a missing one; `source_tools`
  * rows are only reached through a source the caller owns.
  */
-import { and, asc, count, eq, sql } from "drizzle-orm";
-import { sources, sourceTools } from "../../d1/schema";
+import { and, asc, count, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { gatewayHiddenTools, sources, sourceToolAliases, sourceTools } from "../../d1/schema";
 import { batch, type Db } from "../lib/db";
 import { AppError } from "../lib/errors";
-import { toolAlias } from "./sources.schema";
+import { planAliases } from "./aliases";
 import type { UpstreamTool } from "./upstream.types";
 
 export type SourceRow = typeof sources.$inferSelect;
 export type SourceInsert = Omit<typeof sources.$inferInsert, "id" | "createdAt" | "updatedAt">;
 export type SourcePatch = Partial<
-  Pick<SourceRow, "name" | "slug" | "mcpServerUrl" | "mcpTransportType" | "mcpLifecycleMode" | "mcpEnvVars" | "timeoutMs" | "enabled">
+  Pick<
+    SourceRow,
+    | "name"
+    | "slug"
+    | "mcpServerUrl"
+    | "mcpTransportType"
+    | "mcpLifecycleMode"
+    | "mcpEnvVars"
+    | "mcpCommand"
+    | "mcpArgs"
+    | "mcpRuntimeHint"
+    | "manifest"
+    | "bridgeToken"
+    | "timeoutMs"
+    | "enabled"
+    | "hidden"
+  >
 >;
 export type SourceToolRow = typeof sourceTools.$inferSelect;
+export type SourceAliasRow = typeof sourceToolAliases.$inferSelect;
 
 function isUniqueViolation(error: unknown): boolean {
   const text = `${String(error)} ${error instanceof Error ? String(error.cause ?? "") : ""}`;
@@ -56,6 +73,10 @@ export async function getSource(db: Db, userId: number, id: number): Promise<Sou
   return db.select().from(sources).where(and(eq(sources.userId, userId), eq(sources.id, id))).get();
 }
 
+export async function getSourceBySlug(db: Db, userId: number, slug: string): Promise<SourceRow | undefined> {
+  return db.select().from(sources).where(and(eq(sources.userId, userId), eq(sources.slug, slug))).get();
+}
+
 export async function updateSource(db: Db, userId: number, id: number, patch: SourcePatch, updatedAt: string): Promise<SourceRow | undefined> {
   try {
     return await db
@@ -83,39 +104,33 @@ export async function toolsOf(db: Db, sourceId: number): Promise<SourceToolRow[]
   return db.select().from(sourceTools).where(eq(sourceTools.sourceId, sourceId)).orderBy(asc(sourceTools.name)).all();
 }
 
-/**
- * Aliases are stable: a tool keeps the alias it had; a new tool gets its sanitised name, made
- * unique within the source (two upstream names can sanitise alike) with a numeric suffix.
- */
-export function assignAliases(tools: readonly UpstreamTool[], previous: ReadonlyMap<string, string>): Map<string, string> {
-  const aliases = new Map<string, string>();
-  const used = new Set<string>();
-  for (const tool of tools) {
-    const kept = previous.get(tool.name);
-    if (kept && !used.has(kept)) {
-      aliases.set(tool.name, kept);
-      used.add(kept);
-    }
-  }
-  for (const tool of tools) {
-    if (aliases.has(tool.name)) continue;
-    const base = toolAlias(tool.name);
-    let alias = base;
-    for (let n = 2; used.has(alias) || [...previous.values()].includes(alias); n++) alias = `${base}_${n}`;
-    aliases.set(tool.name, alias);
-    used.add(alias);
-  }
-  return aliases;
+export async function aliasesOf(db: Db, sourceId: number): Promise<SourceAliasRow[]> {
+  return db.select().from(sourceToolAliases).where(eq(sourceToolAliases.sourceId, sourceId)).orderBy(asc(sourceToolAliases.alias)).all();
 }
 
-/** Replaces the inventory in one batch (one transaction) and records the successful discovery. */
-export async function replaceTools(db: Db, sourceId: number, tools: readonly UpstreamTool[], discoveredAt: string): Promise<SourceToolRow[]> {
-  const previous = new Map((await toolsOf(db, sourceId)).map((row) => [row.name, row.alias]));
-  const aliases = assignAliases(tools, previous);
+export interface ReplacedInventory {
+  tools: SourceToolRow[];
+  aliases: SourceAliasRow[];
+  warnings: string[];
+}
+
+/**
+ * Replaces the inventory and its aliases in one batch (one transaction) and records the
+ * successful discovery; per-user hidden entries of a renamed tool follow it to its new alias.
+ */
+export async function replaceTools(
+  db: Db,
+  source: Pick<SourceRow, "id" | "slug">,
+  tools: readonly UpstreamTool[],
+  discoveredAt: string,
+  staleAt: string | null,
+): Promise<ReplacedInventory> {
+  const [previous, previousAliases] = await Promise.all([toolsOf(db, source.id), aliasesOf(db, source.id)]);
+  const plan = planAliases(source.slug, previous, previousAliases, tools);
   const rows: SourceToolRow[] = tools.map((tool) => ({
-    sourceId,
+    sourceId: source.id,
     name: tool.name,
-    alias: aliases.get(tool.name)!,
+    alias: plan.primary.get(tool.name)!,
     title: tool.title,
     description: tool.description,
     inputSchema: tool.inputSchema,
@@ -123,16 +138,37 @@ export async function replaceTools(db: Db, sourceId: number, tools: readonly Ups
     annotations: tool.annotations,
     discoveredAt,
   }));
+  const aliases: SourceAliasRow[] = plan.extra.map((extra) => ({ sourceId: source.id, alias: extra.alias, toolName: extra.toolName, createdAt: discoveredAt }));
   await batch(db, [
-    db.delete(sourceTools).where(eq(sourceTools.sourceId, sourceId)),
+    db.delete(sourceTools).where(eq(sourceTools.sourceId, source.id)),
     ...rows.map((row) => db.insert(sourceTools).values(row)),
-    db.update(sources).set({ lastDiscoveredAt: discoveredAt, lastDiscoveryError: null }).where(eq(sources.id, sourceId)),
+    db.delete(sourceToolAliases).where(eq(sourceToolAliases.sourceId, source.id)),
+    ...aliases.map((row) => db.insert(sourceToolAliases).values(row)),
+    ...plan.renamed.map(({ from, to }) =>
+      db
+        .update(gatewayHiddenTools)
+        .set({ tool: to })
+        .where(and(eq(gatewayHiddenTools.sourceId, source.id), eq(gatewayHiddenTools.tool, from))),
+    ),
+    db
+      .update(sources)
+      .set({
+        lastDiscoveredAt: discoveredAt,
+        lastDiscoveryAttemptAt: discoveredAt,
+        lastDiscoveryError: null,
+        discoveryWarnings: plan.warnings,
+        inventoryStaleAt: staleAt,
+      })
+      .where(eq(sources.id, source.id)),
   ]);
-  return rows;
+  return { tools: rows, aliases, warnings: plan.warnings };
 }
 
-export async function recordDiscoveryError(db: Db, sourceId: number, message: string): Promise<void> {
-  await db.update(sources).set({ lastDiscoveryError: message.slice(0, 500) }).where(eq(sources.id, sourceId));
+export async function recordDiscoveryError(db: Db, sourceId: number, message: string, attemptedAt: string): Promise<void> {
+  await db
+    .update(sources)
+    .set({ lastDiscoveryError: message.slice(0, 500), lastDiscoveryAttemptAt: attemptedAt })
+    .where(eq(sources.id, sourceId));
 }
 
 export interface InventoryRow {
@@ -140,22 +176,81 @@ export interface InventoryRow {
   tool: SourceToolRow;
 }
 
-/** Every tool of the user's enabled sources: what /mcp lists, in one query. */
-export async function enabledInventory(db: Db, userId: number): Promise<InventoryRow[]> {
+/** A hidden-tool row of this user for the joined tool (built-ins are matched elsewhere). */
+function hiddenJoin(userId: number) {
+  return and(
+    eq(gatewayHiddenTools.userId, userId),
+    eq(gatewayHiddenTools.sourceId, sourceTools.sourceId),
+    eq(gatewayHiddenTools.tool, sourceTools.alias),
+  );
+}
+
+const listed = (userId: number) =>
+  and(eq(sources.userId, userId), eq(sources.enabled, true), eq(sources.hidden, false), isNull(gatewayHiddenTools.id));
+
+/** Every tool /mcp lists for the user — enabled, unhidden sources, minus hidden tools — in one query. */
+export async function listedInventory(db: Db, userId: number): Promise<InventoryRow[]> {
   return db
     .select({ source: sources, tool: sourceTools })
     .from(sourceTools)
     .innerJoin(sources, eq(sources.id, sourceTools.sourceId))
-    .where(and(eq(sources.userId, userId), eq(sources.enabled, true)))
+    .leftJoin(gatewayHiddenTools, hiddenJoin(userId))
+    .where(listed(userId))
     .orderBy(asc(sources.slug), asc(sourceTools.alias))
     .all();
 }
 
-export async function findEnabledTool(db: Db, userId: number, slug: string, alias: string): Promise<InventoryRow | undefined> {
+/** The tool `<slug>__<alias>` calls, by its own alias or an unlisted one of a renamed tool; undefined when hidden. */
+export async function findCallableTool(db: Db, userId: number, slug: string, alias: string): Promise<InventoryRow | undefined> {
+  const aliased = db
+    .select({ toolName: sourceToolAliases.toolName })
+    .from(sourceToolAliases)
+    .where(and(eq(sourceToolAliases.sourceId, sources.id), eq(sourceToolAliases.alias, alias)));
   return db
     .select({ source: sources, tool: sourceTools })
     .from(sourceTools)
     .innerJoin(sources, eq(sources.id, sourceTools.sourceId))
-    .where(and(eq(sources.userId, userId), eq(sources.slug, slug), eq(sources.enabled, true), eq(sourceTools.alias, alias)))
+    .leftJoin(gatewayHiddenTools, hiddenJoin(userId))
+    .where(and(listed(userId), eq(sources.slug, slug), or(eq(sourceTools.alias, alias), inArray(sourceTools.name, aliased))))
+    .orderBy(sql`${sourceTools.alias} = ${alias} DESC`)
     .get();
+}
+
+/**
+ * Enabled sources whose discovery is due: never attempted, last attempted before `cutoff`, or
+ * past the upstream's cache hint (and not attempted since). Oldest attempt first, at most `limit`.
+ */
+export async function dueForRediscovery(db: Db, cutoff: string, now: string, limit: number): Promise<SourceRow[]> {
+  return db
+    .select()
+    .from(sources)
+    .where(
+      and(
+        eq(sources.enabled, true),
+        or(
+          isNull(sources.lastDiscoveryAttemptAt),
+          lt(sources.lastDiscoveryAttemptAt, cutoff),
+          and(lte(sources.inventoryStaleAt, now), lt(sources.lastDiscoveryAttemptAt, sources.inventoryStaleAt)),
+        ),
+      ),
+    )
+    .orderBy(sql`${sources.lastDiscoveryAttemptAt} IS NOT NULL`, asc(sources.lastDiscoveryAttemptAt))
+    .limit(limit)
+    .all();
+}
+
+/** For the public /health counts: sources with their tool counts, at most `limit` (the oldest first). */
+export async function allSourcesWithToolCount(db: Db, limit: number): Promise<(SourceRow & { toolCount: number })[]> {
+  const rows = await db
+    .select({ source: sources, toolCount: sql<number>`(SELECT count(*) FROM ${sourceTools} WHERE ${sourceTools.sourceId} = ${sources.id})` })
+    .from(sources)
+    .orderBy(asc(sources.id))
+    .limit(limit)
+    .all();
+  return rows.map((row) => ({ ...row.source, toolCount: row.toolCount }));
+}
+
+export async function countSources(db: Db): Promise<number> {
+  const row = await db.select({ n: count() }).from(sources).get();
+  return row?.n ?? 0;
 }

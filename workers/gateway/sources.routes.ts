@@ -1,4 +1,7 @@
-/** REST API for gateway sources (/api/sources): the same schemas and service as the admin tools will use. */
+/**
+ * REST API for gateway sources (/api/sources), their health, and each user's hidden tools
+ * (/api/gateway/hidden-tools): the same schemas and service as the gateway's admin tools.
+ */
 import { z } from "zod";
 import { defineRoute } from "../http/api-route";
 import {
@@ -6,7 +9,11 @@ import {
   createSourceResult,
   deleteSourceResult,
   fields,
+  hiddenToolList,
+  hiddenToolName,
+  hideToolResult,
   sourceDetail,
+  sourceHealthSchema,
   sourceList,
   updateSourceInput,
 } from "./sources.schema";
@@ -48,7 +55,7 @@ export const sourceRoutes = [
   defineRoute({
     method: "patch",
     path: "/api/sources/{source_id}",
-    summary: "Change, enable or disable a source; a new url or env vars re-runs discovery",
+    summary: "Change, enable, disable or hide a source; a new url, transport, env vars or bridge token re-runs discovery",
     tag: TAG,
     params: idParams,
     body: updateSourceInput,
@@ -76,4 +83,48 @@ export const sourceRoutes = [
       return { deleted: true, id: params.source_id };
     },
   }),
+  defineRoute({
+    method: "get",
+    path: "/api/sources/{source_id}/health",
+    summary: "The source's state, circuit breaker, last discovery and recent calls (error rate, latency, last success)",
+    tag: TAG,
+    params: idParams,
+    response: sourceHealthSchema,
+    handle: ({ params }, c) => c.var.services.sources.health(c.var.user.id, params.source_id),
+  }),
 ];
+
+const HIDDEN_TAG = "gateway";
+const nameParams = z.object({ name: hiddenToolName });
+
+/** `builtins`: the built-in tool names /mcp serves, which may be hidden besides source tools. */
+export function hiddenToolRoutes(builtins: ReadonlySet<string>) {
+  return [
+    defineRoute({
+      method: "get",
+      path: "/api/gateway/hidden-tools",
+      summary: "The tools you hid from your own /mcp list",
+      tag: HIDDEN_TAG,
+      response: hiddenToolList,
+      handle: (_input, c) => c.var.services.sources.hiddenTools(c.var.user.id),
+    }),
+    defineRoute({
+      method: "put",
+      path: "/api/gateway/hidden-tools/{name}",
+      summary: "Hide a tool (built-in name or <source_slug>__<tool>) from your /mcp list; its calls are refused",
+      tag: HIDDEN_TAG,
+      params: nameParams,
+      response: hideToolResult,
+      handle: ({ params }, c) => c.var.services.sources.hideTool(c.var.user.id, params.name, builtins),
+    }),
+    defineRoute({
+      method: "delete",
+      path: "/api/gateway/hidden-tools/{name}",
+      summary: "List a hidden tool on your /mcp again",
+      tag: HIDDEN_TAG,
+      params: nameParams,
+      response: hideToolResult,
+      handle: ({ params }, c) => c.var.services.sources.unhideTool(c.var.user.id, params.name, builtins),
+    }),
+  ];
+}

@@ -8,22 +8,12 @@ export const TRANSPORT_TYPES = ["streamable_http", "sse", "stdio"] as const;
 export const LIFECYCLE_MODES = ["transient", "singleton"] as const;
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
-/** Characters allowed in an HTTP header name (RFC 9110 token), which env vars become upstream. */
-const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
-/** Headers the transport owns or that would let a source confuse the upstream about who calls. */
-const RESERVED_HEADERS = new Set([
-  "host",
-  "content-length",
-  "content-type",
-  "accept",
-  "connection",
-  "transfer-encoding",
-  "mcp-session-id",
-  "mcp-protocol-version",
-  "mcp-method",
-  "mcp-name",
-  "last-event-id",
-]);
+/**
+ * Characters allowed in a variable name: an HTTP header name (RFC 9110 token) for remote sources,
+ * which also admits every POSIX environment variable name for stdio ones; the service applies
+ * the rule of the source's transport (workers/gateway/registration.ts).
+ */
+const VAR_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
 const MAX_SLUG = 40;
 
 export const envVarInput = z.object({
@@ -31,18 +21,22 @@ export const envVarInput = z.object({
     .string()
     .min(1)
     .max(100)
-    .regex(HEADER_NAME, "must be a valid HTTP header name")
-    .refine((name) => !RESERVED_HEADERS.has(name.toLowerCase()), "is set by the gateway itself")
-    .describe("Header name sent to the upstream on every request (for example Authorization)"),
-  value: z.string().max(4096).describe("Header value; write-only when secret"),
+    .regex(VAR_NAME, "must be a valid HTTP header or environment variable name")
+    .describe("Remote sources: HTTP header sent on every upstream request (for example Authorization). stdio: environment variable of the subprocess"),
+  value: z.string().max(4096).describe("The value; write-only when secret"),
   secret: z.boolean().default(true).describe("Encrypted at rest and never returned; default true"),
 });
 
 export const fields = {
   source_id: z.int().positive().max(Number.MAX_SAFE_INTEGER).describe("The source's numeric id"),
   name: z.string().trim().min(1).max(100).describe("Display name; the slug is derived from it"),
-  url: z.url({ protocol: /^https?$/ }).max(2000).describe("The upstream MCP endpoint (streamable HTTP)"),
-  mcp_transport_type: z.enum(TRANSPORT_TYPES).describe("streamable_http (supported); sse and stdio are not supported yet"),
+  url: z
+    .url({ protocol: /^https?$/ })
+    .max(2000)
+    .describe("The upstream MCP endpoint; for stdio sources the URL of the `mcp-edge bridge` that runs the process"),
+  mcp_transport_type: z
+    .enum(TRANSPORT_TYPES)
+    .describe("streamable_http, sse (legacy HTTP+SSE) or stdio (a local process behind `mcp-edge bridge`)"),
   mcp_lifecycle_mode: z
     .enum(LIFECYCLE_MODES)
     .describe("singleton keeps one warm upstream connection; transient connects per call"),
@@ -50,9 +44,21 @@ export const fields = {
     .array(envVarInput)
     .max(20)
     .refine((vars) => new Set(vars.map((v) => v.name.toLowerCase())).size === vars.length, "names must be unique")
-    .describe("Sent as HTTP headers on upstream requests"),
+    .describe("Remote sources: HTTP headers on upstream requests. stdio: the subprocess environment"),
   timeout_ms: z.int().min(100).max(120_000).describe("Per-call upstream timeout in milliseconds (default 30000)"),
-  enabled: z.boolean().describe("Disabled sources keep their inventory but are not listed or called"),
+  enabled: z.boolean().describe("Disabled sources keep their inventory but are not listed, called or rediscovered"),
+  hidden: z.boolean().describe("Hidden sources stay enabled (discovered, health-checked) but are left out of your /mcp list"),
+  mcp_command: z.string().trim().min(1).max(1000).describe("stdio: the command the bridge runs (informational; the bridge decides)"),
+  mcp_args: z.array(z.string().max(1000)).max(100).describe("stdio: the command's arguments"),
+  mcp_runtime_hint: z.string().trim().min(1).max(50).describe("stdio: the runtime (npx, uvx, docker, node, python …)"),
+  manifest: z
+    .record(z.string(), z.unknown())
+    .describe("A plugin.json / server.json object: its packages' environment variables are checked (required) and kept secret (isSecret)"),
+  bridge_token: z
+    .string()
+    .min(16)
+    .max(4096)
+    .describe("stdio: the bearer token of the `mcp-edge bridge` (sent as Authorization); write-only, encrypted at rest"),
 };
 
 /** `url` and `mcp_server_url` are the same field under its two historical names; give one. */
@@ -61,35 +67,59 @@ const urlFields = {
   mcp_server_url: fields.url.optional(),
 };
 
-export const createSourceInput = z
-  .object({
-    name: fields.name,
-    source_type: z.literal("mcp").default("mcp"),
-    ...urlFields,
-    mcp_transport_type: fields.mcp_transport_type.default("streamable_http"),
-    mcp_lifecycle_mode: fields.mcp_lifecycle_mode.default("transient"),
-    mcp_env_vars: fields.mcp_env_vars.default([]),
-    timeout_ms: fields.timeout_ms.default(DEFAULT_TIMEOUT_MS),
-    enabled: fields.enabled.default(true),
-  })
+const stdioFields = {
+  mcp_command: fields.mcp_command.optional(),
+  mcp_args: fields.mcp_args.optional(),
+  mcp_runtime_hint: fields.mcp_runtime_hint.optional(),
+  manifest: fields.manifest.optional(),
+  bridge_token: fields.bridge_token.optional(),
+};
+
+export const createSourceFields = z.object({
+  name: fields.name,
+  source_type: z.literal("mcp").default("mcp"),
+  ...urlFields,
+  mcp_transport_type: fields.mcp_transport_type.default("streamable_http"),
+  mcp_lifecycle_mode: fields.mcp_lifecycle_mode.default("transient"),
+  mcp_env_vars: fields.mcp_env_vars.default([]),
+  ...stdioFields,
+  timeout_ms: fields.timeout_ms.default(DEFAULT_TIMEOUT_MS),
+  enabled: fields.enabled.default(true),
+  hidden: fields.hidden.default(false),
+});
+
+type UrlPair = { url?: string | undefined; mcp_server_url?: string | undefined };
+const urlsAgree = (input: UrlPair) => !input.url || !input.mcp_server_url || input.url === input.mcp_server_url;
+
+export const createSourceInput = createSourceFields
   .refine((input) => (input.url ?? input.mcp_server_url) !== undefined, { message: "give url (or mcp_server_url)", path: ["url"] })
-  .refine((input) => !input.url || !input.mcp_server_url || input.url === input.mcp_server_url, {
-    message: "url and mcp_server_url differ",
-    path: ["mcp_server_url"],
-  });
+  .refine(urlsAgree, { message: "url and mcp_server_url differ", path: ["mcp_server_url"] });
 
 /** At least one field; `mcp_env_vars` replaces the whole list (secrets must be sent again). */
-export const updateSourceInput = z
-  .object({
-    name: fields.name.optional(),
-    ...urlFields,
-    mcp_transport_type: fields.mcp_transport_type.optional(),
-    mcp_lifecycle_mode: fields.mcp_lifecycle_mode.optional(),
-    mcp_env_vars: fields.mcp_env_vars.optional(),
-    timeout_ms: fields.timeout_ms.optional(),
-    enabled: fields.enabled.optional(),
-  })
-  .refine((input) => Object.values(input).some((value) => value !== undefined), "give at least one field to change");
+export const updateSourceFields = z.object({
+  name: fields.name.optional(),
+  ...urlFields,
+  mcp_transport_type: fields.mcp_transport_type.optional(),
+  mcp_lifecycle_mode: fields.mcp_lifecycle_mode.optional(),
+  mcp_env_vars: fields.mcp_env_vars.optional(),
+  ...stdioFields,
+  timeout_ms: fields.timeout_ms.optional(),
+  enabled: fields.enabled.optional(),
+  hidden: fields.hidden.optional(),
+});
+
+const someField = (input: Record<string, unknown>) => Object.entries(input).some(([key, value]) => key !== "source_id" && value !== undefined);
+
+export const updateSourceInput = updateSourceFields
+  .refine(someField, "give at least one field to change")
+  .refine(urlsAgree, { message: "url and mcp_server_url differ", path: ["mcp_server_url"] });
+
+/** The admin tools' shapes: the REST body plus the id the REST path carries. */
+export const sourceIdInput = z.object({ source_id: fields.source_id });
+export const updateSourceToolInput = sourceIdInput
+  .extend(updateSourceFields.shape)
+  .refine(someField, "give at least one field to change besides source_id")
+  .refine(urlsAgree, { message: "url and mcp_server_url differ", path: ["mcp_server_url"] });
 
 export type CreateSourceInput = z.output<typeof createSourceInput>;
 export type UpdateSourceInput = z.output<typeof updateSourceInput>;
@@ -101,6 +131,8 @@ export const sourceToolSchema = z.object({
   name: z.string().describe("The tool's name on the upstream"),
   alias: z.string().describe("Stable name after the slug on /mcp"),
   gateway_name: z.string().describe("<slug>__<alias>: the name to call on /mcp"),
+  aliases: z.array(z.string()).describe("Older gateway names (of a renamed upstream tool) that still call this tool"),
+  hidden: z.boolean().describe("Hidden from your /mcp list"),
   description: z.string(),
   annotations: z.record(z.string(), z.unknown()),
 });
@@ -117,11 +149,19 @@ export const sourceSchema = z.object({
   mcp_env_vars: z
     .array(z.object({ name: z.string(), secret: z.boolean(), value: z.string().optional().describe("Absent for secrets") }))
     .describe("Secret values are never returned"),
+  mcp_command: z.string().nullable(),
+  mcp_args: z.array(z.string()),
+  mcp_runtime_hint: z.string().nullable(),
+  manifest: z.record(z.string(), z.unknown()).nullable().describe("As registered; default values of secret variables removed"),
+  has_bridge_token: z.boolean().describe("Whether a bridge token is stored (its value is never returned)"),
   timeout_ms: z.int(),
   enabled: z.boolean(),
+  hidden: z.boolean(),
   tool_count: z.int(),
   last_discovered_at: z.string().nullable(),
   last_discovery_error: z.string().nullable(),
+  warnings: z.array(z.string()).describe("Non-fatal findings of the last discovery, such as alias clashes"),
+  inventory_stale_at: z.string().nullable().describe("When the upstream's tools/list cache hint expires"),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -155,3 +195,52 @@ export function toolAlias(name: string): string {
 }
 
 export const GATEWAY_SEPARATOR = "__";
+
+// ---- per-user hiding and health ------------------------------------------------------------
+
+export const hiddenToolName = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9_.-]+$/, "must be a tool name as /mcp lists it (a built-in name or <source_slug>__<tool>)")
+  .describe("A tool name as /mcp lists it: a built-in tool (add_task) or a source's tool (<source_slug>__<tool>)");
+
+export const hiddenToolSchema = z.object({
+  name: z.string().describe("The tool's name on /mcp"),
+  source_id: z.int().nullable().describe("The source it belongs to; null for built-in tools"),
+});
+export const hiddenToolList = z.object({ hidden_tools: z.array(hiddenToolSchema), count: z.int() });
+export const hideToolResult = z.object({ hidden: z.boolean(), tool: hiddenToolSchema });
+
+export const HEALTH_STATES = ["healthy", "degraded", "unhealthy", "disabled", "unknown"] as const;
+export type HealthState = (typeof HEALTH_STATES)[number];
+
+export const callStatsSchema = z.object({
+  window: z.int().describe("Calls in the rolling window (the last 100)"),
+  errors: z.int(),
+  error_rate: z.number().describe("0..1"),
+  p50_ms: z.number().nullable(),
+  p95_ms: z.number().nullable(),
+  last_success_at: z.string().nullable(),
+  last_error_at: z.string().nullable(),
+  last_error: z.string().nullable().describe("<type>: <message>; never secrets"),
+});
+
+export const sourceHealthSchema = z.object({
+  source_id: z.int(),
+  slug: z.string(),
+  name: z.string(),
+  enabled: z.boolean(),
+  state: z
+    .enum(HEALTH_STATES)
+    .describe(
+      "disabled: switched off; unhealthy: circuit breaker open; degraded: error rate over 20% or the last discovery failed; unknown: never discovered and never called; else healthy",
+    ),
+  breaker: z.enum(["closed", "open", "half_open"]),
+  tool_count: z.int(),
+  last_discovered_at: z.string().nullable(),
+  last_discovery_error: z.string().nullable(),
+  calls: callStatsSchema,
+});
+export type SourceHealth = z.output<typeof sourceHealthSchema>;
+export const sourceHealthList = z.object({ sources: z.array(sourceHealthSchema), count: z.int() });

@@ -1,7 +1,15 @@
-/** Health of the Worker's own dependencies, for GET /health (public, no token). */
+/**
+ * Health of the Worker's own dependencies, for GET /health (public, no token), plus the gateway
+ * sources: counts by state for everyone; with a valid token, that user's sources in full (C5).
+ * Sources' states do not change `status`: an upstream's trouble is not the Worker's.
+ */
 import { sql } from "drizzle-orm";
 import type { Db } from "../lib/db";
+import { log } from "../lib/log";
 import { outboxBacklog } from "../events/outbox.relay";
+import type { HealthCounts } from "../gateway/health";
+import type { SourceService } from "../gateway/sources.service";
+import type { SourceHealth } from "../gateway/sources.schema";
 import { checkRagHealth } from "../rag/health.service";
 import type { RagHealth } from "../rag/rag.schema";
 
@@ -14,10 +22,31 @@ export interface HealthReport {
   d1: { connected: boolean; latency_ms: number; error?: string };
   outbox: { backlog: number | null };
   rag: RagHealth;
+  /** null when D1 cannot be read. `mine`: the caller's sources, present only with a valid token. */
+  sources: (HealthCounts & { mine?: SourceHealth[] }) | null;
   checked_at: string;
 }
 
-export async function checkHealth(db: Db): Promise<HealthReport> {
+/** The public counts look at most this many sources (one Durable Object status call each). */
+export const HEALTH_SOURCE_LIMIT = 200;
+
+export interface SourcesProbe {
+  service: SourceService;
+  userId?: number | undefined;
+}
+
+async function sourcesHealth(probe: SourcesProbe): Promise<HealthReport["sources"]> {
+  try {
+    const counts = await probe.service.healthCounts(HEALTH_SOURCE_LIMIT);
+    if (probe.userId === undefined) return counts;
+    return { ...counts, mine: (await probe.service.healthList(probe.userId)).sources };
+  } catch (error) {
+    log.warn("health: gateway sources unavailable", { error: String(error) });
+    return null;
+  }
+}
+
+export async function checkHealth(db: Db, sources?: SourcesProbe): Promise<HealthReport> {
   const started = performance.now();
   let d1: HealthReport["d1"];
   let backlog: number | null = null;
@@ -28,13 +57,14 @@ export async function checkHealth(db: Db): Promise<HealthReport> {
   } catch (error) {
     d1 = { connected: false, latency_ms: round(performance.now() - started), error: String(error).slice(0, 200) };
   }
-  const rag = await checkRagHealth(db);
+  const [rag, gateway] = await Promise.all([checkRagHealth(db), d1.connected && sources ? sourcesHealth(sources) : null]);
   return {
     status: d1.connected ? rag.status : "unavailable",
     version: VERSION,
     d1,
     outbox: { backlog },
     rag,
+    sources: gateway,
     checked_at: new Date().toISOString(),
   };
 }

@@ -7,7 +7,7 @@
  * The handler itself holds no per-request state, so it is built once per server per isolate; the
  * request's user and services reach the factory through the `authInfo` the SDK passes through.
  */
-import { type AuthInfo, McpServer } from "@modelcontextprotocol/server";
+import { type AuthInfo, McpServer, type ServerOptions } from "@modelcontextprotocol/server";
 import { createMcpHandler } from "agents/mcp/server";
 import { AppError } from "../lib/errors";
 import { answerFast, fastPathVersion } from "./fast-path";
@@ -26,12 +26,18 @@ export interface McpServerDefinition {
   tools: readonly ToolDefinition[];
   /** Resources, prompts and completions beyond the tools. */
   extend?: (server: McpServer, ctx: ToolContext) => void;
+  /** 2026-07-28 cache hints (`ttlMs`, `cacheScope`) for the list results; absent = the SDK's `0` / `private`. */
+  cacheHints?: ServerOptions["cacheHints"];
 }
 
 export function buildServer(definition: McpServerDefinition, ctx: ToolContext): McpServer {
   const server = new McpServer(
     { name: `mcp-edge-${definition.name}`, version: definition.version },
-    { instructions: definition.instructions, capabilities: { logging: {} } },
+    {
+      instructions: definition.instructions,
+      capabilities: { logging: {} },
+      ...(definition.cacheHints ? { cacheHints: definition.cacheHints } : {}),
+    },
   );
   registerTools(server, definition.tools, ctx);
   definition.extend?.(server, ctx);

@@ -1,0 +1,58 @@
+/**
+ * A source's health (contract C5), from its D1 row and its Durable Object's status. The state,
+ * first rule that applies:
+ *   disabled  — the source is switched off;
+ *   unhealthy — its circuit breaker is open (or half-open: a probe is deciding);
+ *   degraded  — more than 20% of the recent calls failed, or the last discovery failed;
+ *   unknown   — never discovered successfully and never called;
+ *   healthy   — otherwise.
+ */
+import type { SourceStatus } from "../../durable-objects/source.do";
+import type { SourceRow } from "./sources.repo";
+import type { HealthState, SourceHealth } from "./sources.schema";
+
+export const DEGRADED_ERROR_RATE = 0.2;
+
+type CallStats = SourceHealth["calls"];
+
+export function healthState(row: Pick<SourceRow, "enabled" | "lastDiscoveredAt" | "lastDiscoveryError">, breaker: SourceHealth["breaker"], calls: CallStats): HealthState {
+  if (!row.enabled) return "disabled";
+  if (breaker !== "closed") return "unhealthy";
+  if (calls.error_rate > DEGRADED_ERROR_RATE || row.lastDiscoveryError !== null) return "degraded";
+  if (calls.window === 0 && row.lastDiscoveredAt === null) return "unknown";
+  return "healthy";
+}
+
+export function sourceHealth(row: SourceRow, toolCount: number, status: SourceStatus): SourceHealth {
+  const calls = status.calls;
+  const breaker = status.breaker.state;
+  return {
+    source_id: row.id,
+    slug: row.slug,
+    name: row.name,
+    enabled: row.enabled,
+    state: healthState(row, breaker, calls),
+    breaker,
+    tool_count: toolCount,
+    last_discovered_at: row.lastDiscoveredAt,
+    last_discovery_error: row.lastDiscoveryError,
+    calls,
+  };
+}
+
+export interface HealthCounts {
+  total: number;
+  healthy: number;
+  degraded: number;
+  unhealthy: number;
+  disabled: number;
+  unknown: number;
+  /** How many sources the counts cover: all of them unless there are more than /health inspects. */
+  counted: number;
+}
+
+export function aggregateHealth(states: readonly HealthState[], total: number): HealthCounts {
+  const counts: HealthCounts = { total, healthy: 0, degraded: 0, unhealthy: 0, disabled: 0, unknown: 0, counted: states.length };
+  for (const state of states) counts[state]++;
+  return counts;
+}
