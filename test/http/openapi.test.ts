@@ -39,6 +39,7 @@ const ROUTES = [
   "patch /api/sources/{source_id}",
   "post /api/sources/{source_id}/refresh",
   "delete /api/sources/{source_id}",
+  "get /api/servers",
 ];
 const WITH_BODY = [
   "post /api/tasks",
