@@ -127,6 +127,10 @@ export class Bridge {
         const host = this.options.host.includes(":") ? `[${this.options.host}]` : this.options.host;
         const url = `http://${host}:${port}/mcp`;
         this.options.log("listening", { url, mode: this.options.singleton ? "singleton" : "per-session", command: this.options.command });
+        if (!isLoopback(this.options.host)) {
+          // Plain HTTP: the bearer token and Mcp-Bridge-Env values cross the network in clear.
+          this.options.log("warning", { reason: "listening beyond loopback over plain HTTP; put TLS in front (e.g. a tunnel) before exposing it" });
+        }
         resolve({ url, port, close: () => this.close() });
       });
     });
@@ -381,6 +385,10 @@ class InitializeFailed extends Error {
   reply(id: JsonRpcMessage["id"]): JsonRpcMessage {
     return rpcError(id, this.code, this.message);
   }
+}
+
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || host.startsWith("127.");
 }
 
 function writeEvent(stream: ServerResponse, message: JsonRpcMessage): void {

@@ -25,6 +25,10 @@ describe("streamable HTTP upstreams", { timeout: 60_000 }, () => {
     expect(echo.isError, textOf(echo)).toBeFalsy();
     expect(textOf(echo)).toContain("hello upstream");
     expect(echo._meta).toMatchObject({ source: "everything" });
+
+    const sum = await client.callTool({ name: "everything__get-sum", arguments: { a: 19, b: 23 } });
+    expect(sum.isError, textOf(sum)).toBeFalsy();
+    expect(textOf(sum)).toContain("42");
   });
 
   it("calls the fixture's echo tool", async () => {
