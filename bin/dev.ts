@@ -28,6 +28,9 @@ function gatewayDevVars(): string[] {
     ["ALLOW_PRIVATE_UPSTREAMS", "1"],
     ["SELF_ORIGIN", `http://localhost:${PORT}`],
     ["SOURCE_SECRETS_KEY", devSourceSecretsKey()],
+    // The chat agent adds the gateway's tools (every built-in tool + your sources), called through
+    // SELF with each user's own token.
+    ["MCP_URL", `http://localhost:${PORT}/mcp`],
   ].flatMap(([name, value]) => ["--var", `${name}:${value}`]);
 }
 
@@ -53,6 +56,7 @@ mcp-edge local servers
   MCP (tasks):  http://localhost:${PORT}/mcp/tasks
   MCP (rag):    http://localhost:${PORT}/mcp/rag     (demo corpus seeded from d1/seed-rag.jsonl)
   REST API:     http://localhost:${PORT}/api/tasks   (OpenAPI: /openapi.json)
+  Chat agent:   POST http://localhost:${PORT}/api/chat {"message":"…"}   (or: npx mcp-edge chat --url …/mcp --token …)
   Health:       http://localhost:${PORT}/health
   Demo token:   ${token}
   (saved in .wrangler/demo-token; more users: npm run token -- create --user <name>)

@@ -11,6 +11,10 @@ const COMMANDS: Record<string, { usage: string; load: () => Promise<(argv: strin
     usage: "mcp-edge bridge --port P --token T (--manifest plugin.json | -- <command> …)   stdio server as streamable HTTP",
     load: async () => (await import("./commands/bridge")).runBridge,
   },
+  chat: {
+    usage: 'mcp-edge chat [--url URL] [--token T] [-m "…"]   chat with the agent, using the tools at MCP_URL',
+    load: async () => (await import("./commands/chat")).runChat,
+  },
 };
 
 function usage(): string {

@@ -194,9 +194,13 @@ function resultText(result: { content?: unknown; structuredContent?: unknown }):
 
 /** Error text without secrets: SDK errors name the status or the failure, never request headers. */
 function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = error.cause instanceof Error && !error.message.includes(error.cause.message) ? ` (${error.cause.message})` : "";
-    return `${error.message}${cause}`;
+  if (!(error instanceof Error)) return String(error);
+  // "fetch failed" says little; its causes name the refusal (ECONNREFUSED) or the DNS failure.
+  let text = error.message;
+  let cause: unknown = error.cause;
+  for (let depth = 0; depth < 3 && cause instanceof Error; depth++, cause = cause.cause) {
+    const more = "code" in cause && typeof cause.code === "string" && !cause.message.includes(cause.code) ? `${cause.message} ${cause.code}` : cause.message;
+    if (!text.includes(more)) text += ` (${more})`;
   }
-  return String(error);
+  return text;
 }
