@@ -4,6 +4,7 @@
  * reached by the source's Durable Object through the SELF binding — a real MCP server, not a mock.
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { env } from "cloudflare:workers";
 import { api, type ApiResponse } from "./rest";
 import { workerFetch } from "./mcp";
 import type { TestUser } from "./users";
@@ -14,17 +15,42 @@ export interface ToolView {
   name: string;
   alias: string;
   gateway_name: string;
+  aliases: string[];
+  hidden: boolean;
 }
 
 export interface SourceBody {
   id: number;
   slug: string;
   name: string;
+  url: string;
+  mcp_transport_type: string;
   enabled: boolean;
+  hidden: boolean;
   tool_count: number;
+  last_discovered_at: string | null;
   last_discovery_error: string | null;
+  warnings: string[];
+  inventory_stale_at: string | null;
   mcp_env_vars: { name: string; secret: boolean; value?: string }[];
+  mcp_command: string | null;
+  mcp_args: string[];
+  mcp_runtime_hint: string | null;
+  manifest: Record<string, unknown> | null;
+  has_bridge_token: boolean;
   tools: ToolView[];
+}
+
+export interface SourceDetailBody {
+  source: Omit<SourceBody, "tools">;
+  tools: ToolView[];
+}
+
+/** The source's D1 row as stored (to check what is encrypted and what the cron wrote). */
+export async function sourceRow(id: number): Promise<Record<string, unknown>> {
+  const row = await env.DB.prepare("SELECT * FROM sources WHERE id = ?").bind(id).first<Record<string, unknown>>();
+  if (!row) throw new Error(`no source ${id}`);
+  return row;
 }
 
 /** Registers the tasks server as a source whose calls act as `tokenUser`. */
