@@ -52,7 +52,8 @@ export function fieldKind(raw) {
     case "string":
       if (schema.format === "date-time") return { kind: "datetime", schema };
       if (schema.format === "date") return { kind: "date", schema };
-      return { kind: (schema.maxLength ?? Infinity) > 300 ? "longtext" : "text", schema };
+      // Room for prose (descriptions, questions) gets a text area; short fields and filters a line.
+      return { kind: (schema.maxLength ?? 0) >= 2000 ? "longtext" : "text", schema };
     case "integer":
     case "number":
       return { kind: "number", schema };

@@ -151,6 +151,13 @@ describe("web console in headless Chromium", () => {
     expect(await page.locator('select[name="priority"] option').allTextContents()).toEqual(expect.arrayContaining(["high", "medium", "low", "none"]));
     expect(await page.locator('input[name="due_date"]').getAttribute("type")).toBe("datetime-local");
     expect(await page.locator('textarea[name="tags"]').count()).toBe(1);
+    // Every control has a label, and help text is wired to it.
+    const unlabeled = await page.locator("form.call-form").evaluate((form) =>
+      [...form.querySelectorAll("input, select, textarea")]
+        .filter((el) => (el as HTMLInputElement).labels?.length === 0 && !el.getAttribute("aria-label"))
+        .map((el) => el.outerHTML));
+    expect(unlabeled).toEqual([]);
+    expect(await page.locator('input[name="title"]').getAttribute("aria-describedby")).toBeTruthy();
   });
 
   it("calls add_task through the generated form and sees the task in list_tasks", async () => {
