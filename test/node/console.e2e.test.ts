@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+// (page.evaluate callbacks run in the browser: they use DOM types.)
 /**
  * The web console end to end, in a real headless Chromium (Debian's package, driven by
  * playwright-core — never a downloaded browser) against `wrangler dev` serving the Worker and its
