@@ -271,8 +271,10 @@ describe("the ChatAgent Durable Object connects lazily and shuts down cleanly", 
   it("the idle alarm's shutdown closes the connection; the next message reconnects", async () => {
     const user = await createUser();
     const agent = await agentOf(user);
+    const before = openMcpConnections(MCP_URL);
     await chat(user, "show my tasks");
     expect((await agent.status()).mcp_connected).toBe(true);
+    expect(openMcpConnections(MCP_URL)).toBe(before + 1);
     const scheduled = await runInDurableObject(agent, async (instance: ChatAgent) => {
       const idle = instance.getSchedules().filter((s) => s.callback === "idleShutdown");
       // A message just came in: the alarm firing now (early) must not cut the connection.
@@ -285,6 +287,7 @@ describe("the ChatAgent Durable Object connects lazily and shuts down cleanly", 
     });
     expect(scheduled).toEqual({ idle: 1, stillConnected: true });
     expect((await agent.status()).mcp_connected).toBe(false);
+    expect(openMcpConnections(MCP_URL)).toBe(before);
     // The conversation is kept; only connections were closed.
     expect((await agent.status()).messages).toBe(2);
     const again = await chat(user, "show my tasks");
@@ -292,6 +295,7 @@ describe("the ChatAgent Durable Object connects lazily and shuts down cleanly", 
     expect((await agent.status()).mcp_connected).toBe(true);
     await agent.shutdown();
     expect((await agent.status()).mcp_connected).toBe(false);
+    expect(openMcpConnections(MCP_URL)).toBe(before);
   });
 
   it("keeps at most the newest 100 messages (50 turns)", async () => {
