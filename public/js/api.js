@@ -23,6 +23,11 @@ export function onUnauthorized(listener) {
   unauthorizedListeners.add(listener);
 }
 
+/** Called by every client (REST, MCP, chat) when the signed-in token is refused. */
+export function notifyUnauthorized(error) {
+  for (const listener of unauthorizedListeners) listener(error);
+}
+
 /** Turns a non-2xx response into an ApiError, reading the REST or JSON-RPC error body if there is one. */
 export async function errorFrom(response) {
   const text = await response.text().catch(() => "");
@@ -58,7 +63,7 @@ export async function api(path, { method = "GET", body, token = getToken(), acce
   }
   if (!response.ok) {
     const error = await errorFrom(response);
-    if (response.status === 401 && token === getToken()) for (const listener of unauthorizedListeners) listener(error);
+    if (response.status === 401 && token === getToken()) notifyUnauthorized(error);
     throw error;
   }
   if (response.status === 204 || accept !== "application/json") return response;

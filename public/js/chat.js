@@ -1,7 +1,7 @@
 // Chat with the agent (POST /api/chat, streamed as server-sent events): each tool call appears
 // as it happens — name, arguments, then result and duration — followed by the reply. The
 // conversation is kept by the Worker (GET /api/chat) and forgotten with DELETE /api/chat.
-import { api, errorFrom, messageOf } from "./api.js";
+import { api, errorFrom, messageOf, notifyUnauthorized } from "./api.js";
 import { clear, errorBox, formatMs, formatTime, h, jsonBlock } from "./dom.js";
 import { getToken } from "./session.js";
 import { readSse } from "./sse.js";
@@ -89,7 +89,11 @@ async function streamChat(message, log, status) {
   } catch (error) {
     throw new Error(`Could not reach the Worker (${error.message})`);
   }
-  if (!response.ok) throw await errorFrom(response);
+  if (!response.ok) {
+    const error = await errorFrom(response);
+    if (response.status === 401) notifyUnauthorized(error);
+    throw error;
+  }
   if (!(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
     // A server that answered JSON anyway: show it whole.
     const done = await response.json();

@@ -2,7 +2,7 @@
 // initialize, no session), which every endpoint of this Worker accepts. Same origin, so the
 // Worker's Origin check (DNS-rebinding protection) lets the console through on localhost and on
 // its own *.workers.dev hostname.
-import { ApiError, errorFrom } from "./api.js";
+import { ApiError, errorFrom, notifyUnauthorized } from "./api.js";
 import { getToken } from "./session.js";
 import { readSse } from "./sse.js";
 
@@ -66,6 +66,7 @@ export class McpClient {
       const error = await errorFrom(response.clone());
       const rpc = await response.json().catch(() => undefined);
       if (rpc && rpc.error && typeof rpc.error.code === "number") throw new McpError(rpc.error.code, rpc.error.message, rpc.error.data);
+      if (response.status === 401) notifyUnauthorized(error);
       throw error;
     }
     const message = type.includes("text/event-stream") ? await responseFromSse(response, id) : await response.json();

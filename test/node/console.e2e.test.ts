@@ -297,6 +297,14 @@ describe("web console in headless Chromium", () => {
     await page.click("#sign-out");
     await page.locator("form.signin").waitFor();
     expect(await page.evaluate(() => sessionStorage.getItem("mcp-edge.token"))).toBeNull();
+
+    // A stored token the Worker no longer accepts lands on the sign-in form with the reason.
+    await page.evaluate(() => sessionStorage.setItem("mcp-edge.token", "mcpe_revoked-or-never-valid"));
+    await page.reload();
+    const notice = page.locator(".signin-status [role=alert]");
+    await notice.waitFor();
+    expect(await notice.textContent()).toContain("no longer accepts your token");
+    expect(await page.evaluate(() => sessionStorage.getItem("mcp-edge.token"))).toBeNull();
     expect(pageErrors).toEqual([]);
   });
 });
