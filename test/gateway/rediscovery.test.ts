@@ -1,0 +1,193 @@
+/**
+ * Rediscovery: stable aliases for renamed upstream tools and clash reporting (pure rules, then
+ * end to end against a real upstream whose tool list changes), and the scheduled rediscovery the
+ * cron runs (interval, the upstream's cache hint, failures recorded, bounded batches).
+ */
+import { env } from "cloudflare:workers";
+import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import worker from "../../workers/index";
+import { planAliases } from "../../workers/gateway/aliases";
+import { DEFAULT_REDISCOVERY_MINUTES, REDISCOVERY_BATCH, rediscoverSources, rediscoveryIntervalMs } from "../../workers/gateway/rediscovery.cron";
+import { openDb } from "../../workers/lib/db";
+import { connectGateway, registerTasksSource, type SourceDetailBody, sourceRow } from "../helpers/gateway";
+import { textOf } from "../helpers/mcp";
+import { api } from "../helpers/rest";
+import { fixtureUrl, registerSource, toolNames } from "../helpers/upstreams";
+import { countRows } from "../helpers/db";
+import { createUser } from "../helpers/users";
+
+const schema = (prop: string) => ({ type: "object", properties: { [prop]: { type: "string" } } });
+const tool = (name: string, description = `does ${name}`, prop = "q") => ({ name, description, inputSchema: schema(prop) });
+const known = (name: string, alias: string, description = `does ${name}`, prop = "q") => ({ ...tool(name, description, prop), alias });
+
+describe("alias rules (planAliases)", () => {
+  it("keeps aliases by name and names new tools after themselves, suffixed only against current tools", () => {
+    const plan = planAliases("s", [known("a", "a"), known("b c", "b_c")], [], [tool("a"), tool("b c"), tool("b_c", "other", "x"), tool("new")]);
+    expect(Object.fromEntries(plan.primary)).toEqual({ a: "a", "b c": "b_c", b_c: "b_c_2", new: "new" });
+    expect(plan.extra).toEqual([]);
+    expect(plan.warnings).toEqual([]);
+  });
+
+  it("treats a vanished and an appeared tool with the same description and schema as a rename", () => {
+    const plan = planAliases("s", [known("search", "search", "Find things"), known("keep", "keep")], [], [tool("find", "Find things"), tool("keep")]);
+    expect(plan.primary.get("find")).toBe("find");
+    expect(plan.extra).toEqual([{ alias: "search", toolName: "find" }]);
+    expect(plan.renamed).toEqual([{ from: "search", to: "find", oldName: "search", newName: "find" }]);
+    // A second rename carries the older alias along; key order in schemas does not matter.
+    const again = planAliases(
+      "s",
+      [known("find", "find", "Find things")],
+      plan.extra,
+      [{ name: "lookup", description: "Find things", inputSchema: { properties: { q: { type: "string" } }, type: "object" } }],
+    );
+    expect(again.extra).toEqual(
+      expect.arrayContaining([
+        { alias: "search", toolName: "lookup" },
+        { alias: "find", toolName: "lookup" },
+      ]),
+    );
+  });
+
+  it("does not guess when the pairing is ambiguous, and drops aliases of tools that are gone", () => {
+    const plan = planAliases("s", [known("x1", "x1", "same"), known("x2", "x2", "same")], [{ alias: "old", toolName: "x1" }], [tool("y1", "same"), tool("y2", "same")]);
+    expect(plan.extra).toEqual([]);
+    expect(plan.renamed).toEqual([]);
+  });
+
+  it("never lets an alias shadow a current tool: the clash is not created and is reported", () => {
+    // `a` was renamed to `b`, and a different tool now sanitises to `a`'s alias.
+    const plan = planAliases("src", [known("a", "a", "Alpha")], [], [tool("b", "Alpha"), tool("a!", "another", "z")]);
+    expect(plan.primary.get("a!")).toBe("a_");
+    const clash = planAliases("src", [known("a", "a_", "Alpha")], [], [tool("b", "Alpha"), tool("a!", "another", "z")]);
+    expect(clash.extra).toEqual([]);
+    expect(clash.warnings).toEqual(["alias src__a_ (a renamed to b) clashes with the tool a! of the same source; not created"]);
+    // An older alias is dropped, with a warning, once the upstream has a tool of that name again.
+    const back = planAliases("src", [known("b", "b", "Alpha")], [{ alias: "a", toolName: "b" }], [tool("b", "Alpha"), tool("a", "new a", "y")]);
+    expect(back.extra).toEqual([]);
+    expect(back.warnings[0]).toContain("alias src__a (an older name of b) clashes with the tool a");
+  });
+});
+
+describe("renamed tools end to end", { timeout: 60_000 }, () => {
+  // The upstream is another user's /mcp: hiding its built-in add_task while it has a source whose
+  // add_task has the same description and schema looks, from outside, exactly like a rename.
+  it("keeps the old name callable as an alias, lists the new one, and reports a later clash", async () => {
+    const owner = await createUser();
+    const upstreamUser = await createUser();
+    const { body: outer } = await registerTasksSource(owner, upstreamUser, { name: "Outer", url: "http://localhost/mcp" });
+    expect(outer.last_discovery_error).toBeNull();
+    expect(outer.tools.map((t) => t.gateway_name)).toContain("outer__add_task");
+
+    await registerTasksSource(upstreamUser, upstreamUser, { name: "Inner" });
+    await api(upstreamUser, "PUT", "/api/gateway/hidden-tools/add_task");
+    const refreshed = await api<SourceDetailBody>(owner, "POST", `/api/sources/${outer.id}/refresh`);
+    expect(refreshed.body.source.warnings).toEqual([]);
+    const renamed = refreshed.body.tools.find((t) => t.name === "inner__add_task");
+    expect(renamed).toMatchObject({ gateway_name: "outer__inner__add_task", aliases: ["outer__add_task"] });
+    expect(refreshed.body.tools.some((t) => t.name === "add_task")).toBe(false);
+
+    const client = await connectGateway(owner);
+    const names = await toolNames(client);
+    expect(names).toContain("outer__inner__add_task");
+    expect(names).not.toContain("outer__add_task");
+    const viaAlias = await client.callTool({ name: "outer__add_task", arguments: { title: "through the old name" } });
+    expect(viaAlias.isError, textOf(viaAlias)).toBeFalsy();
+    expect(await countRows("tasks", upstreamUser.id)).toBe(1);
+
+    // Hiding the tool by its old name hides the tool itself.
+    const hidden = await api(owner, "PUT", "/api/gateway/hidden-tools/outer__add_task");
+    expect(hidden.body).toMatchObject({ tool: { name: "outer__inner__add_task" } });
+    await expect((await connectGateway(owner)).callTool({ name: "outer__add_task", arguments: { title: "x" } })).rejects.toThrow(/not found/);
+    await api(owner, "DELETE", "/api/gateway/hidden-tools/outer__inner__add_task");
+
+    // The upstream gets a real add_task again: the alias would shadow it, so it goes, with a warning.
+    await api(upstreamUser, "DELETE", "/api/gateway/hidden-tools/add_task");
+    const clash = await api<SourceDetailBody>(owner, "POST", `/api/sources/${outer.id}/refresh`);
+    expect(clash.body.source.warnings).toEqual([
+      "alias outer__add_task (an older name of inner__add_task) clashes with the tool add_task of the same source; not created",
+    ]);
+    expect(clash.body.tools.find((t) => t.name === "add_task")?.gateway_name).toBe("outer__add_task");
+    expect(clash.body.tools.find((t) => t.name === "inner__add_task")?.aliases).toEqual([]);
+  });
+});
+
+describe("scheduled rediscovery", { timeout: 60_000 }, () => {
+  const db = openDb(env.DB);
+  const waitUntil = () => undefined;
+  const MINUTE = 60_000;
+
+  it("reads GATEWAY_REDISCOVERY_MINUTES, falling back to the default", () => {
+    expect(rediscoveryIntervalMs(undefined)).toBe(DEFAULT_REDISCOVERY_MINUTES * MINUTE);
+    expect(rediscoveryIntervalMs("5")).toBe(5 * MINUTE);
+    expect(rediscoveryIntervalMs("0.5")).toBe(30_000);
+    for (const bad of ["", "0", "-3", "soon"]) expect(rediscoveryIntervalMs(bad), bad).toBe(DEFAULT_REDISCOVERY_MINUTES * MINUTE);
+  });
+
+  it("rediscovers a source once its inventory is older than the interval, records failures and never throws", async () => {
+    const owner = await createUser();
+    const { body: source } = await registerTasksSource(owner, owner, { name: "Aging" });
+    const first = String((await sourceRow(source.id))["last_discovery_attempt_at"]);
+
+    // Not due yet: nothing of this source changes.
+    await rediscoverSources(db, env, waitUntil, Date.now());
+    expect((await sourceRow(source.id))["last_discovery_attempt_at"]).toBe(first);
+
+    // Point it at a dead URL behind the API's back (as an upstream going away would look), then let time pass.
+    await env.DB.prepare("UPDATE sources SET mcp_server_url = 'http://localhost/api/gone-away' WHERE id = ?").bind(source.id).run();
+    const later = Date.now() + (DEFAULT_REDISCOVERY_MINUTES + 1) * MINUTE;
+    await drain(later, source.id);
+    const failed = await sourceRow(source.id);
+    expect(failed["last_discovery_error"]).toMatch(/^connection:/);
+    expect(failed["last_discovered_at"]).toBe(first);
+    // The inventory survives a failed rediscovery.
+    expect((await api<SourceDetailBody>(owner, "GET", `/api/sources/${source.id}`)).body.tools.length).toBe(source.tools.length);
+  });
+
+  it("rediscovers early when the upstream's tools/list cache hint has expired", async () => {
+    const owner = await createUser();
+    const { body: source } = await registerSource(owner, fixtureUrl("mutable"), { name: "Hinted" });
+    expect(source.last_discovery_error).toBeNull();
+    const staleAt = Date.parse(String(source.inventory_stale_at));
+    expect(staleAt).toBeGreaterThan(Date.now());
+    const first = String((await sourceRow(source.id))["last_discovery_attempt_at"]);
+
+    // Well within the interval, but past the hint.
+    await drain(staleAt + 1_000, source.id);
+    const row = await sourceRow(source.id);
+    expect(row["last_discovery_attempt_at"]).not.toBe(first);
+    expect(row["last_discovery_error"]).toBeNull();
+  });
+
+  it("works through at most REDISCOVERY_BATCH sources per run, oldest attempt first", async () => {
+    const owner = await createUser();
+    for (let i = 0; i < REDISCOVERY_BATCH + 2; i++) await registerTasksSource(owner, owner, { name: `Batch ${i}` });
+    const far = Date.now() + 10 * DEFAULT_REDISCOVERY_MINUTES * MINUTE;
+    const run = await rediscoverSources(db, env, waitUntil, far);
+    expect(run.checked).toBe(REDISCOVERY_BATCH);
+  });
+
+  it("runs from the Worker's scheduled handler", async () => {
+    const owner = await createUser();
+    const { body: source } = await registerTasksSource(owner, owner, { name: "Cron Run" });
+    // Make this source the oldest attempt of all, and due.
+    await env.DB.prepare("UPDATE sources SET last_discovery_attempt_at = NULL WHERE id = ?").bind(source.id).run();
+    const ctx = createExecutionContext();
+    await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), env, ctx);
+    await waitOnExecutionContext(ctx);
+    const row = await sourceRow(source.id);
+    expect(row["last_discovery_attempt_at"]).not.toBeNull();
+    expect(row["last_discovery_error"]).toBeNull();
+  });
+});
+
+/** Runs rediscovery at `now` until `sourceId` has been attempted at or after it (other sources of this file may be due too). */
+async function drain(now: number, sourceId: number): Promise<void> {
+  const before = (await sourceRow(sourceId))["last_discovery_attempt_at"];
+  for (let run = 0; run < 20; run++) {
+    const result = await rediscoverSources(openDb(env.DB), env, () => undefined, now);
+    if ((await sourceRow(sourceId))["last_discovery_attempt_at"] !== before) return;
+    if (result.checked === 0) break;
+  }
+  throw new Error(`source ${sourceId} was not rediscovered`);
+}
