@@ -5,7 +5,6 @@
  * schema has a required integer user_id and returns what it received) and end to end: tasks
  * created through chat belong to the caller.
  */
-import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { runTurn } from "../../workers/agent/chat-loop";
@@ -13,57 +12,10 @@ import { hideIdentity, injectIdentity } from "../../workers/agent/identity";
 import { loadMcpTools } from "../../workers/agent/mcp-tools";
 import { mcpTool } from "../../workers/agent/tools";
 import { api } from "../helpers/rest";
+import { ScriptedModel } from "../helpers/scripted-model";
 import { createUser } from "../helpers/users";
 
 const FIXTURE = (JSON.parse(env.TEST_UPSTREAMS) as { fixture: string }).fixture;
-
-const USAGE = {
-  inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 0, text: 0, reasoning: 0 },
-};
-
-/**
- * A model that insists on acting as someone else: its first step calls `tool` with the given
- * input (a foreign user_id included), its second answers in text. It records what it was shown.
- */
-class ImpersonatingModel implements LanguageModelV4 {
-  readonly specificationVersion = "v4" as const;
-  readonly provider = "test";
-  readonly modelId = "impersonator";
-  readonly supportedUrls = {};
-  readonly seen: LanguageModelV4CallOptions[] = [];
-  constructor(private readonly tool: string, private readonly input: Record<string, unknown>) {}
-
-  doGenerate(): never {
-    throw new Error("streamText only");
-  }
-
-  async doStream(options: LanguageModelV4CallOptions) {
-    this.seen.push(options);
-    const parts: LanguageModelV4StreamPart[] =
-      this.seen.length === 1
-        ? [
-            { type: "stream-start", warnings: [] },
-            { type: "tool-call", toolCallId: "call-1", toolName: this.tool, input: JSON.stringify(this.input) },
-            { type: "finish", usage: USAGE, finishReason: { unified: "tool-calls", raw: undefined } },
-          ]
-        : [
-            { type: "stream-start", warnings: [] },
-            { type: "text-start", id: "t" },
-            { type: "text-delta", id: "t", delta: "done" },
-            { type: "text-end", id: "t" },
-            { type: "finish", usage: USAGE, finishReason: { unified: "stop", raw: undefined } },
-          ];
-    return {
-      stream: new ReadableStream<LanguageModelV4StreamPart>({
-        start(controller) {
-          for (const part of parts) controller.enqueue(part);
-          controller.close();
-        },
-      }),
-    };
-  }
-}
 
 describe("identity properties in tool schemas", () => {
   it("are hidden from the model's schema, including from required", () => {
@@ -99,7 +51,8 @@ describe("a real MCP tool whose schema has user_id", () => {
     const loaded = await loadMcpTools({ url: `${FIXTURE}/identity/mcp` });
     expect(loaded.warnings).toEqual([]);
     const tools = loaded.tools.map((spec) => mcpTool(spec, loaded.connection!));
-    const model = new ImpersonatingModel("whoami", { user_id: 999, note: "hello" });
+    // A model that insists on acting as someone else.
+    const model = new ScriptedModel([{ toolCall: { name: "whoami", input: { user_id: 999, note: "hello" } } }, { text: "done" }]);
     try {
       const output = await runTurn({
         model,

@@ -6,6 +6,7 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { type ModelMessage, type ToolSet, dynamicTool, isStepCount, jsonSchema, streamText } from "ai";
 import { AppError } from "../lib/errors";
+import { log } from "../lib/log";
 import type { ChatEvent, ChatToolCall, HistoryMessage } from "./agent.types";
 import type { AgentTool, TurnContext } from "./tools";
 
@@ -88,6 +89,9 @@ export async function runTurn(input: TurnInput): Promise<TurnOutput> {
     stopWhen: isStepCount(MAX_STEPS),
     maxRetries: 1,
     abortSignal: AbortSignal.timeout(TURN_TIMEOUT_MS),
+    // The error also arrives as an "error" part below; this replaces the SDK's own console dump
+    // (a stack trace) with one structured line.
+    onError: ({ error }) => log.error("agent model call failed", { provider: input.model.provider, model: input.model.modelId, error: errorText(error) }),
   });
 
   for await (const part of result.fullStream) {
