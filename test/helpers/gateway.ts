@@ -69,8 +69,12 @@ export function registerTasksSource(
   });
 }
 
-export async function connectGateway(user: TestUser): Promise<Client> {
-  const client = new Client({ name: "mcp-edge-tests", version: "1.0.0" });
+/** `pin2026`: speak only the 2026-07-28 revision (whose list results carry cache hints). */
+export async function connectGateway(user: TestUser, options: { pin2026?: boolean } = {}): Promise<Client> {
+  const client = new Client(
+    { name: "mcp-edge-tests", version: "1.0.0" },
+    options.pin2026 ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : undefined,
+  );
   const transport = new StreamableHTTPClientTransport(new URL("http://localhost/mcp"), {
     fetch: workerFetch,
     requestInit: { headers: user.headers },
