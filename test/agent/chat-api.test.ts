@@ -102,6 +102,40 @@ describe("chat with the local intent router against the Worker's own /mcp", () =
   });
 });
 
+describe("every task intent through chat, against the real task tools", () => {
+  // One phrasing per intent (English and Roman Urdu), each on the same real task; the router's full
+  // table of phrasings is in intent-router.test.ts. Order matters: the task is deleted last.
+  const turns: [message: (id: number) => string, tool: string, check: RegExp][] = [
+    [() => "add a task to buy bread tomorrow at 10am", "add_task", /^Created #\d+ \[ \] buy bread — due /],
+    [() => "every monday team meeting", "add_task", /repeats weekly/],
+    [() => "mere tasks dikhao", "list_tasks", /buy bread/],
+    [() => "find tasks about bread", "search_tasks", /buy bread/],
+    [(id) => `task ${id} ki priority high karo`, "set_priority", /^Priority set: #\d+ \[ \] buy bread — high priority/],
+    [(id) => `tag task ${id} with home, food`, "add_tags", /^Tags now: home, food on/],
+    [(id) => `remind me about task ${id} tomorrow at 9am`, "schedule_reminder", /^Reminder #\d+ set for /],
+    [(id) => `rename task ${id} to Buy brown bread`, "update_task", /^Updated #\d+ \[ \] Buy brown bread/],
+    [() => "show recurring tasks", "get_recurring_tasks", /team meeting/],
+    [(id) => `task ${id} ho gaya`, "complete_task", /Buy brown bread/],
+    [() => "how am I doing", "analytics_summary", /^2 tasks: 1 completed, 1 pending/],
+    [(id) => `delete task ${id}`, "delete_task", /^Deleted #\d+ \[x\] Buy brown bread/],
+  ];
+
+  it("calls each tool with arguments its schema accepts and reports the real result", async () => {
+    const user = await createUser();
+    let id = 0;
+    for (const [message, tool, check] of turns) {
+      const res = await chat(user, message(id));
+      expect(res.status, message(id)).toBe(200);
+      expect(res.body.tool_calls.map((call) => call.name), message(id)).toEqual([tool]);
+      const call = res.body.tool_calls[0]!;
+      expect(call.is_error, `${message(id)}: ${call.result}`).toBe(false);
+      expect(call.result, message(id)).toMatch(check);
+      if (id === 0) id = Number(/#(\d+)/.exec(call.result)![1]);
+    }
+    expect((await api<{ tasks: { title: string }[] }>(user, "GET", "/api/tasks")).body.tasks.map((t) => t.title)).toEqual(["team meeting"]);
+  });
+});
+
 describe("POST /api/chat validation", () => {
   const cases: { name: string; raw?: string; body?: unknown; headers?: Record<string, string>; status: number; message: RegExp }[] = [
     { name: "empty message", body: { message: "" }, status: 400, message: /message: must not be empty/ },
