@@ -112,8 +112,8 @@ export class StdioProcess {
   kill(): Promise<void> {
     if (this.alive && this.child.pid !== undefined) {
       this.signal("SIGTERM");
+      // Not unref'd: a bridge shutting down must stay until its children are really gone.
       const timer = setTimeout(() => this.signal("SIGKILL"), KILL_GRACE_MS);
-      timer.unref();
       void this.exited.then(() => clearTimeout(timer));
     }
     return this.exited;

@@ -19,6 +19,25 @@ options: --host <addr> (default 127.0.0.1)  --singleton (one shared process)
          --env-allow NAME,… (variables a gateway may set)  --idle-timeout <seconds> (default 1800)
 The token may also come from MCP_BRIDGE_TOKEN.`;
 
+/**
+ * What a stdio process inherits from the bridge's environment besides the declared variables — the
+ * MCP SDK's StdioClientTransport default. Everything else the operator's shell holds (cloud keys,
+ * tokens) stays out: a plugin may well print its environment (server-everything's get-env does).
+ */
+const INHERITED_ENV =
+  process.platform === "win32"
+    ? ["APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PATHEXT", "PROCESSOR_ARCHITECTURE", "SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE", "PROGRAMFILES"]
+    : ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "TMPDIR"];
+
+/** The environment every process starts with: inherited basics, then manifest defaults, then the declared variables the bridge has. */
+export function processBaseEnv(cli: Pick<BridgeCli, "allowedEnv" | "defaults">, env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const base: Record<string, string> = {};
+  for (const name of INHERITED_ENV) if (env[name] !== undefined) base[name] = env[name];
+  Object.assign(base, cli.defaults);
+  for (const name of cli.allowedEnv) if (env[name] !== undefined) base[name] = env[name];
+  return base;
+}
+
 /** A token shorter than this is refused: the bridge runs arbitrary commands for whoever holds it. */
 const MIN_TOKEN_LENGTH = 16;
 
@@ -144,8 +163,7 @@ export async function runBridge(argv: string[]): Promise<number> {
     console.error(`mcp-edge bridge: ${error.message}\n\n${BRIDGE_USAGE}`);
     return 2;
   }
-  const baseEnv: Record<string, string> = { ...cli.defaults };
-  for (const [name, value] of Object.entries(process.env)) if (value !== undefined) baseEnv[name] = value;
+  const baseEnv = processBaseEnv(cli, process.env);
   const bridge = await startBridge({
     host: cli.host,
     port: cli.port,

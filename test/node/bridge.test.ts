@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseBridgeArgs, UsageError } from "../../bin/commands/bridge";
+import { parseBridgeArgs, processBaseEnv, UsageError } from "../../bin/commands/bridge";
 import type { Logger } from "../../bin/bridge/log";
 import { type RunningBridge, startBridge } from "../../bin/bridge/server";
 import { BRIDGE_PROCESS_EXITED } from "../../workers/gateway/upstream.types";
@@ -251,6 +251,12 @@ describe("mcp-edge bridge command line", () => {
     expect([...cli.allowedEnv].sort()).toEqual(["API_KEY", "DEBUG_LEVEL", "REGION"]);
     expect(cli.defaults).toEqual({ REGION: "eu" });
     expect(cli.cwd).toBe(dir);
+  });
+
+  it("gives the process only basic variables, manifest defaults and declared ones — not the operator's secrets", () => {
+    const shell = { PATH: "/usr/bin", HOME: "/home/op", AWS_SECRET_ACCESS_KEY: "op-secret", API_KEY: "k", DEBUG_LEVEL: "2" };
+    const cli = parseBridgeArgs(["--port", "0", "--token", TOKEN, "--manifest", requiring], shell, dir);
+    expect(processBaseEnv(cli, shell)).toEqual({ PATH: "/usr/bin", HOME: "/home/op", REGION: "eu", API_KEY: "k", DEBUG_LEVEL: "2" });
   });
 
   it("names what is wrong with a manifest or the arguments", () => {
