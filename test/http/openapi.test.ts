@@ -39,6 +39,10 @@ const ROUTES = [
   "patch /api/sources/{source_id}",
   "post /api/sources/{source_id}/refresh",
   "delete /api/sources/{source_id}",
+  "get /api/sources/{source_id}/health",
+  "get /api/gateway/hidden-tools",
+  "put /api/gateway/hidden-tools/{name}",
+  "delete /api/gateway/hidden-tools/{name}",
   "get /api/servers",
 ];
 const WITH_BODY = [
