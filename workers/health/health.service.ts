@@ -35,9 +35,25 @@ export interface SourcesProbe {
   userId?: number | undefined;
 }
 
+/**
+ * The public counts cost one Durable Object call per source, and /health needs no token: they are
+ * computed at most once per COUNTS_TTL_MS per isolate, so unauthenticated traffic cannot fan out.
+ */
+const COUNTS_TTL_MS = 15_000;
+// The value, never a pending promise: a promise must not be shared across requests in workerd.
+let cachedCounts: { at: number; counts: HealthCounts } | undefined;
+
+async function publicCounts(service: SourceService): Promise<HealthCounts> {
+  const now = Date.now();
+  if (cachedCounts && now - cachedCounts.at <= COUNTS_TTL_MS) return cachedCounts.counts;
+  const counts = await service.healthCounts(HEALTH_SOURCE_LIMIT);
+  cachedCounts = { at: now, counts };
+  return counts;
+}
+
 async function sourcesHealth(probe: SourcesProbe): Promise<HealthReport["sources"]> {
   try {
-    const counts = await probe.service.healthCounts(HEALTH_SOURCE_LIMIT);
+    const counts = await publicCounts(probe.service);
     if (probe.userId === undefined) return counts;
     return { ...counts, mine: (await probe.service.healthList(probe.userId)).sources };
   } catch (error) {
