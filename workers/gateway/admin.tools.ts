@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { defineTool, READ_ONLY, type ToolDefinition } from "../mcp/tool";
-import type { SourceDetail } from "./sources.service";
+import type { SourceDetail } from "./source-views";
 import {
   createSourceInput,
   deleteSourceResult,
@@ -127,7 +127,7 @@ export function adminTools(builtins: ReadonlySet<string>): ToolDefinition[] {
       annotations: READ_ONLY,
       run: async ({ source_id }, { user, services }) => {
         const list =
-          source_id === undefined ? await services.sources.healthList(user.id) : { sources: [await services.sources.health(user.id, source_id)], count: 1 };
+          source_id === undefined ? await services.sources.health.list(user.id) : { sources: [await services.sources.health.get(user.id, source_id)], count: 1 };
         const lines = list.sources.map(
           (h) =>
             `${h.source_id} ${h.slug}: ${h.state} (breaker ${h.breaker}, ${h.calls.window} recent calls, error rate ${Math.round(h.calls.error_rate * 100)}%${h.calls.p50_ms === null ? "" : `, p50 ${h.calls.p50_ms} ms`})`,
@@ -143,7 +143,7 @@ export function adminTools(builtins: ReadonlySet<string>): ToolDefinition[] {
       output: hiddenToolList,
       annotations: READ_ONLY,
       run: async (_args, { user, services }) => {
-        const list = await services.sources.hiddenTools(user.id);
+        const list = await services.sources.hidden.list(user.id);
         return { data: list, text: list.count ? list.hidden_tools.map((t) => t.name).join("\n") : "No hidden tools." };
       },
     }),
@@ -156,7 +156,7 @@ export function adminTools(builtins: ReadonlySet<string>): ToolDefinition[] {
       output: hideToolResult,
       annotations: LOCAL_WRITE,
       run: async ({ name }, { user, services }) => {
-        const result = await services.sources.hideTool(user.id, name, builtins);
+        const result = await services.sources.hidden.hide(user.id, name, builtins);
         return { data: result, text: `Hid ${result.tool.name} from your /mcp list` };
       },
     }),
@@ -168,7 +168,7 @@ export function adminTools(builtins: ReadonlySet<string>): ToolDefinition[] {
       output: hideToolResult,
       annotations: LOCAL_WRITE,
       run: async ({ name }, { user, services }) => {
-        const result = await services.sources.unhideTool(user.id, name, builtins);
+        const result = await services.sources.hidden.unhide(user.id, name, builtins);
         return { data: result, text: `${result.tool.name} is listed on your /mcp again` };
       },
     }),

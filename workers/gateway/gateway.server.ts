@@ -16,7 +16,7 @@ import { type McpServerDefinition, serveWithSdk } from "../mcp/hosting";
 import { errorResult, registerTools, type ToolContext, type ToolDefinition } from "../mcp/tool";
 import { ADMIN_TOOL_NAMES, adminTools } from "./admin.tools";
 import type { InventoryRow } from "./sources.repo";
-import { gatewayName, splitGatewayName } from "./sources.service";
+import { gatewayName, splitGatewayName } from "./source-views";
 
 type JsonObject = Record<string, unknown>;
 
@@ -160,7 +160,7 @@ export async function serveGateway(request: Request, definition: McpServerDefini
     }
   }
   const sources = ctx.services.sources;
-  const [inventory, hiddenBuiltins] = await Promise.all([sources.inventory(ctx.user.id), sources.hiddenBuiltins(ctx.user.id)]);
+  const [inventory, hiddenBuiltins] = await Promise.all([sources.inventory(ctx.user.id), sources.hidden.builtins(ctx.user.id)]);
   const listed = new Set(inventory.map((row) => gatewayName(row.source.slug, row.tool.alias)));
   const unlisted = calledTools(body).filter((name) => !listed.has(name) && splitGatewayName(name) !== undefined);
   const aliasCalls = (

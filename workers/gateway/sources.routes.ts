@@ -90,7 +90,7 @@ export const sourceRoutes = [
     tag: TAG,
     params: idParams,
     response: sourceHealthSchema,
-    handle: ({ params }, c) => c.var.services.sources.health(c.var.user.id, params.source_id),
+    handle: ({ params }, c) => c.var.services.sources.health.get(c.var.user.id, params.source_id),
   }),
 ];
 
@@ -106,7 +106,7 @@ export function hiddenToolRoutes(builtins: ReadonlySet<string>) {
       summary: "The tools you hid from your own /mcp list",
       tag: HIDDEN_TAG,
       response: hiddenToolList,
-      handle: (_input, c) => c.var.services.sources.hiddenTools(c.var.user.id),
+      handle: (_input, c) => c.var.services.sources.hidden.list(c.var.user.id),
     }),
     defineRoute({
       method: "put",
@@ -115,7 +115,7 @@ export function hiddenToolRoutes(builtins: ReadonlySet<string>) {
       tag: HIDDEN_TAG,
       params: nameParams,
       response: hideToolResult,
-      handle: ({ params }, c) => c.var.services.sources.hideTool(c.var.user.id, params.name, builtins),
+      handle: ({ params }, c) => c.var.services.sources.hidden.hide(c.var.user.id, params.name, builtins),
     }),
     defineRoute({
       method: "delete",
@@ -124,7 +124,7 @@ export function hiddenToolRoutes(builtins: ReadonlySet<string>) {
       tag: HIDDEN_TAG,
       params: nameParams,
       response: hideToolResult,
-      handle: ({ params }, c) => c.var.services.sources.unhideTool(c.var.user.id, params.name, builtins),
+      handle: ({ params }, c) => c.var.services.sources.hidden.unhide(c.var.user.id, params.name, builtins),
     }),
   ];
 }

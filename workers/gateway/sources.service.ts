@@ -10,20 +10,14 @@ import type { Db } from "../lib/db";
 import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
 import type { BuiltinCall, GatewayAuditSink } from "./gateway-audit";
-import { aggregateHealth, type HealthCounts, sourceHealth } from "./health";
 import * as hiddenRepo from "./hidden-tools.repo";
+import { HiddenToolService } from "./hidden-tools.service";
+import { SourceHealthService } from "./source-health.service";
+import { type SourceDetail, splitGatewayName, toDetail, toView } from "./source-views";
 import { checkManifest, checkVarNames, type ManifestCheck, requireBridgeToken, storableManifest, type Transport, type VarSpec } from "./registration";
 import { secretBox, type SecretBox } from "./secrets";
 import * as repo from "./sources.repo";
-import {
-  type CreateSourceInput,
-  type EnvVarInput,
-  GATEWAY_SEPARATOR,
-  type SourceHealth,
-  slugify,
-  type SourceView,
-  type UpdateSourceInput,
-} from "./sources.schema";
+import { type CreateSourceInput, type EnvVarInput, slugify, type SourceView, type UpdateSourceInput } from "./sources.schema";
 import { type UpstreamCallOutcome, type UpstreamConfig, upstreamToolsSchema } from "./upstream.types";
 import { assertSafeUpstreamUrl, privateUpstreamsAllowed } from "./url-safety";
 
@@ -39,70 +33,9 @@ export interface SourceServiceDeps {
   audit: GatewayAuditSink;
 }
 
-export interface SourceToolView {
-  name: string;
-  alias: string;
-  gateway_name: string;
-  aliases: string[];
-  hidden: boolean;
-  description: string;
-  annotations: Record<string, unknown>;
-}
-
-export interface SourceDetail {
-  source: SourceView;
-  tools: SourceToolView[];
-}
-
-export interface HiddenTool {
-  name: string;
-  source_id: number | null;
-}
-
 /** The sealing name of a stdio source's bridge token: `:` never occurs in a variable name, so it cannot collide. */
 const BRIDGE_TOKEN_KEY = ":bridge_token";
 const STDIO_ONLY = ["mcp_command", "mcp_args", "mcp_runtime_hint", "manifest", "bridge_token"] as const;
-
-export function gatewayName(slug: string, alias: string): string {
-  return `${slug}${GATEWAY_SEPARATOR}${alias}`;
-}
-
-/** `<slug>__<alias>` split at the first separator (a slug never contains `__`); undefined for built-in names. */
-export function splitGatewayName(name: string): { slug: string; alias: string } | undefined {
-  const at = name.indexOf(GATEWAY_SEPARATOR);
-  if (at <= 0) return undefined;
-  return { slug: name.slice(0, at), alias: name.slice(at + GATEWAY_SEPARATOR.length) };
-}
-
-function toView(row: repo.SourceRow, toolCount: number): SourceView {
-  return {
-    id: row.id,
-    name: row.name,
-    slug: row.slug,
-    source_type: row.sourceType,
-    url: row.mcpServerUrl,
-    mcp_server_url: row.mcpServerUrl,
-    mcp_transport_type: row.mcpTransportType,
-    mcp_lifecycle_mode: row.mcpLifecycleMode,
-    // Secret values never leave the service, not even encrypted.
-    mcp_env_vars: row.mcpEnvVars.map((v) => (v.secret ? { name: v.name, secret: true } : { name: v.name, secret: false, value: v.value })),
-    mcp_command: row.mcpCommand,
-    mcp_args: row.mcpArgs,
-    mcp_runtime_hint: row.mcpRuntimeHint,
-    manifest: row.manifest,
-    has_bridge_token: row.bridgeToken !== null,
-    timeout_ms: row.timeoutMs,
-    enabled: row.enabled,
-    hidden: row.hidden,
-    tool_count: toolCount,
-    last_discovered_at: row.lastDiscoveredAt,
-    last_discovery_error: row.lastDiscoveryError,
-    warnings: row.discoveryWarnings,
-    inventory_stale_at: row.inventoryStaleAt,
-    created_at: row.createdAt,
-    updated_at: row.updatedAt,
-  };
-}
 
 async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
@@ -115,11 +48,19 @@ function refuseStdioFields(transport: Transport, input: Partial<Record<(typeof S
   if (given) throw AppError.invalid(`${given} is for stdio sources only (mcp_transport_type stdio)`, given);
 }
 
+export type { SourceDetail } from "./source-views";
+
 export class SourceService {
   private readonly secrets: SecretBox;
+  /** Each user's hidden tools (REST, admin tools, the /mcp listing). */
+  readonly hidden: HiddenToolService;
+  /** Source health (contract C5). */
+  readonly health: SourceHealthService;
 
   constructor(private readonly deps: SourceServiceDeps) {
     this.secrets = secretBox(deps.env.SOURCE_SECRETS_KEY);
+    this.hidden = new HiddenToolService(deps.db);
+    this.health = new SourceHealthService(deps.db, (id) => this.stub(id));
   }
 
   private checkUrl(url: string): string {
@@ -216,19 +157,7 @@ export class SourceService {
       repo.aliasesOf(this.deps.db, row.id),
       hiddenRepo.listHidden(this.deps.db, row.userId),
     ]);
-    const hiddenAliases = new Set(hidden.filter((h) => h.sourceId === row.id).map((h) => h.tool));
-    return {
-      source: toView(row, tools.length),
-      tools: tools.map((tool) => ({
-        name: tool.name,
-        alias: tool.alias,
-        gateway_name: gatewayName(row.slug, tool.alias),
-        aliases: aliases.filter((a) => a.toolName === tool.name).map((a) => gatewayName(row.slug, a.alias)),
-        hidden: hiddenAliases.has(tool.alias),
-        description: tool.description,
-        annotations: tool.annotations,
-      })),
-    };
+    return toDetail(row, tools, aliases, new Set(hidden.filter((h) => h.sourceId === row.id).map((h) => h.tool)));
   }
 
   /**
@@ -381,83 +310,5 @@ export class SourceService {
   /** A call of a built-in tool on /mcp: audited like a source's, as `builtin:<server>`. */
   recordBuiltinCall(call: BuiltinCall): void {
     this.deps.audit.recordBuiltin(call);
-  }
-
-  // ---- per-user hiding ---------------------------------------------------------------------
-
-  async hiddenTools(userId: number): Promise<{ hidden_tools: HiddenTool[]; count: number }> {
-    const rows = await hiddenRepo.listHidden(this.deps.db, userId);
-    const hidden_tools = rows.map((row) => ({ name: row.slug === null ? row.tool : gatewayName(row.slug, row.tool), source_id: row.sourceId }));
-    return { hidden_tools, count: hidden_tools.length };
-  }
-
-  async hiddenBuiltins(userId: number): Promise<Set<string>> {
-    return hiddenRepo.hiddenBuiltins(this.deps.db, userId);
-  }
-
-  /**
-   * Which hidden-tool entry a name means: a built-in (one of `builtins`) or a tool of one of the
-   * user's own sources, by its alias or a kept alias (stored under the tool's own alias, so the
-   * entry follows the tool). Anything else — including another user's tools — is not found.
-   */
-  private async hiddenKey(userId: number, name: string, builtins: ReadonlySet<string>): Promise<{ sourceId: number | null; tool: string; name: string }> {
-    if (builtins.has(name)) return { sourceId: null, tool: name, name };
-    const parts = splitGatewayName(name);
-    const source = parts ? await repo.getSourceBySlug(this.deps.db, userId, parts.slug) : undefined;
-    if (parts && source) {
-      const [tools, aliases] = await Promise.all([repo.toolsOf(this.deps.db, source.id), repo.aliasesOf(this.deps.db, source.id)]);
-      const target = aliases.find((a) => a.alias === parts.alias)?.toolName;
-      const tool = tools.find((t) => t.alias === parts.alias) ?? tools.find((t) => t.name === target);
-      if (tool) return { sourceId: source.id, tool: tool.alias, name: gatewayName(source.slug, tool.alias) };
-    }
-    throw new AppError("not_found", `Tool ${name} not found: give a built-in tool's name or <source_slug>__<tool> of one of your sources`, {
-      details: { field: "name" },
-    });
-  }
-
-  async hideTool(userId: number, name: string, builtins: ReadonlySet<string>): Promise<{ hidden: boolean; tool: HiddenTool }> {
-    const key = await this.hiddenKey(userId, name, builtins);
-    await hiddenRepo.hide(this.deps.db, userId, key.sourceId, key.tool);
-    return { hidden: true, tool: { name: key.name, source_id: key.sourceId } };
-  }
-
-  /** Idempotent; `hidden` is false afterwards whether or not the tool was hidden. */
-  async unhideTool(userId: number, name: string, builtins: ReadonlySet<string>): Promise<{ hidden: boolean; tool: HiddenTool }> {
-    const key = await this.hiddenKey(userId, name, builtins);
-    await hiddenRepo.unhide(this.deps.db, userId, key.sourceId, key.tool);
-    return { hidden: false, tool: { name: key.name, source_id: key.sourceId } };
-  }
-
-  // ---- health (contract C5) ----------------------------------------------------------------
-
-  private async healthOf(row: repo.SourceRow, toolCount: number): Promise<SourceHealth> {
-    return sourceHealth(row, toolCount, await this.stub(row.id).status());
-  }
-
-  async health(userId: number, id: number): Promise<SourceHealth> {
-    const row = await this.owned(userId, id);
-    return this.healthOf(row, (await repo.toolsOf(this.deps.db, row.id)).length);
-  }
-
-  async healthList(userId: number): Promise<{ sources: SourceHealth[]; count: number }> {
-    const rows = await repo.listSources(this.deps.db, userId);
-    const sources = await Promise.all(rows.map((row) => this.healthOf(row, row.toolCount)));
-    return { sources, count: sources.length };
-  }
-
-  /** Counts by state over every source of the deployment (public /health: no names, no owners). */
-  async healthCounts(limit: number): Promise<HealthCounts> {
-    const [rows, total] = await Promise.all([repo.allSourcesWithToolCount(this.deps.db, limit), repo.countSources(this.deps.db)]);
-    const states = await Promise.all(
-      rows.map(async (row) => {
-        try {
-          return (await this.healthOf(row, row.toolCount)).state;
-        } catch (error) {
-          log.warn("gateway health: source status unavailable", { source_id: row.id, error: String(error) });
-          return "unknown" as const;
-        }
-      }),
-    );
-    return aggregateHealth(states, total);
   }
 }

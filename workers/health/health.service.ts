@@ -46,7 +46,7 @@ let cachedCounts: { at: number; counts: HealthCounts } | undefined;
 async function publicCounts(service: SourceService): Promise<HealthCounts> {
   const now = Date.now();
   if (cachedCounts && now - cachedCounts.at <= COUNTS_TTL_MS) return cachedCounts.counts;
-  const counts = await service.healthCounts(HEALTH_SOURCE_LIMIT);
+  const counts = await service.health.counts(HEALTH_SOURCE_LIMIT);
   cachedCounts = { at: now, counts };
   return counts;
 }
@@ -55,7 +55,7 @@ async function sourcesHealth(probe: SourcesProbe): Promise<HealthReport["sources
   try {
     const counts = await publicCounts(probe.service);
     if (probe.userId === undefined) return counts;
-    return { ...counts, mine: (await probe.service.healthList(probe.userId)).sources };
+    return { ...counts, mine: (await probe.service.health.list(probe.userId)).sources };
   } catch (error) {
     log.warn("health: gateway sources unavailable", { error: String(error) });
     return null;
