@@ -117,6 +117,33 @@ describe("stdio sources (through mcp-edge bridge)", { timeout: 60_000 }, () => {
     expect(JSON.stringify(listed.body)).not.toContain(greeting);
   });
 
+  it("seals a stored plain variable when a later manifest marks it secret, and the process still gets it", async () => {
+    const owner = await createUser();
+    const greeting = `plain-then-secret-${crypto.randomUUID().slice(0, 8)}`;
+    const { body: source } = await registerSource(
+      owner,
+      upstreams().bridge_fixture,
+      stdio({ name: "Late Manifest", mcp_env_vars: [{ name: "FIXTURE_GREETING", value: greeting, secret: false }] }),
+    );
+    expect(source.mcp_env_vars).toEqual([{ name: "FIXTURE_GREETING", secret: false, value: greeting }]);
+
+    const patched = await api<SourceDetailBody>(owner, "PATCH", `/api/sources/${source.id}`, { body: { manifest: MANIFEST } });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.body.source.mcp_env_vars).toEqual([{ name: "FIXTURE_GREETING", secret: true }]);
+    expect(patched.body.source.mcp_command).toBe("node");
+    expect(String((await sourceRow(source.id))["mcp_env_vars"])).not.toContain(greeting);
+
+    const result = await (await connectGateway(owner)).callTool({ name: "late_manifest__greeting", arguments: {} });
+    expect(textOf(result)).toBe(greeting);
+
+    // A manifest the stored variables do not satisfy is refused, naming what is missing.
+    const stricter = structuredClone(MANIFEST);
+    stricter.packages[0]!.environmentVariables.push({ name: "FIXTURE_REGION", isRequired: true, isSecret: false });
+    const refused = await api<ErrorBody>(owner, "PATCH", `/api/sources/${source.id}`, { body: { manifest: stricter } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toContain("FIXTURE_REGION");
+  });
+
   it("requires a bridge token for stdio, and a wrong one is a discovery error, not a secret leak", async () => {
     const owner = await createUser();
     const missing = await registerSource(owner, upstreams().bridge_fixture, { mcp_transport_type: "stdio" });
