@@ -17,7 +17,10 @@ export function renderToolsPanel(panel, servers) {
     h("p", { class: "placeholder" }, "Choose a tool on the left to see its schemas and call it."));
   const filter = h("input", { type: "search", id: "tool-filter", placeholder: "Filter tools", "aria-label": "Filter tools by name" });
   const list = h("div", { class: "server-list" });
-  const nav = h("nav", { class: "servers", "aria-label": "Servers and tools" }, filter, list);
+  // The gateway's list changes as sources are added or hidden: list every server again.
+  const reload = h("button", { type: "button", class: "reload", title: "List every server's tools again" }, "Reload tools");
+  reload.addEventListener("click", () => renderToolsPanel(panel, servers));
+  const nav = h("nav", { class: "servers", "aria-label": "Servers and tools" }, h("div", { class: "inline" }, filter, reload), list);
   clear(panel, h("h2", { class: "sr-only" }, "Servers and tools"), h("div", { class: "tools-layout" }, nav, view));
 
   let selected;

@@ -252,6 +252,14 @@ describe("web console in headless Chromium", () => {
     expect(await row.locator(".breaker").textContent()).toBe("closed");
     expect(await row.textContent()).toContain("11"); // its tools, discovered
     await shot("06-sources");
+
+    // Its tools appear on the gateway once the list is reloaded, and answer through the form.
+    await openTab("tools");
+    await page.click("#panel-tools button.reload");
+    await openTool("gateway", "console_tasks__list_tasks");
+    const listed = await submitTool();
+    expect(listed.isError).toBe(false);
+    expect(listed.text).toMatch(/call mom/i);
   });
 
   it("charts the RAG health's p50/p95 after documents are ingested and queried through the forms", async () => {
