@@ -13,9 +13,10 @@ import { bearerToken } from "../auth/auth.service";
 import type { AppEnv } from "../http/context";
 import { readJsonBody } from "../http/json-body";
 import { AppError, type ErrorCode } from "../lib/errors";
+import { log } from "../lib/log";
 import { parseInput } from "../lib/validation";
 import { resolveTimeZone } from "./intent/zoned-time";
-import type { ChatOutcome } from "../../durable-objects/chat-agent.do";
+import type { ChatAgent, ChatOutcome } from "../../durable-objects/chat-agent.do";
 import { agentEnv } from "./worker-config";
 
 export const MAX_MESSAGE_CHARS = 4000;
@@ -37,8 +38,21 @@ function agentError(code: string, message: string): AppError {
   return new AppError(ERROR_CODES.has(code) ? (code as ErrorCode) : "unavailable", message);
 }
 
-async function agentFor(c: Context<AppEnv>) {
-  return getAgentByName(agentEnv(c.env).CHAT_AGENT, String(c.var.user.id));
+type ChatAgentStub = Awaited<ReturnType<typeof getAgentByName<Cloudflare.Env, ChatAgent>>>;
+
+/**
+ * Runs `use` against the user's ChatAgent. The agent answers its own failures as values; what
+ * can still throw here is the platform (the object reset, overloaded, or its RPC broke), which is
+ * "unavailable" (503, try again), never a 500.
+ */
+async function withAgent<T>(c: Context<AppEnv>, use: (agent: ChatAgentStub) => Promise<T>): Promise<T> {
+  try {
+    return await use(await getAgentByName<Cloudflare.Env, ChatAgent>(agentEnv(c.env).CHAT_AGENT, String(c.var.user.id)));
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    log.error("chat agent unreachable", { user: c.var.user.id, error: error instanceof Error ? error.message : String(error) });
+    throw new AppError("unavailable", "The chat agent is unavailable right now; try again", { cause: error });
+  }
 }
 
 function wantsStream(c: Context<AppEnv>): boolean {
@@ -56,26 +70,24 @@ export function mountChatRoutes(app: Hono<AppEnv>): void {
       token: bearerToken(c.req.header("authorization")),
       timeZone: body.time_zone,
     };
-    const agent = await agentFor(c);
     if (wantsStream(c)) {
-      const stream = await agent.chatStream(input);
+      const stream = await withAgent(c, (agent) => agent.chatStream(input));
       return new Response(stream, {
         headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" },
       });
     }
-    const outcome = (await agent.chat(input)) as ChatOutcome;
+    const outcome = (await withAgent(c, (agent) => agent.chat(input))) as ChatOutcome;
     if (!outcome.ok) throw agentError(outcome.code, outcome.message);
     return c.json(outcome.result);
   });
 
   app.get("/api/chat", async (c) => {
-    const agent = await agentFor(c);
-    return c.json({ messages: await agent.history() });
+    const messages = await withAgent(c, (agent) => agent.history());
+    return c.json({ messages });
   });
 
   app.delete("/api/chat", async (c) => {
-    const agent = await agentFor(c);
-    await agent.reset();
+    await withAgent(c, (agent) => agent.reset());
     return c.body(null, 204);
   });
 }
