@@ -80,7 +80,19 @@ async function listTasksInConsole(): Promise<TaskView[]> {
   return (structured as { tasks: TaskView[] }).tasks;
 }
 
-beforeAll(async () => {
+/**
+ * Set-up failures (no Chromium, wrangler dev not starting) are kept and thrown by every test, so
+ * they count as failures with their message — a throwing beforeAll would report them as skipped.
+ */
+let setupError: unknown;
+function step(name: string, body: () => Promise<void>): void {
+  it(name, async () => {
+    if (setupError) throw setupError;
+    await body();
+  });
+}
+
+async function setUp(): Promise<void> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
       `Chromium is not installed at ${CHROMIUM}: the console's browser test needs Debian's package. ` +
@@ -106,6 +118,14 @@ beforeAll(async () => {
   page = await context.newPage();
   page.setDefaultTimeout(UI_TIMEOUT);
   page.on("pageerror", (error) => pageErrors.push(error.message));
+}
+
+beforeAll(async () => {
+  try {
+    await setUp();
+  } catch (error) {
+    setupError = error;
+  }
 });
 
 afterAll(async () => {
@@ -114,7 +134,7 @@ afterAll(async () => {
 });
 
 describe("web console in headless Chromium", () => {
-  it("refuses a wrong token with the API's message, then signs in with a real one", async () => {
+  step("refuses a wrong token with the API's message, then signs in with a real one", async () => {
     await page.goto(`${base}/`);
     await page.fill("#token", "mcpe_not-a-real-token");
     await page.click("form.signin button[type=submit]");
@@ -129,7 +149,7 @@ describe("web console in headless Chromium", () => {
     expect(await page.evaluate(() => sessionStorage.getItem("mcp-edge.token"))).toBe(worker!.token);
   });
 
-  it("lists every server and its tools over MCP, with their schemas", async () => {
+  step("lists every server and its tools over MCP, with their schemas", async () => {
     const expected: Record<string, string[]> = {
       tasks: ["add_task", "list_tasks", "complete_task"],
       rag: ["rag_basic", "rag_ingest", "rag_health"],
@@ -162,7 +182,7 @@ describe("web console in headless Chromium", () => {
     expect(await page.locator('input[name="title"]').getAttribute("aria-describedby")).toBeTruthy();
   });
 
-  it("calls add_task through the generated form and sees the task in list_tasks", async () => {
+  step("calls add_task through the generated form and sees the task in list_tasks", async () => {
     await openTool("tasks", "add_task");
     // Client-side check first: the required title is named.
     await page.locator("form.call-form button[type=submit]").click();
@@ -186,7 +206,7 @@ describe("web console in headless Chromium", () => {
     await shot("03-list-tasks");
   });
 
-  it("shows a tool's error answer in red, from arguments given as raw JSON", async () => {
+  step("shows a tool's error answer in red, from arguments given as raw JSON", async () => {
     await openTool("tasks", "add_task");
     await page.check("text=Edit arguments as raw JSON");
     await page.fill('textarea[id$="-raw"]', JSON.stringify({ title: "Bad date", due_date: "next blursday" }));
@@ -197,7 +217,7 @@ describe("web console in headless Chromium", () => {
     expect(color).toMatch(/rgb\((1[5-9]\d|2\d\d), \d{1,2}, \d{1,2}\)/); // red
   });
 
-  it("chats 'add a task to call mom tomorrow': the tool call shows as it happens, the task appears due tomorrow", async () => {
+  step("chats 'add a task to call mom tomorrow': the tool call shows as it happens, the task appears due tomorrow", async () => {
     await openTab("chat");
     await page.locator("#panel-chat .chat-status").waitFor();
     const before = new Date();
@@ -227,7 +247,7 @@ describe("web console in headless Chromium", () => {
     await page.locator("#panel-chat .message-user", { hasText: "call mom tomorrow" }).waitFor();
   });
 
-  it("shows the gateway's sources: the empty state, then a registered source with its health", async () => {
+  step("shows the gateway's sources: the empty state, then a registered source with its health", async () => {
     await openTab("sources");
     await page.locator("#panel-sources .empty").waitFor();
     expect(await page.locator("#panel-sources .empty").textContent()).toContain("No sources yet");
@@ -262,7 +282,7 @@ describe("web console in headless Chromium", () => {
     expect(listed.text).toMatch(/call mom/i);
   });
 
-  it("charts the RAG health's p50/p95 after documents are ingested and queried through the forms", async () => {
+  step("charts the RAG health's p50/p95 after documents are ingested and queried through the forms", async () => {
     await openTool("rag", "rag_ingest");
     // `documents` is an array of objects: the form gives it a JSON box.
     await page.fill('textarea[name="documents"]', JSON.stringify([
@@ -290,7 +310,7 @@ describe("web console in headless Chromium", () => {
     await shot("07-rag-health");
   });
 
-  it("is keyboard-usable and fits a phone screen, then signs out", async () => {
+  step("is keyboard-usable and fits a phone screen, then signs out", async () => {
     await page.focus("#tab-rag");
     await page.keyboard.press("ArrowRight");
     expect(await page.locator("#tab-chat").getAttribute("aria-selected")).toBe("true");
