@@ -115,7 +115,7 @@ export class Bridge {
         sendJson(res, 500, rpcError(null, -32603, "bridge failure"));
       });
     });
-    this.sweeper = setInterval(() => this.sweepIdle(), SWEEP_MS);
+    this.sweeper = setInterval(() => this.sweepIdle(), Math.min(SWEEP_MS, Math.max(100, options.idleTimeoutMs / 2)));
     this.sweeper.unref();
   }
 

@@ -22,7 +22,7 @@ const FIXTURE = ["--import", "tsx", join(ROOT, "test/upstreams/fixture-stdio.ts"
 const logLines: string[] = [];
 const log: Logger = (event, fields = {}) => void logLines.push(`${event} ${JSON.stringify(fields)}`);
 
-function bridgeOptions(singleton: boolean) {
+function bridgeOptions(singleton: boolean, idleTimeoutMs = 60_000) {
   return {
     host: "127.0.0.1",
     port: 0,
@@ -33,7 +33,7 @@ function bridgeOptions(singleton: boolean) {
     baseEnv: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
     allowedEnv: new Set(["FIXTURE_GREETING"]),
     singleton,
-    idleTimeoutMs: 60_000,
+    idleTimeoutMs,
     log,
   };
 }
@@ -181,6 +181,23 @@ describe("mcp-edge bridge (per-session processes)", () => {
     expect((await rpc(bridge.url, [INIT])).body?.error?.message).toContain("batches");
     expect((await rpc(bridge.url, { jsonrpc: "2.0", id: 9, method: "tools/list" })).status).toBe(400);
     expect((await rpc(bridge.url, { jsonrpc: "2.0", id: 9, method: "tools/list" }, { "mcp-session-id": "nope" })).status).toBe(404);
+  });
+});
+
+describe("mcp-edge bridge idle timeout", () => {
+  let bridge: RunningBridge;
+  beforeAll(async () => {
+    bridge = await startBridge(bridgeOptions(false, 1_500));
+  });
+  afterAll(() => bridge.close());
+
+  it("ends an idle session and kills its process", async () => {
+    const session = await openSession(bridge.url);
+    const pid = Number(textOf(await callTool(bridge.url, session, "pid")));
+    expect(pid).toBeGreaterThan(0);
+    await until(() => !alive(pid), "the idle session's process to be killed");
+    expect((await callTool(bridge.url, session, "pid")).status).toBe(404);
+    expect(logLines.some((line) => line.startsWith("session_close") && line.includes('"reason":"idle"'))).toBe(true);
   });
 });
 
