@@ -245,6 +245,11 @@ describe("web console in headless Chromium", () => {
     // History survives a reload of the panel (GET /api/chat).
     await openTab("chat");
     await page.locator("#panel-chat .message-user", { hasText: "call mom tomorrow" }).waitFor();
+    await page.click("#panel-chat button:text-is('Clear conversation')");
+    await page.locator("#panel-chat .chat-status", { hasText: "Conversation cleared." }).waitFor();
+    expect(await page.locator("#panel-chat .chat-log > li").count()).toBe(0);
+    const history = await fetch(`${worker!.origin}/api/chat`, { headers: { authorization: `Bearer ${worker!.token}` } });
+    expect(((await history.json()) as { messages: unknown[] }).messages).toEqual([]);
   });
 
   step("shows the gateway's sources: the empty state, then a registered source with its health", async () => {
