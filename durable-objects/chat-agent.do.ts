@@ -8,7 +8,7 @@
  * an idle alarm IDLE_SECONDS after the last message, so an idle agent holds nothing open.
  *
  * The user's bearer token arrives with each message (for MCP on the Worker's own origin) and is
- * used for that turn only: it is never written to storage or kept in a field.
+ * held in memory for that turn only: it is never written to storage (tested) nor kept after it.
  */
 import { Agent } from "agents";
 import type { ChatEvent, ChatResult, ChatToolCall, HistoryMessage } from "../workers/agent/agent.types";

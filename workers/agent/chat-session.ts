@@ -57,11 +57,6 @@ export class ChatSession {
     return this.mcp?.connection?.isOpen ? this.mcp.connection : undefined;
   }
 
-  /** The MCP start-up warnings of the current connection attempt (empty before the first turn). */
-  get warnings(): string[] {
-    return this.mcp ? [...this.mcp.warnings] : [];
-  }
-
   /** Turns run one after another: the per-turn authorization must never leak into another turn. */
   chat(request: TurnRequest): Promise<ChatResult> {
     const run = this.queue.then(() => this.turn(request));
