@@ -69,6 +69,26 @@ describe("LocalRouterModel in generateText", () => {
   });
 });
 
+describe("questions back, in the user's language", () => {
+  const table: [string, RegExp][] = [
+    ["yeh ho gaya", /^Kaunsa task ho gaya\? Us ka number batayein, jaise "complete task 3" or "task 3 ho gaya"\.$/],
+    ["mark it done", /^Which task is done\? Give its number/],
+    ["isay hata do", /^Kaunsa task hatana hai\?/],
+    ["search karo", /^Kya dhoondna hai\? Jaise:/],
+    ["naya task", /^Task mein kya likhna hai\? Jaise:/],
+    ["tag lagao", /^Kis task par tag lagana hai\? Jaise/],
+    ["add a task", /^What should the task say\?/],
+  ];
+  for (const [text, reply] of table) {
+    it(`"${text}"`, async () => {
+      const { tools, calls } = recordingTools(["add_task", "list_tasks", "complete_task", "delete_task", "search_tasks"], () => "");
+      const result = await generateText({ model: new LocalRouterModel({ now: () => NOW }), tools, prompt: text });
+      expect(calls).toEqual([]);
+      expect(result.text).toMatch(reply);
+    });
+  }
+});
+
 describe("language of a message", () => {
   const table: [string, "en" | "ur"][] = [
     ["add a task to call mom tomorrow", "en"],

@@ -11,7 +11,7 @@ const ROMAN_URDU_WORDS = new Set([
   "ko", "se", "mein", "par", "pe", "wala", "wale", "wali", "hata", "hatao", "dhoondo", "naya", "nayi", "baje", "subah",
   "shaam", "raat", "dopahar", "roz", "hafte", "mahine", "kaam", "zaroori", "baqi", "salam", "salaam", "shukriya",
   "madad", "nahi", "nahin", "haan", "jee", "ji", "abhi", "waqt", "time", "kitne", "kaun", "konsa", "konse", "sakte",
-  "sakta", "chahiye", "lena", "leni", "jana", "jaana",
+  "sakta", "chahiye", "lena", "leni", "jana", "jaana", "yeh", "woh", "isay", "isko", "usay", "lagao", "lagana", "badlo",
 ]);
 // Words in the set that are also ordinary English; they never decide alone.
 const SHARED = new Set(["do", "time", "par", "pe", "ho"]);
@@ -29,6 +29,14 @@ const ROUTER_PHRASES: readonly [string, string][] = [
   ["No task tools are available right now, so I can only chat.", "Abhi task tools dastiyab nahi hain, is liye main sirf baat kar sakta hoon."],
   ["You're welcome!", "Koi baat nahi!"],
   ["Hi!", "Salam!"],
+  // The router's questions when a task number or a title is missing (its examples stay bilingual).
+  ["Which task is done? Give its number, e.g.", "Kaunsa task ho gaya? Us ka number batayein, jaise"],
+  ["Which task should I delete? Give its number, e.g.", "Kaunsa task hatana hai? Us ka number batayein, jaise"],
+  ["Which task should I rename? e.g.", "Kis task ka naam badalna hai? Jaise"],
+  ["What should I remind you about? e.g.", "Kis cheez ka reminder lagana hai? Jaise"],
+  ["Which task should I tag? e.g.", "Kis task par tag lagana hai? Jaise"],
+  ["What should the task say? For example:", "Task mein kya likhna hai? Jaise:"],
+  ["What should I search for? For example:", "Kya dhoondna hai? Jaise:"],
 ];
 
 export function localizeRouterReply(text: string, language: Language): string {
