@@ -184,6 +184,32 @@ describe("MCP connections are lazy and closed on shutdown", () => {
     expect(openMcpConnections(url)).toBe(0);
   });
 
+  it("a server that forgot the session: the call fails once, the next turn reconnects", async () => {
+    const url = `${FIXTURE}/restartable/mcp`;
+    const chat = session(url);
+    await ask(chat, "hello");
+    const first = chat.connection!;
+    expect(await first.callTool("ping", {})).toEqual({ text: "pong", isError: false });
+    // The server drops this one session (as after a restart; /control/restart would also end
+    // other test files' sessions, so only ours is ended, out of band).
+    const ended = await fetch(url, { method: "DELETE", headers: { "mcp-session-id": first.sessionId!, "mcp-protocol-version": "2025-06-18" } });
+    await ended.body?.cancel();
+    expect(ended.status).toBe(200);
+    const lost = await first.callTool("ping", {});
+    expect(lost.isError).toBe(true);
+    expect(first.healthy).toBe(false);
+    expect(logged("error", "agent mcp tool call failed")).toHaveLength(1);
+    await ask(chat, "hello again");
+    const second = chat.connection!;
+    expect(second).not.toBe(first);
+    expect(first.isOpen).toBe(false);
+    expect(second.sessionId).not.toBe(first.sessionId);
+    expect(await second.callTool("ping", {})).toEqual({ text: "pong", isError: false });
+    expect(openMcpConnections(url)).toBe(1);
+    await chat.close();
+    expect(openMcpConnections(url)).toBe(0);
+  });
+
   it("the Worker's own /mcp through SELF with the user's token: the task tools are loaded", async () => {
     const user = await createUser();
     const chat = session("http://localhost/mcp", { fetch: workerFetch });

@@ -5,7 +5,8 @@
  *
  * MCP is connected on the first turn, never before (lazy), kept while the session lives, and
  * closed by close(). A failed connection is retried on a later turn after RETRY_AFTER_MS, so one
- * bad moment does not cost the MCP tools for the whole warm period.
+ * bad moment does not cost the MCP tools for the whole warm period; a connection that lost its
+ * server (a forgotten session, a broken transport) is replaced on the next turn.
  */
 import type { FetchLike } from "@modelcontextprotocol/client";
 import type { ChatEvent, ChatIdentity, ChatResult, HistoryMessage } from "./agent.types";
@@ -80,6 +81,11 @@ export class ChatSession {
   }
 
   private async ensureMcp(): Promise<LoadedMcp> {
+    // A connection that lost its server (restart, forgotten session) is replaced, not kept.
+    if (this.mcp?.connection && !this.mcp.connection.healthy) {
+      await this.mcp.connection.close();
+      this.mcp = undefined;
+    }
     const stale = this.mcp?.failed === true && Date.now() - this.loadedAt >= RETRY_AFTER_MS;
     if (this.mcp && !stale) return this.mcp;
     this.mcp = await loadMcpTools({

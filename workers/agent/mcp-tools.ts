@@ -9,7 +9,7 @@
  * is observable (openMcpConnections) rather than assumed. Runtime-neutral: the caller supplies
  * `fetch` (the Worker passes one that routes its own origin through SELF; Node uses the global).
  */
-import { Client, type FetchLike, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Client, type FetchLike, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { log } from "../lib/log";
 
 export const MCP_CONNECT_TIMEOUT_MS = 5_000;
@@ -52,8 +52,19 @@ export function openMcpConnections(url?: string): number {
   return count;
 }
 
+/**
+ * Failures that mean the connection itself is gone (the server forgot the session: 404, or the
+ * transport broke), as opposed to one tool failing. The owner then reconnects on the next turn.
+ */
+function breaksConnection(error: unknown): boolean {
+  if (error instanceof SdkHttpError) return error.status === 404;
+  if (error instanceof SdkError) return error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected || error.code === SdkErrorCode.SendFailed;
+  return error instanceof TypeError;
+}
+
 export class McpConnection {
   private closed = false;
+  private broken = false;
 
   constructor(
     readonly url: string,
@@ -68,6 +79,11 @@ export class McpConnection {
     return !this.closed;
   }
 
+  /** Open and not known to be broken: worth keeping for the next turn. */
+  get healthy(): boolean {
+    return !this.closed && !this.broken;
+  }
+
   /** The server's session id (2025-era servers with sessions), for logs and shutdown checks. */
   get sessionId(): string | undefined {
     return this.transport.sessionId;
@@ -80,7 +96,8 @@ export class McpConnection {
       const result = await this.client.callTool({ name, arguments: args }, { timeout: timeoutMs });
       return { text: resultText(result), isError: result.isError === true };
     } catch (error) {
-      log.error("agent mcp tool call failed", { url: this.url, tool: name, error: describe(error) });
+      if (breaksConnection(error)) this.broken = true;
+      log.error("agent mcp tool call failed", { url: this.url, tool: name, error: describe(error), connection_lost: this.broken });
       return { text: `The tool ${name} failed: ${describe(error)}`, isError: true };
     }
   }
