@@ -96,16 +96,12 @@ function audited(tool: ToolDefinition, server: string): ToolDefinition {
   };
 }
 
-export interface GatewayServerDefinition extends McpServerDefinition {
-  /** Every built-in tool name /mcp serves (the built-in servers' and the admin tools): what can be hidden besides source tools. */
-  builtinNames: ReadonlySet<string>;
-}
-
+/** Every built-in tool name /mcp serves (the built-in servers' and the admin tools): what can be hidden besides source tools. */
 export function gatewayBuiltinNames(builtins: readonly McpServerDefinition[]): ReadonlySet<string> {
   return new Set([...builtins.flatMap((definition) => definition.tools.map((tool) => tool.name)), ...ADMIN_TOOL_NAMES]);
 }
 
-export function createGatewayServer(builtins: readonly McpServerDefinition[]): GatewayServerDefinition {
+export function createGatewayServer(builtins: readonly McpServerDefinition[]): McpServerDefinition {
   const builtinNames = gatewayBuiltinNames(builtins);
   const tools = [
     ...builtins.flatMap((definition) => definition.tools.map((tool) => audited(tool, definition.name))),
@@ -119,7 +115,6 @@ export function createGatewayServer(builtins: readonly McpServerDefinition[]): G
       "One endpoint for every tool you can use: the built-in task, RAG and thinking tools, the tools of the MCP servers you registered as sources (named <source>__<tool>), and gateway_* tools to manage those sources, their health and which tools you hide.",
     // Registered per request in `extend`: which built-ins are listed depends on the user's hidden tools.
     tools: [],
-    builtinNames,
     cacheHints: { "tools/list": { ttlMs: GATEWAY_LIST_TTL_MS, cacheScope: "private" } },
     extend: (server, ctx) => {
       const request = requests.get(ctx);
