@@ -42,7 +42,7 @@ const MANIFEST = {
       transport: { type: "stdio" },
       environmentVariables: [
         { name: "FIXTURE_GREETING", isRequired: true, isSecret: true },
-        { name: "FIXTURE_UNUSED_KEY", isSecret: true, default: "default-secret-value" },
+        { name: "FIXTURE_UNUSED_KEY", isRequired: true, isSecret: true, default: "default-secret-value" },
       ],
     },
   ],
@@ -98,6 +98,10 @@ describe("stdio sources (through mcp-edge bridge)", { timeout: 60_000 }, () => {
     expect(source.mcp_command).toBe("node");
     expect(source.mcp_args).toEqual(["fixture-stdio.ts"]);
     expect(JSON.stringify(source.manifest)).not.toContain("default-secret-value");
+    expect(JSON.stringify(source.manifest)).toContain('"default":"<redacted>"');
+    // Only the name changes: the stored (redacted) manifest still passes its own checks.
+    const renamed = await api<SourceDetailBody>(owner, "PATCH", `/api/sources/${source.id}`, { body: { name: "Greeter Plugin", mcp_transport_type: "stdio" } });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
     const text = JSON.stringify(source);
     expect(text).not.toContain(greeting);
     expect(text).not.toContain(upstreams().bridge_token);

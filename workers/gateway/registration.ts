@@ -72,8 +72,11 @@ export function checkManifest(raw: Record<string, unknown>, transport: Transport
 
 /**
  * The manifest as stored and returned: the caller's object with the `default` of every variable
- * it marks secret removed, so no API can echo a secret that came inside a manifest.
+ * it marks secret replaced by a placeholder, so no API can echo a secret that came inside a
+ * manifest, while a re-check still sees that the variable has a default (is never missing).
  */
+export const REDACTED = "<redacted>";
+
 export function storableManifest(raw: Record<string, unknown>, secretNames: ReadonlySet<string>): Record<string, unknown> {
   const copy = structuredClone(raw);
   const packages = Array.isArray(copy["packages"]) ? (copy["packages"] as unknown[]) : [];
@@ -84,7 +87,7 @@ export function storableManifest(raw: Record<string, unknown>, secretNames: Read
       if (!Array.isArray(vars)) continue;
       for (const v of vars) {
         if (typeof v === "object" && v !== null && secretNames.has(String((v as Record<string, unknown>)["name"]))) {
-          delete (v as Record<string, unknown>)["default"];
+          if ((v as Record<string, unknown>)["default"] !== undefined) (v as Record<string, unknown>)["default"] = REDACTED;
         }
       }
     }

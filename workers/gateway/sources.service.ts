@@ -173,10 +173,7 @@ export class SourceService {
     checkVarNames(transport, varSpecs);
     const stdio = transport === "stdio";
     requireBridgeToken(transport, input.bridge_token !== undefined || row.bridgeToken !== null);
-    // The stored manifest is checked again only when what it constrains changes (its stored copy
-    // lacks secret defaults, so re-checking an untouched source could fail on them).
-    const recheck = input.manifest !== undefined || input.mcp_env_vars !== undefined || input.mcp_transport_type !== undefined;
-    const rawManifest = stdio && recheck ? (input.manifest ?? row.manifest) : null;
+    const rawManifest = stdio ? (input.manifest ?? row.manifest) : null;
     const manifest = this.manifestFor(rawManifest, transport, varSpecs);
     const forceSecret = manifest?.secretNames ?? new Set<string>();
 
