@@ -24,10 +24,10 @@ type JsonObject = Record<string, unknown>;
 export const GATEWAY_LIST_TTL_MS = 30_000;
 
 interface GatewayRequest {
-  /** The listed source tools. */
+  /** The listed source tools (loaded for tools/list only). */
   inventory: InventoryRow[];
   hiddenBuiltins: ReadonlySet<string>;
-  /** Unlisted names this request calls that resolve to a tool: kept aliases of renamed tools. */
+  /** Source tools this request calls that are not in `inventory` (a tools/call loads no inventory; kept aliases are never listed). */
   aliasCalls: { name: string; row: InventoryRow }[];
 }
 
@@ -130,16 +130,30 @@ export function createGatewayServer(builtins: readonly McpServerDefinition[]): M
   };
 }
 
+function messagesOf(body: unknown): unknown[] {
+  return Array.isArray(body) ? body : [body];
+}
+
 /** The tool names a JSON-RPC body (one message or a batch) calls. */
 function calledTools(body: unknown): string[] {
-  const messages = Array.isArray(body) ? body : [body];
-  return messages.flatMap((message) =>
+  return messagesOf(body).flatMap((message) =>
     isObject(message) && message["method"] === "tools/call" && isObject(message["params"]) && typeof message["params"]["name"] === "string"
       ? [message["params"]["name"]]
       : [],
   );
 }
 
+/** Only a tools/list needs every source tool; anything unreadable here is served with the full catalog to be safe. */
+function listsTools(body: unknown): boolean {
+  return body === undefined || messagesOf(body).some((message) => !isObject(message) || message["method"] === "tools/list");
+}
+
+/**
+ * Registers what this request can reach: the built-ins the user did not hide, and — for a
+ * tools/list — every listed source tool, or — for a tools/call — just the source tools it names
+ * (by alias or a kept alias; a hidden, disabled or foreign one stays unregistered: "not found").
+ * So a call costs one indexed lookup, not the whole inventory.
+ */
 export async function serveGateway(request: Request, definition: McpServerDefinition, ctx: ToolContext): Promise<Response> {
   // A context object of this request alone, so the catalog keyed by it cannot reach another request.
   const requestCtx: ToolContext = { user: ctx.user, services: ctx.services };
@@ -155,9 +169,12 @@ export async function serveGateway(request: Request, definition: McpServerDefini
     }
   }
   const sources = ctx.services.sources;
-  const [inventory, hiddenBuiltins] = await Promise.all([sources.inventory(ctx.user.id), sources.hidden.builtins(ctx.user.id)]);
+  const [inventory, hiddenBuiltins] = await Promise.all([
+    listsTools(body) ? sources.inventory(ctx.user.id) : [],
+    sources.hidden.builtins(ctx.user.id),
+  ]);
   const listed = new Set(inventory.map((row) => gatewayName(row.source.slug, row.tool.alias)));
-  const unlisted = calledTools(body).filter((name) => !listed.has(name) && splitGatewayName(name) !== undefined);
+  const unlisted = [...new Set(calledTools(body))].filter((name) => !listed.has(name) && splitGatewayName(name) !== undefined);
   const aliasCalls = (
     await Promise.all(unlisted.map(async (name) => ({ name, row: await sources.resolve(ctx.user.id, name) })))
   ).flatMap(({ name, row }) => (row ? [{ name, row }] : []));
