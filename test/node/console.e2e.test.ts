@@ -311,6 +311,10 @@ describe("web console in headless Chromium", () => {
     const p95 = Number(await chart.locator("rect.bar-p95").first().getAttribute("data-value"));
     expect(p50).toBeGreaterThan(0);
     expect(p95).toBeGreaterThanOrEqual(p50);
+    // One row for all pipelines, then one per pipeline; only rag_basic has answered a query.
+    expect(await chart.getAttribute("data-rows")).toBe("7");
+    expect(Number(await chart.locator('g.row[data-label="rag_basic"] rect.bar-p50').getAttribute("data-value"))).toBeGreaterThan(0);
+    expect(await chart.locator('g.row[data-label="rag_crag"] rect.bar-p95').getAttribute("data-value")).toBe("0");
     expect(await page.locator('#panel-rag tr:has(code:text-is("rag_basic")) td').nth(1).textContent()).toBe("1");
     await shot("07-rag-health");
   });

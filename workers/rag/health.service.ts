@@ -1,6 +1,6 @@
 /**
  * RAG health from the query log of the last hour: each pipeline's status, last success and error
- * rate; D1 reachability; p50/p95 latency, error rate and queries per minute. The rules live in
+ * rate and p50/p95 latency; D1 reachability; overall p50/p95 latency, error rate and queries per minute. The rules live in
  * `computeRagHealth`, a pure function, so they are tested on their own.
  */
 import { sql } from "drizzle-orm";
@@ -43,6 +43,8 @@ export function computeRagHealth(d1: D1Probe, stats: WindowStats | undefined, no
       error_rate: round(errorRate, 4),
       last_success: stats?.lastSuccess.get(pipeline) ?? null,
       last_error: s?.lastError ?? null,
+      p50_ms: s?.p50 ?? 0,
+      p95_ms: s?.p95 ?? 0,
     };
   });
   const allFailing = pipelines.every((p) => p.status === "failing");

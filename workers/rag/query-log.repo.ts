@@ -18,6 +18,9 @@ export interface PipelineWindowStats {
   errors: number;
   lastSuccess: string | null;
   lastError: string | null;
+  /** Over the pipeline's answered queries in the window; 0 when it answered none. */
+  p50: number;
+  p95: number;
 }
 
 export interface WindowStats {
@@ -31,15 +34,23 @@ export interface WindowStats {
 }
 
 /**
- * Per-pipeline counts since `since`, and p50/p95 of total_ms over answered queries, in one batch.
+ * Per-pipeline counts and p50/p95 since `since`, and p50/p95 of total_ms over all answered queries,
+ * in one batch. Percentiles are nearest-rank (the ceil(n·p/100)-th smallest), the same rule for both.
  * Refused (`busy`) queries count as traffic but not as errors: the gate shedding load is not a fault.
  */
 export async function windowStats(db: Db, since: string): Promise<WindowStats> {
   const answered = sql`FROM rag_query_log WHERE started_at >= ${since} AND outcome != 'busy'`;
-  const [perPipeline, percentiles, successes] = await batch(db, [
+  const [perPipeline, pipelinePercentiles, percentiles, successes] = await batch(db, [
     sql`SELECT pipeline, count(*) AS queries, coalesce(sum(outcome IN ('error', 'timeout')), 0) AS errors,
         max(CASE WHEN outcome IN ('error', 'timeout') THEN started_at END) AS last_error
       FROM rag_query_log WHERE started_at >= ${since} GROUP BY pipeline`,
+    sql`SELECT pipeline,
+        max(CASE WHEN rank = max(1, (n * 50 + 99) / 100) THEN total_ms END) AS p50,
+        max(CASE WHEN rank = max(1, (n * 95 + 99) / 100) THEN total_ms END) AS p95
+      FROM (SELECT pipeline, total_ms, row_number() OVER (PARTITION BY pipeline ORDER BY total_ms) AS rank,
+                   count(*) OVER (PARTITION BY pipeline) AS n
+            ${answered})
+      GROUP BY pipeline`,
     sql`SELECT
         (SELECT total_ms ${answered} ORDER BY total_ms LIMIT 1 OFFSET (SELECT max(0, (count(*) * 50 + 99) / 100 - 1) ${answered})) AS p50,
         (SELECT total_ms ${answered} ORDER BY total_ms LIMIT 1 OFFSET (SELECT max(0, (count(*) * 95 + 99) / 100 - 1) ${answered})) AS p95`,
@@ -47,12 +58,15 @@ export async function windowStats(db: Db, since: string): Promise<WindowStats> {
     sql`SELECT pipeline, max(started_at) AS last_success FROM rag_query_log WHERE outcome = 'ok' GROUP BY pipeline`,
   ]);
   const lastSuccess = new Map(successes!.map((r: Row) => [String(r["pipeline"]), String(r["last_success"])]));
+  const latency = new Map(pipelinePercentiles!.map((r: Row) => [String(r["pipeline"]), { p50: Number(r["p50"] ?? 0), p95: Number(r["p95"] ?? 0) }]));
   const pipelines = perPipeline!.map((r: Row) => ({
     pipeline: String(r["pipeline"]),
     queries: Number(r["queries"]),
     errors: Number(r["errors"]),
     lastSuccess: lastSuccess.get(String(r["pipeline"])) ?? null,
     lastError: (r["last_error"] as string | null) ?? null,
+    p50: latency.get(String(r["pipeline"]))?.p50 ?? 0,
+    p95: latency.get(String(r["pipeline"]))?.p95 ?? 0,
   }));
   const row = percentiles![0] ?? {};
   return {

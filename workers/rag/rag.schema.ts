@@ -276,6 +276,8 @@ export const pipelineHealth = z.object({
   error_rate: z.number().min(0).max(1),
   last_success: z.string().nullable(),
   last_error: z.string().nullable(),
+  p50_ms: z.number().min(0).describe("Median total latency of the pipeline's answered queries in the last hour; 0 when none"),
+  p95_ms: z.number().min(0).describe("95th-percentile total latency of the pipeline's answered queries in the last hour; 0 when none"),
 });
 
 export const ragHealth = z.object({
