@@ -102,8 +102,10 @@ const STAGES: { name: string; matches: StagePredicate; unless?: StagePredicate }
   // The gateway row (/mcp → source Durable Object → SELF → /mcp/tasks). Synchronous stacks only:
   // time after an await is charged to the frames that resumed, not to the function that awaited.
   { name: "gateway: serveGateway() (inventory, then the SDK path on /mcp)", matches: named("serveGateway") },
-  { name: "gateway: D1 inventory query (enabledInventory)", matches: named("enabledInventory") },
-  { name: "gateway: D1 tool lookup (findEnabledTool)", matches: named("findEnabledTool") },
+  { name: "gateway: D1 inventory + hidden-tools queries", matches: named("enabledInventory", "listedInventory", "hiddenBuiltins") },
+  { name: "gateway: D1 tool lookup (the called tool's source)", matches: named("findEnabledTool", "findCallableTool") },
+  { name: "source DO: call-window and breaker bookkeeping", matches: (frame, pkg) => ["record", "saveBreaker"].includes(frame.functionName) && pkg.startsWith("mcp-edge") },
+  { name: "upstream client: result validation (CallToolResult, output schema)", matches: (frame, pkg) => pkg === "@modelcontextprotocol/client" && /^validate/.test(frame.functionName) },
   { name: "gateway: source config (secret header decrypt, fingerprint)", matches: (frame, pkg) => frame.functionName === "config" && pkg.startsWith("mcp-edge") },
   { name: "gateway: SDK path serveWithSdk() (also /mcp/tasks off the fast path)", matches: named("serveWithSdk") },
   { name: "source DO: retries + connection (callWithRetries)", matches: named("callWithRetries") },
