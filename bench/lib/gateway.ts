@@ -8,24 +8,10 @@
  * origin (decision 0008), so the bench picks the port before starting workerd.
  */
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:net";
 import type { Route } from "./mcp";
 
 export const GATEWAY_PATH = "/mcp";
 export const GATEWAY_SOURCE_NAME = "Bench tasks";
-
-/** A loopback port that was free a moment ago (the OS picks it; we close it and hand it on). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** What `npm run dev` passes as --var (bin/dev.ts): private upstreams, the own origin, a fresh key. */
 export function gatewayVars(port: number): Record<string, string> {
