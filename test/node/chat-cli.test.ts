@@ -4,31 +4,19 @@
  * own /api/chat is covered in the workers project; this is the same agent core in Node.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { connect } from "node:net";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../bin/lib/ports";
+import { acceptsConnections, freePort } from "../../bin/lib/ports";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 let fixture: ChildProcess | undefined;
 let base = "";
 
-function listening(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const socket = connect(port, "127.0.0.1");
-    socket.once("connect", () => {
-      socket.destroy();
-      done(true);
-    });
-    socket.once("error", () => done(false));
-  });
-}
-
 beforeAll(async () => {
   const port = await freePort();
   fixture = spawn(process.execPath, ["--import", "tsx", "test/upstreams/fixture-server.ts", String(port)], { cwd: ROOT, stdio: "ignore" });
   base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300 && !(await listening(port)); i++) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 300 && !(await acceptsConnections(port)); i++) await new Promise((r) => setTimeout(r, 100));
 });
 
 afterAll(() => {

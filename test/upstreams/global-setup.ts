@@ -5,8 +5,8 @@
  * fork children that a plain kill would orphan).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { connect } from "node:net";
 import { resolve } from "node:path";
+import { acceptsConnections } from "../../bin/lib/ports";
 import { reserveUpstreamPorts } from "./ports";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -36,24 +36,13 @@ function start(name: string, args: string[], port: number, env: Record<string, s
   return { name, child, port, stderr };
 }
 
-function accepts(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const socket = connect(port, "127.0.0.1");
-    socket.once("connect", () => {
-      socket.destroy();
-      done(true);
-    });
-    socket.once("error", () => done(false));
-  });
-}
-
 async function waitReady(server: Started): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (server.child.exitCode !== null) {
       throw new Error(`test upstream ${server.name} exited with ${server.child.exitCode}: ${server.stderr.join("")}`);
     }
-    if (await accepts(server.port)) return;
+    if (await acceptsConnections(server.port)) return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`test upstream ${server.name} did not listen on ${server.port} within ${READY_TIMEOUT_MS} ms: ${server.stderr.join("")}`);
