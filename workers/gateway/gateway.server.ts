@@ -4,17 +4,20 @@
  * hid. The list comes from D1 (no upstream round trip); a call goes to the source's Durable
  * Object through SourceService. Every call — built-in or source — is audited (GATEWAY_CALL).
  *
- * Its tools differ per user, so it is always served by the SDK (serveWithSdk), never by the
- * fast path's per-isolate cached listing (decision 0006); the 2026-07-28 tools/list cache hint is
- * therefore `private` and short. The built-in definitions are passed in by workers/app.ts, so
+ * Its tools differ per user, so it is never served by the fast path's per-isolate cached listing
+ * (decision 0006); the 2026-07-28 tools/list cache hint is therefore `private` and short. A plain
+ * tools/call of a source tool takes the gateway's own fast path (call-fast-path.ts, decision 0013);
+ * everything else is served by the SDK (serveWithSdk). The built-in definitions are passed in by workers/app.ts, so
  * this module never imports the app (no import cycle).
  */
 import { isCallToolResult, type McpServer, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import { toAppError } from "../lib/errors";
 import { log } from "../lib/log";
+import { fastPathVersion } from "../mcp/fast-path";
 import { type McpServerDefinition, serveWithSdk } from "../mcp/hosting";
 import { errorResult, registerTools, type ToolContext, type ToolDefinition } from "../mcp/tool";
 import { ADMIN_TOOL_NAMES, adminTools } from "./admin.tools";
+import { answerSourceCall, asSourceCall, type Replay } from "./call-fast-path";
 import type { InventoryRow } from "./sources.repo";
 import { gatewayName, splitGatewayName } from "./source-views";
 
@@ -29,10 +32,14 @@ interface GatewayRequest {
   hiddenBuiltins: ReadonlySet<string>;
   /** Source tools this request calls that are not in `inventory` (a tools/call loads no inventory; kept aliases are never listed). */
   aliasCalls: { name: string; row: InventoryRow }[];
+  /** A call the fast path already made, whose result the SDK answers (reshaped or rejected) in its own words. */
+  replay?: Replay | undefined;
 }
 
 /** Each request's catalog, keyed by that request's own context object. */
 const requests = new WeakMap<ToolContext, GatewayRequest>();
+/** The built-in names of each gateway definition: a call of one of them never takes the source fast path. */
+const builtinNamesOf = new WeakMap<McpServerDefinition, ReadonlySet<string>>();
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -65,7 +72,10 @@ function registerSourceTool(server: McpServer, ctx: ToolContext, name: string, {
     },
     async (args: JsonObject) => {
       try {
-        const outcome = await ctx.services.sources.call(ctx.user.id, name, args);
+        const request = requests.get(ctx);
+        const replay = request?.replay?.name === name ? request.replay : undefined;
+        if (request && replay) request.replay = undefined; // answered once, never re-run
+        const outcome = replay ? replay.outcome : await ctx.services.sources.call(ctx.user.id, name, args);
         const result: unknown = JSON.parse(outcome.resultJson);
         if (isCallToolResult(result)) return result;
         return errorResult(new Error(`upstream result of ${name} is not a tools/call result`));
@@ -107,7 +117,7 @@ export function createGatewayServer(builtins: readonly McpServerDefinition[]): M
     ...builtins.flatMap((definition) => definition.tools.map((tool) => audited(tool, definition.name))),
     ...adminTools(builtinNames).map((tool) => audited(tool, "gateway")),
   ];
-  return {
+  const definition: McpServerDefinition = {
     name: "gateway",
     route: "/mcp",
     version: "0.2.0",
@@ -128,6 +138,8 @@ export function createGatewayServer(builtins: readonly McpServerDefinition[]): M
       for (const { name, row } of request?.aliasCalls ?? []) registerSourceTool(server, ctx, name, row);
     },
   };
+  builtinNamesOf.set(definition, builtinNames);
+  return definition;
 }
 
 function messagesOf(body: unknown): unknown[] {
@@ -154,7 +166,13 @@ function listsTools(body: unknown): boolean {
  * (by alias or a kept alias; a hidden, disabled or foreign one stays unregistered: "not found").
  * So a call costs one indexed lookup, not the whole inventory.
  */
-export async function serveGateway(request: Request, definition: McpServerDefinition, ctx: ToolContext): Promise<Response> {
+export async function serveGateway(
+  request: Request,
+  definition: McpServerDefinition,
+  ctx: ToolContext,
+  /** `fastPath: false` serves with the SDK alone: the reference test/gateway/call-fast-path.test.ts compares with. */
+  options: { fastPath?: boolean } = {},
+): Promise<Response> {
   // A context object of this request alone, so the catalog keyed by it cannot reach another request.
   const requestCtx: ToolContext = { user: ctx.user, services: ctx.services };
   let body: unknown;
@@ -168,6 +186,14 @@ export async function serveGateway(request: Request, definition: McpServerDefini
       body = undefined; // the SDK answers malformed JSON in its own words, from the bytes
     }
   }
+  let replay: Replay | undefined;
+  const builtins = builtinNamesOf.get(definition);
+  const call = options.fastPath !== false && builtins && body !== undefined && fastPathVersion(request) ? asSourceCall(body, builtins) : undefined;
+  if (call) {
+    const answer = await answerSourceCall(call, ctx);
+    if (answer && "response" in answer) return answer.response;
+    replay = answer?.replay;
+  }
   const sources = ctx.services.sources;
   const [inventory, hiddenBuiltins] = await Promise.all([
     listsTools(body) ? sources.inventory(ctx.user.id) : [],
@@ -178,6 +204,6 @@ export async function serveGateway(request: Request, definition: McpServerDefini
   const aliasCalls = (
     await Promise.all(unlisted.map(async (name) => ({ name, row: await sources.resolve(ctx.user.id, name) })))
   ).flatMap(({ name, row }) => (row ? [{ name, row }] : []));
-  requests.set(requestCtx, { inventory, hiddenBuiltins, aliasCalls });
+  requests.set(requestCtx, { inventory, hiddenBuiltins, aliasCalls, replay });
   return serveWithSdk(forward, definition, requestCtx, body);
 }

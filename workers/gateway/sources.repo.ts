@@ -216,6 +216,59 @@ export async function findCallableTool(db: Db, userId: number, slug: string, ali
     .get();
 }
 
+/** What a call needs of its source: how to reach it (the sealed secrets), never the listing fields. */
+export type CallSource = Pick<
+  SourceRow,
+  "id" | "userId" | "slug" | "mcpServerUrl" | "mcpTransportType" | "mcpLifecycleMode" | "mcpEnvVars" | "bridgeToken" | "timeoutMs"
+>;
+
+/**
+ * The declared output schema as far as /mcp must know it for a call: none, an object schema, or
+ * something else (a non-object root, which the SDK answers by wrapping structuredContent).
+ */
+export type OutputKind = "none" | "object" | "other";
+
+export interface CallTarget {
+  source: CallSource;
+  tool: { name: string; idempotent: boolean; output: OutputKind };
+}
+
+/**
+ * `findCallableTool` for a call: the same filters (owner, enabled, unhidden source, tool not
+ * hidden, own alias before a kept one), but only the columns a call uses — no schema JSON is
+ * read or parsed; SQLite answers the two facts the call needs of the schema and annotations.
+ */
+export async function findCallTarget(db: Db, userId: number, slug: string, alias: string): Promise<CallTarget | undefined> {
+  const aliased = db
+    .select({ toolName: sourceToolAliases.toolName })
+    .from(sourceToolAliases)
+    .where(and(eq(sourceToolAliases.sourceId, sources.id), eq(sourceToolAliases.alias, alias)));
+  const row = await db
+    .select({
+      id: sources.id,
+      userId: sources.userId,
+      slug: sources.slug,
+      mcpServerUrl: sources.mcpServerUrl,
+      mcpTransportType: sources.mcpTransportType,
+      mcpLifecycleMode: sources.mcpLifecycleMode,
+      mcpEnvVars: sources.mcpEnvVars,
+      bridgeToken: sources.bridgeToken,
+      timeoutMs: sources.timeoutMs,
+      toolName: sourceTools.name,
+      idempotent: sql<number>`json_type(${sourceTools.annotations}, '$.idempotentHint') = 'true'`,
+      output: sql<OutputKind>`CASE WHEN ${sourceTools.outputSchema} IS NULL THEN 'none' WHEN json_extract(${sourceTools.outputSchema}, '$.type') = 'object' THEN 'object' ELSE 'other' END`,
+    })
+    .from(sourceTools)
+    .innerJoin(sources, eq(sources.id, sourceTools.sourceId))
+    .leftJoin(gatewayHiddenTools, hiddenJoin(userId))
+    .where(and(listed(userId), eq(sources.slug, slug), or(eq(sourceTools.alias, alias), inArray(sourceTools.name, aliased))))
+    .orderBy(sql`${sourceTools.alias} = ${alias} DESC`)
+    .get();
+  if (!row) return undefined;
+  const { toolName, idempotent, output, ...source } = row;
+  return { source, tool: { name: toolName, idempotent: idempotent === 1, output } };
+}
+
 /**
  * Enabled sources whose discovery is due: never attempted, last attempted before `cutoff`, or
  * past the upstream's cache hint (and not attempted since). Oldest attempt first, at most `limit`.

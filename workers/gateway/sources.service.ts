@@ -48,6 +48,31 @@ function refuseStdioFields(transport: Transport, input: Partial<Record<(typeof S
   if (given) throw AppError.invalid(`${given} is for stdio sources only (mcp_transport_type stdio)`, given);
 }
 
+/** How long an opened upstream config (decrypted headers) is reused in this isolate. */
+const CONFIG_TTL_MS = 60_000;
+const CONFIG_CACHE_MAX = 256;
+/**
+ * Opened configs by `configKey`. The key holds every input of the config — owner, URL, transport,
+ * the sealed values (a new IV on every re-seal) and the sealing key — so a changed source, another
+ * user or another key can never hit an old entry; the TTL only bounds how long secrets stay in memory.
+ */
+const configCache = new Map<string, { config: UpstreamConfig; at: number }>();
+
+function configKey(row: repo.CallSource, sealingKey: string | undefined): string {
+  return JSON.stringify([
+    row.id,
+    row.userId,
+    row.slug,
+    row.mcpServerUrl,
+    row.mcpTransportType,
+    row.mcpLifecycleMode,
+    row.timeoutMs,
+    row.mcpEnvVars,
+    row.bridgeToken,
+    sealingKey ?? null,
+  ]);
+}
+
 export type { SourceDetail } from "./source-views";
 
 export class SourceService {
@@ -82,8 +107,22 @@ export class SourceService {
     return namespace.get(namespace.idFromName(String(sourceId)));
   }
 
-  /** What the Durable Object needs (contract C3): remote env vars become headers, stdio ones the process env. */
-  private async config(row: repo.SourceRow): Promise<UpstreamConfig> {
+  /**
+   * What the Durable Object needs (contract C3): remote env vars become headers, stdio ones the
+   * process env. Opened configs are kept briefly per isolate (configCache), keyed by everything
+   * they are made of, so a warm source's call skips AES-GCM and SHA-256.
+   */
+  private async config(row: repo.CallSource): Promise<UpstreamConfig> {
+    const key = configKey(row, this.deps.env.SOURCE_SECRETS_KEY);
+    const cached = configCache.get(key);
+    if (cached && Date.now() - cached.at < CONFIG_TTL_MS) return cached.config;
+    const config = await this.openConfig(row);
+    if (configCache.size >= CONFIG_CACHE_MAX) configCache.delete(configCache.keys().next().value!);
+    configCache.set(key, { config, at: Date.now() });
+    return config;
+  }
+
+  private async openConfig(row: repo.CallSource): Promise<UpstreamConfig> {
     const values: Record<string, string> = {};
     for (const v of row.mcpEnvVars) values[v.name] = v.secret ? await this.secrets.open(row.userId, v.name, v.value) : v.value;
     const stdio = row.mcpTransportType === "stdio";
@@ -282,16 +321,26 @@ export class SourceService {
     return parts ? repo.findCallableTool(this.deps.db, userId, parts.slug, parts.alias) : undefined;
   }
 
+  /** What a call of a gateway name reaches (narrow columns), unless hidden, disabled, foreign or unknown. */
+  async callTarget(userId: number, name: string): Promise<repo.CallTarget | undefined> {
+    const parts = splitGatewayName(name);
+    return parts ? repo.findCallTarget(this.deps.db, userId, parts.slug, parts.alias) : undefined;
+  }
+
   /** Calls `<slug>__<alias>` on its source's Durable Object and records the audit event. */
   async call(userId: number, name: string, args: Record<string, unknown>): Promise<UpstreamCallOutcome> {
-    const found = await this.resolve(userId, name);
-    if (!found) throw new AppError("not_found", `Tool ${name} not found; it may be hidden or belong to a disabled or deleted source`);
-    const { source, tool } = found;
+    const target = await this.callTarget(userId, name);
+    if (!target) throw new AppError("not_found", `Tool ${name} not found; it may be hidden or belong to a disabled or deleted source`);
+    return this.callResolved(userId, target, args);
+  }
+
+  /** Calls a target `callTarget` resolved for this same user. */
+  async callResolved(userId: number, { source, tool }: repo.CallTarget, args: Record<string, unknown>): Promise<UpstreamCallOutcome> {
     const started = Date.now();
     const result = await this.stub(source.id).callTool(await this.config(source), {
       name: tool.name,
       argumentsJson: JSON.stringify(args),
-      idempotent: tool.annotations["idempotentHint"] === true,
+      idempotent: tool.idempotent,
     });
     this.deps.audit.record({
       userId,
