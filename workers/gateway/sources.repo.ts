@@ -5,7 +5,7 @@
  */
 import { and, asc, count, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
 import { gatewayHiddenTools, sources, sourceToolAliases, sourceTools } from "../../d1/schema";
-import { batch, type Db } from "../lib/db";
+import { batch, type Bindable, type Db } from "../lib/db";
 import { AppError } from "../lib/errors";
 import { planAliases } from "./aliases";
 import type { UpstreamTool } from "./upstream.types";
@@ -177,7 +177,7 @@ export interface InventoryRow {
 }
 
 /** A hidden-tool row of this user for the joined tool (built-ins are matched elsewhere). */
-function hiddenJoin(userId: number) {
+function hiddenJoin(userId: Bindable<number>) {
   return and(
     eq(gatewayHiddenTools.userId, userId),
     eq(gatewayHiddenTools.sourceId, sourceTools.sourceId),
@@ -185,7 +185,7 @@ function hiddenJoin(userId: number) {
   );
 }
 
-const listed = (userId: number) =>
+const listed = (userId: Bindable<number>) =>
   and(eq(sources.userId, userId), eq(sources.enabled, true), eq(sources.hidden, false), isNull(gatewayHiddenTools.id));
 
 /** Every tool /mcp lists for the user — enabled, unhidden sources, minus hidden tools — in one query. */
@@ -234,16 +234,19 @@ export interface CallTarget {
 }
 
 /**
- * `findCallableTool` for a call: the same filters (owner, enabled, unhidden source, tool not
- * hidden, own alias before a kept one), but only the columns a call uses — no schema JSON is
- * read or parsed; SQLite answers the two facts the call needs of the schema and annotations.
+ * The call lookup, built and prepared once per isolate (drizzle's query building costs more than
+ * the statement): `findCallableTool`'s filters, but only the columns a call uses.
  */
-export async function findCallTarget(db: Db, userId: number, slug: string, alias: string): Promise<CallTarget | undefined> {
+const callTargetQueries = new WeakMap<Db, ReturnType<typeof prepareCallTarget>>();
+
+function prepareCallTarget(db: Db) {
+  const userId = sql.placeholder("userId");
+  const alias = sql.placeholder("alias");
   const aliased = db
     .select({ toolName: sourceToolAliases.toolName })
     .from(sourceToolAliases)
     .where(and(eq(sourceToolAliases.sourceId, sources.id), eq(sourceToolAliases.alias, alias)));
-  const row = await db
+  return db
     .select({
       id: sources.id,
       userId: sources.userId,
@@ -261,9 +264,21 @@ export async function findCallTarget(db: Db, userId: number, slug: string, alias
     .from(sourceTools)
     .innerJoin(sources, eq(sources.id, sourceTools.sourceId))
     .leftJoin(gatewayHiddenTools, hiddenJoin(userId))
-    .where(and(listed(userId), eq(sources.slug, slug), or(eq(sourceTools.alias, alias), inArray(sourceTools.name, aliased))))
+    .where(and(listed(userId), eq(sources.slug, sql.placeholder("slug")), or(eq(sourceTools.alias, alias), inArray(sourceTools.name, aliased))))
     .orderBy(sql`${sourceTools.alias} = ${alias} DESC`)
-    .get();
+    .limit(1)
+    .prepare();
+}
+
+/**
+ * `findCallableTool` for a call: the same filters (owner, enabled, unhidden source, tool not
+ * hidden, own alias before a kept one), but no schema JSON is read or parsed; SQLite answers
+ * the two facts the call needs of the schema and annotations.
+ */
+export async function findCallTarget(db: Db, userId: number, slug: string, alias: string): Promise<CallTarget | undefined> {
+  let query = callTargetQueries.get(db);
+  if (!query) callTargetQueries.set(db, (query = prepareCallTarget(db)));
+  const row = await query.get({ userId, slug, alias });
   if (!row) return undefined;
   const { toolName, idempotent, output, ...source } = row;
   return { source, tool: { name: toolName, idempotent: idempotent === 1, output } };
