@@ -56,6 +56,7 @@ mcp-edge local servers
   MCP (all):    http://localhost:${PORT}/mcp         (gateway: built-in tools + your sources, POST /api/sources)
   MCP (tasks):  http://localhost:${PORT}/mcp/tasks
   MCP (rag):    http://localhost:${PORT}/mcp/rag     (demo corpus seeded from d1/seed-rag.jsonl)
+  MCP (thinking): http://localhost:${PORT}/mcp/thinking
   REST API:     http://localhost:${PORT}/api/tasks   (OpenAPI: /openapi.json)
   Chat agent:   POST http://localhost:${PORT}/api/chat {"message":"…"}   (or: npx mcp-edge chat --url …/mcp --token …)
   Health:       http://localhost:${PORT}/health
