@@ -103,7 +103,7 @@ const STAGES: { name: string; matches: StagePredicate; unless?: StagePredicate }
   // time after an await is charged to the frames that resumed, not to the function that awaited.
   { name: "gateway: serveGateway() (inventory, then the SDK path on /mcp)", matches: named("serveGateway") },
   { name: "gateway: D1 inventory + hidden-tools queries", matches: named("enabledInventory", "listedInventory", "hiddenBuiltins") },
-  { name: "gateway: D1 tool lookup (the called tool's source)", matches: named("findEnabledTool", "findCallableTool") },
+  { name: "gateway: D1 tool lookup (the called tool's source)", matches: named("findEnabledTool", "findCallableTool", "findCallTarget") },
   { name: "source DO: call-window and breaker bookkeeping", matches: (frame, pkg) => ["record", "saveBreaker"].includes(frame.functionName) && pkg.startsWith("mcp-edge") },
   { name: "upstream client: result validation (CallToolResult, output schema)", matches: (frame, pkg) => pkg === "@modelcontextprotocol/client" && /^validate/.test(frame.functionName) },
   { name: "gateway: source config (secret header decrypt, fingerprint)", matches: (frame, pkg) => frame.functionName === "config" && pkg.startsWith("mcp-edge") },

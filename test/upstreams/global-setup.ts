@@ -60,6 +60,8 @@ function killGroup(server: Started): void {
 export default async function setup(): Promise<() => Promise<void>> {
   const ports = await reserveUpstreamPorts();
   const tsx = ["--import", "tsx"];
+  // `--token=<value>`: a random base64url token may start with "-", which a separate argument
+  // would turn into an ambiguous option.
   const servers: Started[] = [
     start("fixture", [...tsx, "test/upstreams/fixture-server.ts", String(ports.fixture)], ports.fixture),
     start("everything_http", [EVERYTHING, "streamableHttp"], ports.everythingHttp),
@@ -68,12 +70,12 @@ export default async function setup(): Promise<() => Promise<void>> {
     // the stdio fixture from its manifest (declares FIXTURE_GREETING for Mcp-Bridge-Env).
     start(
       "bridge",
-      [BRIDGE, "bridge", "--port", String(ports.bridge), "--token", ports.bridgeToken, "--", process.execPath, EVERYTHING, "stdio"],
+      [BRIDGE, "bridge", "--port", String(ports.bridge), `--token=${ports.bridgeToken}`, "--", process.execPath, EVERYTHING, "stdio"],
       ports.bridge,
     ),
     start(
       "bridge_fixture",
-      [BRIDGE, "bridge", "--port", String(ports.bridgeFixture), "--token", ports.bridgeToken, "--manifest", "test/upstreams/fixture-plugin.json"],
+      [BRIDGE, "bridge", "--port", String(ports.bridgeFixture), `--token=${ports.bridgeToken}`, "--manifest", "test/upstreams/fixture-plugin.json"],
       ports.bridgeFixture,
     ),
   ];
