@@ -34,38 +34,29 @@ export interface GatewayAuditSink {
 }
 
 export function builtinCallEvent(call: BuiltinCall): GatewayCallEvent {
-  return {
-    event_id: crypto.randomUUID(),
-    type: "GATEWAY_CALL",
-    version: 1,
-    occurred_at: nowIso(),
-    user_id: call.userId,
-    task_id: null,
-    gateway_call: {
-      source_id: null,
-      source_slug: `builtin:${call.server}`,
-      tool: call.tool,
-      duration_ms: Math.max(0, Math.round(call.durationMs)),
-      outcome: call.outcome,
-    },
-  };
+  return callEvent(call.userId, null, `builtin:${call.server}`, call.tool, call.durationMs, call.outcome);
 }
 
 export function gatewayCallEvent(call: GatewayCall): GatewayCallEvent {
+  return callEvent(call.userId, call.sourceId, call.sourceSlug, call.tool, call.durationMs, call.outcome);
+}
+
+function callEvent(
+  userId: number,
+  sourceId: number | null,
+  sourceSlug: string,
+  tool: string,
+  durationMs: number,
+  outcome: CallOutcome,
+): GatewayCallEvent {
   return {
     event_id: crypto.randomUUID(),
     type: "GATEWAY_CALL",
     version: 1,
     occurred_at: nowIso(),
-    user_id: call.userId,
+    user_id: userId,
     task_id: null,
-    gateway_call: {
-      source_id: call.sourceId,
-      source_slug: call.sourceSlug,
-      tool: call.tool,
-      duration_ms: Math.max(0, Math.round(call.durationMs)),
-      outcome: call.outcome,
-    },
+    gateway_call: { source_id: sourceId, source_slug: sourceSlug, tool, duration_ms: Math.max(0, Math.round(durationMs)), outcome },
   };
 }
 
