@@ -16,7 +16,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { conformanceServer } from "../test/conformance/fixture.server";
-import { mcpServers } from "../workers/app";
+import { mcpServers } from "../workers/mcp-servers";
 import { type AuthProxy, startAuthProxy } from "./conformance/auth-proxy";
 import { type LocalWorker, ROOT, startLocalWorker, stopAllWorkers } from "./conformance/local-worker";
 import { GENERIC_SCENARIOS, readResults, runSuite, SUITE_VERSION, type ScenarioResult } from "./conformance/suite";

@@ -13,13 +13,10 @@ import { healthRoute } from "./health/health.routes";
 import { VERSION } from "./health/health.service";
 import { AppError } from "./lib/errors";
 import { MAX_MCP_BODY_BYTES, type McpServerDefinition, serveMcp } from "./mcp/hosting";
+import { mcpServers } from "./mcp-servers";
 import { ragRoutes } from "./rag/rag.routes";
-import { ragServer } from "./rag/rag.server";
 import { taskRoutes } from "./tasks/tasks.routes";
-import { tasksServer } from "./tasks/tasks.server";
-import { thinkingServer } from "./thinking/thinking.server";
 
-export const mcpServers: readonly McpServerDefinition[] = [tasksServer, ragServer, thinkingServer];
 const apiRoutes = [...taskRoutes, ...ragRoutes, ...sourceRoutes, ...hiddenToolRoutes(gatewayBuiltinNames(mcpServers)), ...serverRoutes([...mcpServers, createGatewayServer(mcpServers)])];
 
 /**

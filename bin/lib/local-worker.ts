@@ -6,69 +6,12 @@
  * of wrangler.toml taken at the same moment, so edits to the sources or the config during a long
  * run cannot reload it mid-request.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { generateToken, hashToken, USER_NAME_PATTERN } from "../../workers/auth/tokens";
-import { ROOT, sqlString, WRANGLER, wrangler } from "./wrangler";
-import { freePort } from "./ports";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT, wrangler } from "./wrangler";
+import { type LocalWorker, prepareLocalDatabase, runWranglerDev } from "./wrangler-dev";
 
-const READY_TIMEOUT_MS = 90_000;
-
-export interface LocalWorker {
-  origin: string;
-  token: string;
-  stop(): Promise<void>;
-}
-
-
-function persistArgs(persistTo: string | undefined): string[] {
-  return persistTo ? ["--persist-to", persistTo] : [];
-}
-
-/** Migrates the local D1 and creates `user` (if new) with a new token; returns the token. */
-export async function prepareLocalDatabase(user: string, label: string, persistTo?: string): Promise<string> {
-  if (!USER_NAME_PATTERN.test(user)) throw new Error(`user "${user}" is not a valid user name`);
-  wrangler(["d1", "migrations", "apply", "DB", "--local", ...persistArgs(persistTo)], { quiet: true });
-  const token = generateToken();
-  wrangler(
-    [
-      "d1", "execute", "DB", "--local", ...persistArgs(persistTo), "--command",
-      `INSERT INTO users (name) VALUES (${sqlString(user)}) ON CONFLICT(name) DO NOTHING;
-       INSERT INTO api_tokens (user_id, token_hash, label) SELECT id, ${sqlString(await hashToken(token))}, ${sqlString(label)} FROM users WHERE name = ${sqlString(user)};`,
-    ],
-    { quiet: true },
-  );
-  return token;
-}
-
-async function waitUntilReady(origin: string, child: ChildProcess, logFile: string): Promise<void> {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (Date.now() < deadline && child.exitCode === null) {
-    try {
-      if ((await fetch(`${origin}/health`)).status < 500) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  const tail = readFileSync(logFile, "utf8").split("\n").slice(-30).join("\n");
-  throw new Error(`wrangler dev did not become ready at ${origin}; last log lines:\n${tail}`);
-}
-
-function stopGroup(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.pid === undefined) return resolve();
-    const pid = child.pid;
-    const kill = setTimeout(() => process.kill(-pid, "SIGKILL"), 5_000);
-    child.once("exit", () => {
-      clearTimeout(kill);
-      resolve();
-    });
-    // wrangler dev runs workerd as its own child: signal the process group we created.
-    process.kill(-pid, "SIGTERM");
-  });
-}
+export type { LocalWorker };
 
 /**
  * The gateway/agent settings `npm run dev` passes (bin/dev.ts), for a Worker on `port`: loopback
@@ -91,7 +34,7 @@ export async function startLocalWorker(options: {
   /** Also pass the dev-only variables `npm run dev` sets (the console's browser test needs the gateway and agent). */
   devVars?: boolean;
 }): Promise<LocalWorker> {
-  const token = await prepareLocalDatabase(options.user, options.label, options.persistTo);
+  const token = await prepareLocalDatabase(options.user, options.label, { persistTo: options.persistTo });
   const buildDir = join(ROOT, ".wrangler", "build", options.user);
   wrangler(["deploy", "--dry-run", "--outdir", buildDir], { quiet: true });
   const config = readFileSync(join(ROOT, "wrangler.toml"), "utf8")
@@ -100,27 +43,15 @@ export async function startLocalWorker(options: {
     // The console's static assets stay where they are (the copy lives in another directory).
     .replace(/^directory = "\.\/public"$/m, `directory = ${JSON.stringify(join(ROOT, "public"))}`);
   writeFileSync(join(buildDir, "wrangler.toml"), config);
-  const [port, inspectorPort] = [await freePort(), await freePort()];
-  const origin = `http://127.0.0.1:${port}`;
-  mkdirSync(dirname(options.logFile), { recursive: true });
-  const log = createWriteStream(options.logFile);
-  const child = spawn(
-    WRANGLER,
-    ["dev", "--config", join(buildDir, "wrangler.toml"), "--no-bundle", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort),
+  const { origin, stop } = await runWranglerDev(
+    (port) => [
+      "--config", join(buildDir, "wrangler.toml"), "--no-bundle",
       // The config copy lives elsewhere: name the state directory explicitly (default: npm run dev's).
       "--persist-to", options.persistTo ?? join(ROOT, ".wrangler", "state"),
-      "--show-interactive-dev-session=false", ...(options.devVars ? devVars(port) : [])],
-    { cwd: ROOT, env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" }, detached: true, stdio: ["ignore", "pipe", "pipe"] },
+      ...(options.devVars ? devVars(port) : []),
+    ],
+    options.logFile,
   );
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
-  const stop = () => stopGroup(child);
-  try {
-    await waitUntilReady(origin, child, options.logFile);
-  } catch (error) {
-    await stop();
-    throw error;
-  }
   return { origin, token, stop };
 }
 

@@ -9,7 +9,7 @@
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { mcpServers } from "../../workers/app";
+import { mcpServers } from "../../workers/mcp-servers";
 import { BREAKER_THRESHOLD } from "../../workers/gateway/breaker";
 import { createGatewayServer, serveGateway } from "../../workers/gateway/gateway.server";
 import { createServices } from "../../workers/http/context";

@@ -5,7 +5,7 @@
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { mcpServers } from "../../workers/app";
+import { mcpServers } from "../../workers/mcp-servers";
 import type { AuthUser } from "../../workers/auth/auth.service";
 import { createServices } from "../../workers/http/context";
 import { type McpServerDefinition, serveWithSdk } from "../../workers/mcp/hosting";
