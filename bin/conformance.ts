@@ -2,7 +2,7 @@
  * npm run conformance: the MCP conformance suite (@modelcontextprotocol/conformance, server mode)
  * against this repository's Workers, run locally.
  *
- * - Every real server (`mcpServers` in workers/app.ts, so new ones are picked up) must pass the
+ * - Every real server (`mcpServers` in workers/mcp-servers.ts, so new ones are picked up) must pass the
  *   generic scenarios, served by the real Worker (wrangler.toml).
  * - The full suite (active and pending scenarios) runs against the conformance fixture
  *   (test/conformance/): the same app and hosting layer serving the scenarios' tools, resources
