@@ -2,8 +2,8 @@
  * npm run conformance: the MCP conformance suite (@modelcontextprotocol/conformance, server mode)
  * against this repository's Workers, run locally.
  *
- * - Every real server (`mcpServers` in workers/mcp-servers.ts, so new ones are picked up) must pass the
- *   generic scenarios, served by the real Worker (wrangler.toml).
+ * - Every real server (`mcpServers` in workers/mcp-servers.ts, so new ones are picked up) and the
+ *   gateway `/mcp` must pass the generic scenarios, served by the real Worker (wrangler.toml).
  * - The full suite (active and pending scenarios) runs against the conformance fixture
  *   (test/conformance/): the same app and hosting layer serving the scenarios' tools, resources
  *   and prompts.
@@ -45,8 +45,7 @@ async function startWorker(label: string, config: string): Promise<{ worker: Loc
   return { worker, proxy };
 }
 
-async function runGeneric(proxy: AuthProxy, name: string): Promise<Run> {
-  const path = `/mcp/${name}`;
+async function runGeneric(proxy: AuthProxy, path: string, name: string): Promise<Run> {
   const outputDir = join(RESULTS_DIR, name);
   let exitCode = 0;
   for (const scenario of GENERIC_SCENARIOS) {
@@ -83,7 +82,9 @@ async function main(): Promise<number> {
   const app = await startWorker("app", "wrangler.toml");
   const fixture = await startWorker("fixture", "test/conformance/wrangler.toml");
   const runs: Run[] = [];
-  for (const server of mcpServers) runs.push(await runGeneric(app.proxy, server.name));
+  for (const server of mcpServers) runs.push(await runGeneric(app.proxy, `/mcp/${server.name}`, server.name));
+  // The gateway serves every built-in tool plus the user's sources (none here) and its admin tools.
+  runs.push(await runGeneric(app.proxy, "/mcp", "gateway"));
   runs.push(await runFixture(fixture.proxy, conformanceServer.name));
   printSummary(runs);
   return runs.some((run) => run.exitCode !== 0) ? 1 : 0;
