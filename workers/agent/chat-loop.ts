@@ -6,6 +6,7 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { type ModelMessage, type ToolSet, dynamicTool, isStepCount, jsonSchema, streamText } from "ai";
 import { AppError } from "../lib/errors";
+import { isJsonObject } from "../lib/json";
 import { log } from "../lib/log";
 import type { ChatEvent, ChatToolCall, HistoryMessage } from "./agent.types";
 import type { AgentTool, TurnContext } from "./tools";
@@ -44,7 +45,7 @@ function toolSet(tools: readonly AgentTool[], context: TurnContext, finished: Ma
       inputSchema: jsonSchema(agentTool.inputSchema),
       execute: async (input, { toolCallId }) => {
         const started = Date.now();
-        const args = typeof input === "object" && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+        const args = isJsonObject(input) ? input : {};
         const outcome = await agentTool.execute(args, context).catch((error: unknown) => ({
           text: `The tool ${agentTool.name} failed: ${error instanceof Error ? error.message : String(error)}`,
           isError: true,

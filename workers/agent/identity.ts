@@ -4,11 +4,11 @@
  * sees, and set from the authenticated identity on every call; whatever the model put there is
  * dropped first.
  */
+import { isJsonObject, type JsonObject } from "../lib/json";
 import type { ChatIdentity } from "./agent.types";
 
 export const IDENTITY_KEYS = ["user_id", "userId", "user"] as const;
 
-type JsonObject = Record<string, unknown>;
 
 export interface IdentityShape {
   /** The schema shown to the model: identity properties removed (also from `required`). */
@@ -17,19 +17,15 @@ export interface IdentityShape {
   keys: { name: string; type: "string" | "number" }[];
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function expectedType(property: unknown): "string" | "number" {
-  if (!isObject(property)) return "string";
+  if (!isJsonObject(property)) return "string";
   const type = property["type"];
   const types = Array.isArray(type) ? type : [type];
   return types.includes("integer") || types.includes("number") ? (types.includes("string") ? "string" : "number") : "string";
 }
 
 export function hideIdentity(inputSchema: JsonObject): IdentityShape {
-  const properties = isObject(inputSchema["properties"]) ? inputSchema["properties"] : undefined;
+  const properties = isJsonObject(inputSchema["properties"]) ? inputSchema["properties"] : undefined;
   if (!properties) return { schema: inputSchema, keys: [] };
   const keys = IDENTITY_KEYS.filter((key) => key in properties).map((name) => ({ name: name as string, type: expectedType(properties[name]) }));
   if (keys.length === 0) return { schema: inputSchema, keys: [] };

@@ -12,15 +12,15 @@
  * a `replay`: the SDK path serves the request with the outcome already obtained, so the upstream
  * is never called twice. test/gateway/call-fast-path.test.ts compares both paths' answers.
  */
-import { isCallToolResult } from "@modelcontextprotocol/server";
+import { type CallToolResult, isCallToolResult } from "@modelcontextprotocol/server";
 import { toAppError } from "../lib/errors";
+import { isJsonObject, type JsonObject } from "../lib/json";
 import { log } from "../lib/log";
 import { errorResult, type ToolContext } from "../mcp/tool";
 import type { CallTarget } from "./sources.repo";
 import { splitGatewayName } from "./source-views";
 import type { UpstreamCallOutcome } from "./upstream.types";
 
-type JsonObject = Record<string, unknown>;
 
 export interface SourceCall {
   id: string | number;
@@ -39,10 +39,6 @@ export type SourceCallAnswer = { response: Response } | { replay: Replay } | und
 const MESSAGE_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
 const PARAM_KEYS = new Set(["name", "arguments"]);
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /**
  * The call, if `body` is one the fast path may answer: one JSON-RPC request, `tools/call`, params
  * of nothing but `name` and `arguments` (no `_meta`, so no progress token or task), a name that is
@@ -50,16 +46,23 @@ function isObject(value: unknown): value is JsonObject {
  * (the SDK treats absent as `{}`). Headers are checked by the caller (`fastPathVersion`).
  */
 export function asSourceCall(body: unknown, builtins: ReadonlySet<string>): SourceCall | undefined {
-  if (!isObject(body) || body["jsonrpc"] !== "2.0" || body["method"] !== "tools/call") return undefined;
+  if (!isJsonObject(body) || body["jsonrpc"] !== "2.0" || body["method"] !== "tools/call") return undefined;
   if (Object.keys(body).some((key) => !MESSAGE_KEYS.has(key))) return undefined;
   const id = body["id"];
   if (typeof id !== "string" && typeof id !== "number") return undefined;
   const params = body["params"];
-  if (!isObject(params) || Object.keys(params).some((key) => !PARAM_KEYS.has(key))) return undefined;
+  if (!isJsonObject(params) || Object.keys(params).some((key) => !PARAM_KEYS.has(key))) return undefined;
   const name = params["name"];
   if (typeof name !== "string" || builtins.has(name) || splitGatewayName(name) === undefined) return undefined;
   const args = params["arguments"] ?? {};
-  return isObject(args) ? { id, name, args } : undefined;
+  return isJsonObject(args) ? { id, name, args } : undefined;
+}
+
+/** A source call that threw (e.g. the DO RPC failed): the isError result both paths answer. */
+export function callFailure(error: unknown, tool: string, userId: number): CallToolResult {
+  const appError = toAppError(error);
+  if (appError.code === "internal") log.error("gateway call failed", { tool, user: userId, cause: String(appError.cause ?? appError) });
+  return errorResult(appError);
 }
 
 function jsonRpc(id: string | number, resultJson: string): Response {
@@ -76,7 +79,7 @@ function jsonRpc(id: string | number, resultJson: string): Response {
 function sentAsIs(result: unknown, output: CallTarget["tool"]["output"]): boolean {
   if (!isCallToolResult(result)) return false;
   const structured = result.structuredContent;
-  if (structured !== undefined && !isObject(structured)) return false;
+  if (structured !== undefined && !isJsonObject(structured)) return false;
   if (output === "other") return false;
   return output === "none" || result.isError === true || structured !== undefined;
 }
@@ -93,9 +96,7 @@ export async function answerSourceCall(call: SourceCall, ctx: ToolContext): Prom
   try {
     outcome = await sources.callResolved(ctx.user.id, target, call.args);
   } catch (error) {
-    const appError = toAppError(error);
-    if (appError.code === "internal") log.error("gateway call failed", { tool: call.name, user: ctx.user.id, cause: String(appError.cause ?? appError) });
-    return { response: jsonRpc(call.id, JSON.stringify(errorResult(appError))) };
+    return { response: jsonRpc(call.id, JSON.stringify(callFailure(error, call.name, ctx.user.id))) };
   }
   if (sentAsIs(JSON.parse(outcome.resultJson), target.tool.output)) return { response: jsonRpc(call.id, outcome.resultJson) };
   return { replay: { name: call.name, outcome } };

@@ -11,17 +11,14 @@
  * this module never imports the app (no import cycle).
  */
 import { isCallToolResult, type McpServer, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
-import { toAppError } from "../lib/errors";
-import { log } from "../lib/log";
+import { isJsonObject, type JsonObject } from "../lib/json";
 import { fastPathVersion } from "../mcp/fast-path";
 import { type McpServerDefinition, serveWithSdk } from "../mcp/hosting";
 import { errorResult, registerTools, type ToolContext, type ToolDefinition } from "../mcp/tool";
 import { ADMIN_TOOL_NAMES, adminTools } from "./admin.tools";
-import { answerSourceCall, asSourceCall, type Replay } from "./call-fast-path";
+import { answerSourceCall, asSourceCall, callFailure, type Replay } from "./call-fast-path";
 import type { InventoryRow } from "./sources.repo";
 import { gatewayName, splitGatewayName } from "./source-views";
-
-type JsonObject = Record<string, unknown>;
 
 /** How long a 2026-07-28 client may reuse the gateway's tools/list: short, since hiding or adding a source changes it. */
 export const GATEWAY_LIST_TTL_MS = 30_000;
@@ -41,10 +38,6 @@ const requests = new WeakMap<ToolContext, GatewayRequest>();
 /** The built-in names of each gateway definition: a call of one of them never takes the source fast path. */
 const builtinNamesOf = new WeakMap<McpServerDefinition, ReadonlySet<string>>();
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /**
  * The upstream's JSON Schema, advertised as-is. Arguments are only checked to be an object here:
  * the upstream validates them against its own schema and answers in its own words.
@@ -54,7 +47,7 @@ function upstreamSchema(schema: JsonObject): StandardSchemaWithJSON<JsonObject, 
     "~standard": {
       version: 1,
       vendor: "mcp-edge-gateway",
-      validate: (value) => (isObject(value) ? { value } : { issues: [{ message: "arguments must be an object" }] }),
+      validate: (value) => (isJsonObject(value) ? { value } : { issues: [{ message: "arguments must be an object" }] }),
       jsonSchema: { input: () => schema, output: () => schema },
     },
   };
@@ -80,9 +73,7 @@ function registerSourceTool(server: McpServer, ctx: ToolContext, name: string, {
         if (isCallToolResult(result)) return result;
         return errorResult(new Error(`upstream result of ${name} is not a tools/call result`));
       } catch (error) {
-        const appError = toAppError(error);
-        if (appError.code === "internal") log.error("gateway call failed", { tool: name, user: ctx.user.id, cause: String(appError.cause ?? appError) });
-        return errorResult(appError);
+        return callFailure(error, name, ctx.user.id);
       }
     },
   );
@@ -149,7 +140,7 @@ function messagesOf(body: unknown): unknown[] {
 /** The tool names a JSON-RPC body (one message or a batch) calls. */
 function calledTools(body: unknown): string[] {
   return messagesOf(body).flatMap((message) =>
-    isObject(message) && message["method"] === "tools/call" && isObject(message["params"]) && typeof message["params"]["name"] === "string"
+    isJsonObject(message) && message["method"] === "tools/call" && isJsonObject(message["params"]) && typeof message["params"]["name"] === "string"
       ? [message["params"]["name"]]
       : [],
   );
@@ -157,7 +148,7 @@ function calledTools(body: unknown): string[] {
 
 /** Only a tools/list needs every source tool; anything unreadable here is served with the full catalog to be safe. */
 function listsTools(body: unknown): boolean {
-  return body === undefined || messagesOf(body).some((message) => !isObject(message) || message["method"] === "tools/list");
+  return body === undefined || messagesOf(body).some((message) => !isJsonObject(message) || message["method"] === "tools/list");
 }
 
 /**

@@ -9,6 +9,7 @@
  * per protocol version and kept serialised; `tools/call` runs the same `invokeTool` the SDK path runs.
  * test/mcp/fast-path.test.ts checks both against the SDK's answers.
  */
+import { isJsonObject } from "../lib/json";
 import { describeIssues } from "../lib/validation";
 import { invokeTool, type ToolContext, type ToolDefinition } from "./tool";
 
@@ -40,21 +41,17 @@ export function fastPathVersion(request: Request): string | undefined {
   return acceptsBoth && /^application\/json\b/i.test(type) ? version : undefined;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** The message, if it is a single request the fast path may answer. */
 function asFastCall(body: unknown): JsonRpcCall | undefined {
-  if (!isPlainObject(body) || body["jsonrpc"] !== "2.0") return undefined;
+  if (!isJsonObject(body) || body["jsonrpc"] !== "2.0") return undefined;
   const { id, method } = body;
   const params = body["params"] ?? {};
   if (typeof id !== "string" && typeof id !== "number") return undefined;
   if (method !== "tools/list" && method !== "tools/call") return undefined;
-  if (!isPlainObject(params)) return undefined;
+  if (!isJsonObject(params)) return undefined;
   const meta = params["_meta"];
   if (meta !== undefined) {
-    if (!isPlainObject(meta)) return undefined;
+    if (!isJsonObject(meta)) return undefined;
     if ("progressToken" in meta || Object.keys(meta).some((key) => key.startsWith(ENVELOPE_PREFIX))) return undefined;
   }
   if (method === "tools/list" && params["cursor"] !== undefined) return undefined;
@@ -79,7 +76,7 @@ async function sdkResult(response: Response): Promise<unknown> {
     ? text.split("\n").find((line) => line.startsWith("data: "))?.slice(6)
     : text;
   const message: unknown = json === undefined ? undefined : JSON.parse(json);
-  if (!isPlainObject(message) || !("result" in message)) throw new Error(`SDK tools/list failed: ${text.slice(0, 200)}`);
+  if (!isJsonObject(message) || !("result" in message)) throw new Error(`SDK tools/list failed: ${text.slice(0, 200)}`);
   return message["result"];
 }
 
