@@ -4,9 +4,8 @@
  * accepted, so a gateway can never set PATH, NODE_OPTIONS or LD_PRELOAD; anything else refuses the
  * session with the offending names (values are never echoed or logged).
  */
-export const BRIDGE_ENV_HEADER = "mcp-bridge-env";
+import { ENV_VAR_NAME } from "../../workers/gateway/manifest";
 
-const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const MAX_HEADER_BYTES = 16 * 1024;
 
 export class BridgeEnvError extends Error {
@@ -27,7 +26,7 @@ export function gatewayEnv(header: string | undefined, allowed: ReadonlySet<stri
   const env: Record<string, string> = {};
   const refused: string[] = [];
   for (const [name, v] of Object.entries(value)) {
-    if (!NAME.test(name)) throw new BridgeEnvError(`Mcp-Bridge-Env has an invalid variable name ${JSON.stringify(name.slice(0, 64))}`);
+    if (!ENV_VAR_NAME.test(name)) throw new BridgeEnvError(`Mcp-Bridge-Env has an invalid variable name ${JSON.stringify(name.slice(0, 64))}`);
     if (typeof v !== "string") throw new BridgeEnvError(`Mcp-Bridge-Env variable ${name} must be a string`);
     if (!allowed.has(name)) refused.push(name);
     else env[name] = v;

@@ -17,7 +17,8 @@ import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { BRIDGE_PROCESS_EXITED } from "../../workers/gateway/upstream.types";
-import { BRIDGE_ENV_HEADER, BridgeEnvError, envKey, gatewayEnv } from "./env";
+import { BRIDGE_ENV_HEADER } from "../../workers/gateway/upstream.types";
+import { BridgeEnvError, envKey, gatewayEnv } from "./env";
 import type { Logger } from "./log";
 import { type JsonRpcMessage, ProcessExitedError, StdioProcess } from "./process";
 
@@ -239,7 +240,7 @@ export class Bridge {
   private async initialize(req: IncomingMessage, res: ServerResponse, message: JsonRpcMessage): Promise<void> {
     let env: Record<string, string>;
     try {
-      const header = req.headers[BRIDGE_ENV_HEADER];
+      const header = req.headers[BRIDGE_ENV_HEADER.toLowerCase()];
       env = gatewayEnv(typeof header === "string" ? header : undefined, this.options.allowedEnv);
     } catch (error) {
       if (!(error instanceof BridgeEnvError)) throw error;

@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { declaredEnv, type Manifest, missingRequiredEnv, parseManifest, stdioLaunch } from "../../workers/gateway/manifest";
+import { declaredEnv, ENV_VAR_NAME, type Manifest, missingRequiredEnv, parseManifest, stdioLaunch } from "../../workers/gateway/manifest";
 import { AppError } from "../../workers/lib/errors";
 import { startBridge } from "../bridge/server";
 import { stderrLogger } from "../bridge/log";
@@ -113,7 +113,7 @@ export function parseBridgeArgs(argv: readonly string[], env: Readonly<Record<st
 
   const allowedEnv = new Set<string>();
   for (const name of (values["env-allow"] ?? "").split(",").map((n) => n.trim()).filter(Boolean)) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`--env-allow: ${JSON.stringify(name)} is not a variable name`);
+    if (!ENV_VAR_NAME.test(name)) throw new UsageError(`--env-allow: ${JSON.stringify(name)} is not a variable name`);
     allowedEnv.add(name);
   }
 

@@ -7,8 +7,13 @@
 import { z } from "zod";
 import { AppError } from "../lib/errors";
 
-/** An environment variable name a shell would accept; anything else is refused, not escaped. */
-const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name (letters, digits, _)");
+/**
+ * An environment variable name a shell would accept; anything else is refused, not escaped. The
+ * one rule for manifests, registered stdio variables, the bridge's --env-allow and Mcp-Bridge-Env.
+ */
+export const ENV_VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const envName = z.string().regex(ENV_VAR_NAME, "must be an environment variable name (letters, digits, _)");
 
 const envVariableSchema = z
   .object({

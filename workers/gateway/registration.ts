@@ -7,7 +7,7 @@
  *   required (missing ones are named) and which are secret (stored encrypted even if not marked).
  */
 import { AppError } from "../lib/errors";
-import { declaredEnv, type Manifest, missingRequiredEnv, parseManifest, stdioLaunch } from "./manifest";
+import { declaredEnv, ENV_VAR_NAME, type Manifest, missingRequiredEnv, parseManifest, stdioLaunch } from "./manifest";
 import type { TRANSPORT_TYPES } from "./sources.schema";
 
 export type Transport = (typeof TRANSPORT_TYPES)[number];
@@ -27,7 +27,6 @@ const RESERVED_HEADERS = new Set([
   "mcp-bridge-env",
   "last-event-id",
 ]);
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export interface VarSpec {
   name: string;
@@ -37,7 +36,7 @@ export interface VarSpec {
 export function checkVarNames(transport: Transport, vars: readonly VarSpec[]): void {
   for (const { name } of vars) {
     if (transport === "stdio") {
-      if (!ENV_NAME.test(name)) throw AppError.invalid(`mcp_env_vars ${name}: must be an environment variable name (letters, digits, _)`, "mcp_env_vars");
+      if (!ENV_VAR_NAME.test(name)) throw AppError.invalid(`mcp_env_vars ${name}: must be an environment variable name (letters, digits, _)`, "mcp_env_vars");
     } else if (RESERVED_HEADERS.has(name.toLowerCase())) {
       throw AppError.invalid(`mcp_env_vars ${name}: this header is set by the gateway itself`, "mcp_env_vars");
     }

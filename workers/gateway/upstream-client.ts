@@ -21,7 +21,7 @@ import {
   SSEClientTransport,
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
-import { BRIDGE_PROCESS_EXITED, type UpstreamConfig, type UpstreamErrorType, type UpstreamTool } from "./upstream.types";
+import { BRIDGE_ENV_HEADER, BRIDGE_PROCESS_EXITED, type UpstreamConfig, type UpstreamErrorType, type UpstreamTool } from "./upstream.types";
 
 const CLIENT_INFO = { name: "mcp-edge-gateway", version: "0.1.0" };
 /** Pages of tools/list read at most, so a misbehaving upstream cannot keep discovery looping. */
@@ -70,9 +70,6 @@ export interface ConnectOptions {
   /** Called (debounced by the SDK) when the upstream sends notifications/tools/list_changed. */
   onToolsChanged?: (() => void) | undefined;
 }
-
-/** The header a bridge reads the stdio process's environment from (contract C3). */
-export const BRIDGE_ENV_HEADER = "Mcp-Bridge-Env";
 
 /** base64url(JSON) of the env, as the bridge expects; UTF-8 safe. */
 export function encodeBridgeEnv(env: Record<string, string>): string {

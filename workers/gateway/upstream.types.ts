@@ -51,6 +51,9 @@ export const upstreamToolsSchema = z.array(upstreamToolSchema);
  */
 export const BRIDGE_PROCESS_EXITED = -32050;
 
+/** The header a bridge reads a stdio process's environment from: base64url(JSON object) (contract C3). */
+export const BRIDGE_ENV_HEADER = "Mcp-Bridge-Env";
+
 /** `tool_error` is the upstream's own `isError` answer; `circuit_open` means no request was sent. */
 export type UpstreamErrorType = "connection" | "protocol" | "timeout" | "tool_error" | "circuit_open";
 export type CallOutcome = "ok" | UpstreamErrorType;
