@@ -3,18 +3,17 @@
  * health; an invalid one is refused (401) rather than silently ignored, so a client notices.
  */
 import type { Context } from "hono";
-import { authenticate } from "../auth/auth.service";
-import { type AppEnv, createServices } from "../http/context";
+import type { AppEnv } from "../http/context";
 import { errorResponse } from "../http/errors";
+import { identify, requestServices } from "../http/middleware";
 import { checkHealth } from "./health.service";
 
 export async function healthRoute(c: Context<AppEnv>): Promise<Response> {
-  const services = createServices(c.env, (promise) => c.executionCtx.waitUntil(promise));
-  const authorization = c.req.header("authorization");
+  const services = requestServices(c);
   let userId: number | undefined;
-  if (authorization) {
+  if (c.req.header("authorization")) {
     try {
-      userId = (await authenticate(services.db, authorization, Number(c.env.TOKEN_CACHE_SECONDS || "30"))).id;
+      userId = (await identify(c, services)).id;
     } catch (error) {
       return errorResponse(c, error);
     }

@@ -1,10 +1,10 @@
 /** Middleware for /mcp/* and /api/*: CORS preflight, Origin checks (MCP), body limits, services and authentication. */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { authenticate } from "../auth/auth.service";
+import { type AuthUser, authenticate } from "../auth/auth.service";
 import { AppError } from "../lib/errors";
 import { rejectForeignOrigin } from "../mcp/origin";
-import { type AppEnv, createServices } from "./context";
+import { type AppEnv, createServices, type Services } from "./context";
 import { errorResponse } from "./errors";
 
 export const CORS_HEADERS = {
@@ -38,12 +38,20 @@ export const limitBody = (maxSize: number): MiddlewareHandler<AppEnv> =>
     },
   });
 
-/** The one place identity is established. OAuth will plug in here. */
+/** The request's services, their background work kept alive with the request. */
+export function requestServices(c: Context<AppEnv>): Services {
+  return createServices(c.env, (promise) => c.executionCtx.waitUntil(promise));
+}
+
+/** The one place identity is established (OAuth will plug in here): the bearer token's user, or an AppError. */
+export function identify(c: Context<AppEnv>, services: Services): Promise<AuthUser> {
+  return authenticate(services.db, c.req.header("authorization"), Number(c.env.TOKEN_CACHE_SECONDS || "30"));
+}
+
 export const authenticated: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const services = createServices(c.env, (promise) => c.executionCtx.waitUntil(promise));
+  const services = requestServices(c);
   try {
-    const user = await authenticate(services.db, c.req.header("authorization"), Number(c.env.TOKEN_CACHE_SECONDS || "30"));
-    c.set("user", user);
+    c.set("user", await identify(c, services));
   } catch (error) {
     return errorResponse(c, error);
   }
