@@ -46,6 +46,7 @@ import type {
   UpstreamErrorType,
   UpstreamTool,
 } from "../workers/gateway/upstream.types";
+import { isJsonObject, type JsonObject } from "../workers/lib/json";
 
 const BREAKER_KEY = "breaker";
 const SESSION_KEY = "session";
@@ -279,8 +280,8 @@ function errorResult(source: string, type: UpstreamErrorType, message: string, s
   return { resultJson: JSON.stringify({ isError: true, content: [{ type: "text", text: `${type}: ${message}` }], _meta: meta }), meta };
 }
 
-function parseArguments(json: string): Record<string, unknown> {
+function parseArguments(json: string): JsonObject {
   const value: unknown = JSON.parse(json);
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new UpstreamError("protocol", "arguments must be an object", false, true);
+  if (!isJsonObject(value)) throw new UpstreamError("protocol", "arguments must be an object", false, true);
   return { ...value };
 }
