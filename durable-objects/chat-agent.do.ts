@@ -13,7 +13,7 @@
 import { Agent } from "agents";
 import type { ChatEvent, ChatResult, ChatToolCall, HistoryMessage } from "../workers/agent/agent.types";
 import { ChatSession } from "../workers/agent/chat-session";
-import { agentEnv, mcpAuthorization, sessionOptions } from "../workers/agent/worker-config";
+import { mcpAuthorization, sessionOptions } from "../workers/agent/worker-config";
 import { toAppError } from "../workers/lib/errors";
 import { log } from "../workers/lib/log";
 
@@ -124,14 +124,13 @@ export class ChatAgent extends Agent<Cloudflare.Env> {
   private async respond(input: ChatInput, onEvent: (event: ChatEvent) => void): Promise<ChatResult> {
     if (String(input.userId) !== this.name) throw new Error(`chat agent ${this.name} got a message for user ${input.userId}`);
     this.lastActivity = Date.now();
-    const env = agentEnv(this.env);
-    this.session ??= new ChatSession(sessionOptions(env));
+    this.session ??= new ChatSession(sessionOptions(this.env));
     const history = this.recentHistory();
     const result = await this.session.chat({
       message: input.message,
       history,
       identity: { userId: input.userId, name: input.userName },
-      authorization: mcpAuthorization(env, input.token),
+      authorization: mcpAuthorization(this.env, input.token),
       timeZone: input.timeZone,
       // The session's own "done" would come before the turn is stored; this object sends it after.
       onEvent: (event) => {

@@ -10,7 +10,6 @@ import { describe, expect, it } from "vitest";
 import type { ChatAgent } from "../../durable-objects/chat-agent.do";
 import type { ChatResult, HistoryMessage } from "../../workers/agent/agent.types";
 import { openMcpConnections } from "../../workers/agent/mcp-tools";
-import { agentEnv } from "../../workers/agent/worker-config";
 import { workerFetch } from "../helpers/mcp";
 import { api, type ErrorBody } from "../helpers/rest";
 import { createUser, type TestUser } from "../helpers/users";
@@ -30,7 +29,7 @@ function tomorrowInKarachi(hour: number, at = Date.now()): string {
 }
 
 async function agentOf(user: TestUser) {
-  return getAgentByName(agentEnv(env).CHAT_AGENT, String(user.id));
+  return getAgentByName(env.CHAT_AGENT, String(user.id));
 }
 
 describe("chat with the local intent router against the Worker's own /mcp", () => {

@@ -11,15 +11,17 @@ import type { ChatAgent } from "../../durable-objects/chat-agent.do";
 import { runTurn } from "../../workers/agent/chat-loop";
 import { loadMcpTools } from "../../workers/agent/mcp-tools";
 import { mcpTool } from "../../workers/agent/tools";
-import { type AgentEnv, agentEnv, isOwnOrigin, mcpAuthorization } from "../../workers/agent/worker-config";
+import { isOwnOrigin, mcpAuthorization } from "../../workers/agent/worker-config";
 import { api } from "../helpers/rest";
 import { ScriptedModel } from "../helpers/scripted-model";
 import { createUser } from "../helpers/users";
 
 const FIXTURE = (JSON.parse(env.TEST_UPSTREAMS) as { fixture: string }).fixture;
 
-function config(values: Partial<AgentEnv>): AgentEnv {
-  return { ...agentEnv(env), MCP_TOKEN: undefined, ...values } as AgentEnv;
+type Credentials = Pick<Env, "SELF_ORIGIN" | "MCP_URL" | "MCP_TOKEN">;
+
+function config(values: Partial<Credentials>): Credentials {
+  return { SELF_ORIGIN: env.SELF_ORIGIN, MCP_URL: env.MCP_URL, MCP_TOKEN: undefined, ...values };
 }
 
 describe("MCP credentials", () => {
@@ -44,7 +46,7 @@ describe("MCP credentials", () => {
     const user = await createUser();
     const res = await api(user, "POST", "/api/chat", { body: { message: "add a task to renew the passport" } });
     expect(res.status).toBe(200);
-    const agent = await getAgentByName(agentEnv(env).CHAT_AGENT, String(user.id));
+    const agent = await getAgentByName(env.CHAT_AGENT, String(user.id));
     const found = await runInDurableObject(agent, async (_instance: ChatAgent, state) => {
       const hits: string[] = [];
       // Every SQL table the object can read (the platform's own _cf_ tables are not readable by SQL)…

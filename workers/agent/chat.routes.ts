@@ -17,7 +17,6 @@ import { log } from "../lib/log";
 import { parseInput } from "../lib/validation";
 import { resolveTimeZone } from "./intent/zoned-time";
 import type { ChatAgent, ChatOutcome } from "../../durable-objects/chat-agent.do";
-import { agentEnv } from "./worker-config";
 
 export const MAX_MESSAGE_CHARS = 4000;
 
@@ -47,7 +46,7 @@ type ChatAgentStub = Awaited<ReturnType<typeof getAgentByName<Cloudflare.Env, Ch
  */
 async function withAgent<T>(c: Context<AppEnv>, use: (agent: ChatAgentStub) => Promise<T>): Promise<T> {
   try {
-    return await use(await getAgentByName<Cloudflare.Env, ChatAgent>(agentEnv(c.env).CHAT_AGENT, String(c.var.user.id)));
+    return await use(await getAgentByName<Cloudflare.Env, ChatAgent>(c.env.CHAT_AGENT, String(c.var.user.id)));
   } catch (error) {
     if (error instanceof AppError) throw error;
     log.error("chat agent unreachable", { user: c.var.user.id, error: error instanceof Error ? error.message : String(error) });

@@ -6,7 +6,7 @@
  * recorded on the source (last_discovery_error) and logged; nothing here throws.
  */
 import { queueAuditSink } from "./gateway-audit";
-import { type GatewayEnv, SourceService } from "./sources.service";
+import { SourceService, type SourceServiceDeps } from "./sources.service";
 import type { Db } from "../lib/db";
 import { log } from "../lib/log";
 
@@ -23,14 +23,9 @@ export function rediscoveryIntervalMs(value: string | undefined): number {
   return Math.round(minutes * 60_000);
 }
 
-export interface RediscoveryEnv extends GatewayEnv {
-  EVENTS: Queue;
-  GATEWAY_REDISCOVERY_MINUTES?: string | undefined;
-}
-
 export async function rediscoverSources(
   db: Db,
-  env: RediscoveryEnv,
+  env: SourceServiceDeps["env"] & Pick<Env, "EVENTS" | "GATEWAY_REDISCOVERY_MINUTES">,
   waitUntil: (promise: Promise<unknown>) => void,
   now = Date.now(),
 ): Promise<{ checked: number; failed: number }> {

@@ -3,7 +3,6 @@
  * (aliases), per-user hiding, health and routing calls to each source's Durable Object. Knows
  * nothing of HTTP or MCP; REST routes, the admin tools and the /mcp server all call it.
  */
-import type { GatewaySource } from "../../durable-objects/source.do";
 import type { StoredEnvVar } from "../../d1/schema";
 import { nowIso } from "../lib/clock";
 import type { Db } from "../lib/db";
@@ -21,15 +20,9 @@ import { type CreateSourceInput, type EnvVarInput, slugify, type SourceView, typ
 import { type UpstreamCallOutcome, type UpstreamConfig, upstreamToolsSchema } from "./upstream.types";
 import { assertSafeUpstreamUrl, privateUpstreamsAllowed } from "./url-safety";
 
-export interface GatewayEnv {
-  GATEWAY_SOURCE: DurableObjectNamespace<GatewaySource>;
-  SOURCE_SECRETS_KEY?: string | undefined;
-  ALLOW_PRIVATE_UPSTREAMS?: string | undefined;
-}
-
 export interface SourceServiceDeps {
   db: Db;
-  env: GatewayEnv;
+  env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS">;
   audit: GatewayAuditSink;
 }
 

@@ -84,12 +84,7 @@ function requestHeaders(config: UpstreamConfig): Record<string, string> {
   return { ...config.headers, [BRIDGE_ENV_HEADER]: encodeBridgeEnv(config.env) };
 }
 
-export interface SelfRoute {
-  SELF: Fetcher;
-  SELF_ORIGIN?: string | undefined;
-}
-
-export function upstreamFetch(env: SelfRoute): FetchLike {
+export function upstreamFetch(env: Pick<Env, "SELF" | "SELF_ORIGIN">): FetchLike {
   const own = env.SELF_ORIGIN ? new URL(env.SELF_ORIGIN).origin : undefined;
   return (input, init) => {
     const request = new Request(input, init);
@@ -103,7 +98,7 @@ export function upstreamFetch(env: SelfRoute): FetchLike {
 }
 
 /** Connects (negotiating the protocol version), or resumes a stored 2025-era session without a handshake. */
-export async function connectUpstream(config: UpstreamConfig, env: SelfRoute, options: ConnectOptions = {}): Promise<Upstream> {
+export async function connectUpstream(config: UpstreamConfig, env: Pick<Env, "SELF" | "SELF_ORIGIN">, options: ConnectOptions = {}): Promise<Upstream> {
   const headers = requestHeaders(config);
   const fetch = upstreamFetch(env);
   let transport: Upstream["transport"];
