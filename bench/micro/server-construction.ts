@@ -10,7 +10,7 @@
 import { z } from "zod";
 import { hashToken } from "../../workers/auth/tokens";
 import { getPlatformProxy } from "wrangler";
-import { createServices } from "../../workers/http/context";
+import { createServices } from "../../workers/services";
 import { buildServer, serveMcp } from "../../workers/mcp/hosting";
 import type { ToolContext } from "../../workers/mcp/tool";
 import { tasksServer } from "../../workers/tasks/tasks.server";

@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { mcpServers } from "../../workers/mcp-servers";
 import { BREAKER_THRESHOLD } from "../../workers/gateway/breaker";
 import { createGatewayServer, serveGateway } from "../../workers/gateway/gateway.server";
-import { createServices } from "../../workers/http/context";
+import { createServices } from "../../workers/services";
 import { registerTasksSource } from "../helpers/gateway";
 import { workerFetch } from "../helpers/mcp";
 import { api } from "../helpers/rest";

@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { mcpServers } from "../../workers/mcp-servers";
 import type { AuthUser } from "../../workers/auth/auth.service";
-import { createServices } from "../../workers/http/context";
+import { createServices } from "../../workers/services";
 import { type McpServerDefinition, serveWithSdk } from "../../workers/mcp/hosting";
 import { workerFetch } from "../helpers/mcp";
 import { createUser, type TestUser } from "../helpers/users";

@@ -4,7 +4,8 @@ import { bodyLimit } from "hono/body-limit";
 import { type AuthUser, authenticate } from "../auth/auth.service";
 import { AppError } from "../lib/errors";
 import { rejectForeignOrigin } from "../mcp/origin";
-import { type AppEnv, createServices, type Services } from "./context";
+import { createServices, type Services } from "../services";
+import type { AppEnv } from "./context";
 import { errorResponse } from "./errors";
 
 export const CORS_HEADERS = {

@@ -6,7 +6,7 @@
 import type { McpServer, ServerContext } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import type { AuthUser } from "../auth/auth.service";
-import type { Services } from "../http/context";
+import type { Services } from "../services";
 import { toAppError } from "../lib/errors";
 import { log } from "../lib/log";
 import { cachedJsonSchema } from "./schema-cache";
