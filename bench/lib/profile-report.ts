@@ -110,7 +110,7 @@ const STAGES: { name: string; matches: StagePredicate; unless?: StagePredicate }
   { name: "gateway: SDK path serveWithSdk() (also /mcp/tasks off the fast path)", matches: named("serveWithSdk") },
   { name: "source DO: retries + connection (callWithRetries)", matches: named("callWithRetries") },
   { name: "source DO: SDK Client.callTool (callUpstreamTool)", matches: named("callUpstreamTool") },
-  { name: "SELF fetch from the DO (upstreamFetch)", matches: (frame, pkg) => frame.functionName === "upstreamFetch" && pkg.startsWith("mcp-edge") },
+  { name: "SELF fetch from the DO (selfRoutedFetch)", matches: (frame, pkg) => ["selfRoutedFetch", "selfRoutedRequest"].includes(frame.functionName) && pkg.startsWith("mcp-edge") },
   { name: "fast path answerFast() (direct /mcp/tasks, or the upstream side of the gateway)", matches: named("answerFast") },
   { name: "garbage collection", matches: named("(garbage collector)") },
 ];

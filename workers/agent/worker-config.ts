@@ -8,7 +8,7 @@
  * which must never be in [vars]).
  */
 import type { FetchLike } from "@modelcontextprotocol/client";
-import { upstreamFetch } from "../gateway/upstream-client";
+import { selfRoutedFetch } from "../lib/self-fetch";
 import type { ChatSessionOptions } from "./chat-session";
 
 function originOf(url: string | undefined): string | undefined {
@@ -35,7 +35,7 @@ export function mcpAuthorization(env: Pick<Env, "SELF_ORIGIN" | "MCP_URL" | "MCP
 export function sessionOptions(
   env: Pick<Env, "SELF" | "SELF_ORIGIN" | "MCP_URL" | "AI" | "AGENT_MODEL" | "AGENT_OPENAI_BASE_URL" | "AGENT_OPENAI_API_KEY">,
 ): ChatSessionOptions {
-  const fetch: FetchLike = upstreamFetch(env);
+  const fetch: FetchLike = selfRoutedFetch(env);
   return {
     mcpUrl: env.MCP_URL,
     fetch,

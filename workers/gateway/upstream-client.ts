@@ -8,12 +8,11 @@
  * - stdio: streamable HTTP to an `mcp-edge bridge`, with the source's env in `Mcp-Bridge-Env`.
  *
  * Upstream URLs on the Worker's own origin (SELF_ORIGIN) are served through the SELF service
- * binding: a Worker cannot reach its own hostname with a plain fetch (decision 0008).
+ * binding (lib/self-fetch.ts): a Worker cannot reach its own hostname with a plain fetch (decision 0008).
  */
 import {
   type CallToolResult,
   Client,
-  type FetchLike,
   ProtocolError,
   SdkError,
   SdkErrorCode,
@@ -21,6 +20,7 @@ import {
   SSEClientTransport,
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
+import { selfRoutedFetch } from "../lib/self-fetch";
 import { BRIDGE_ENV_HEADER, BRIDGE_PROCESS_EXITED, type UpstreamConfig, type UpstreamErrorType, type UpstreamTool } from "./upstream.types";
 
 const CLIENT_INFO = { name: "mcp-edge-gateway", version: "0.1.0" };
@@ -84,23 +84,10 @@ function requestHeaders(config: UpstreamConfig): Record<string, string> {
   return { ...config.headers, [BRIDGE_ENV_HEADER]: encodeBridgeEnv(config.env) };
 }
 
-export function upstreamFetch(env: Pick<Env, "SELF" | "SELF_ORIGIN">): FetchLike {
-  const own = env.SELF_ORIGIN ? new URL(env.SELF_ORIGIN).origin : undefined;
-  return (input, init) => {
-    const request = new Request(input, init);
-    const url = new URL(request.url);
-    if (own === undefined || url.origin !== own) return fetch(request);
-    // A service-binding request carries no Host header; the MCP handler's Host check expects the
-    // one a network fetch would have sent.
-    request.headers.set("host", url.host);
-    return env.SELF.fetch(request);
-  };
-}
-
 /** Connects (negotiating the protocol version), or resumes a stored 2025-era session without a handshake. */
 export async function connectUpstream(config: UpstreamConfig, env: Pick<Env, "SELF" | "SELF_ORIGIN">, options: ConnectOptions = {}): Promise<Upstream> {
   const headers = requestHeaders(config);
-  const fetch = upstreamFetch(env);
+  const fetch = selfRoutedFetch(env);
   let transport: Upstream["transport"];
   if (config.transport === "sse") {
     transport = new SSEClientTransport(new URL(config.url), { fetch, requestInit: { headers }, eventSourceInit: { fetch } });

@@ -1,0 +1,21 @@
+/**
+ * A fetch for calling MCP servers that may be this Worker itself: requests for the Worker's own
+ * origin (SELF_ORIGIN) go through the SELF service binding — a Worker cannot reach its own
+ * hostname with a plain fetch (decision 0008) — and every other request goes to the network.
+ * The gateway's source connections and the chat agent's MCP connection both use it.
+ */
+export type SelfRoutedFetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
+
+export function selfRoutedFetch(env: Pick<Env, "SELF" | "SELF_ORIGIN">): SelfRoutedFetch {
+  const own = env.SELF_ORIGIN ? new URL(env.SELF_ORIGIN).origin : undefined;
+  // Named, so CPU profiles (bench/lib/profile-report.ts) can attribute its time.
+  return function selfRoutedRequest(input, init) {
+    const request = new Request(input, init);
+    const url = new URL(request.url);
+    if (own === undefined || url.origin !== own) return fetch(request);
+    // A service-binding request carries no Host header; the MCP handler's Host check expects the
+    // one a network fetch would have sent.
+    request.headers.set("host", url.host);
+    return env.SELF.fetch(request);
+  };
+}
