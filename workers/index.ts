@@ -6,6 +6,7 @@ import { relayPendingEvents } from "./events/outbox.relay";
 import { rediscoverSources } from "./gateway/rediscovery.cron";
 import { openDb } from "./lib/db";
 import { log } from "./lib/log";
+import { parseQueueEvent } from "./queue-events";
 import { fireDueReminders } from "./tasks/reminders.cron";
 
 export { RagGate } from "../durable-objects/rag-gate.do";
@@ -21,14 +22,14 @@ export default {
   async queue(batch, env) {
     const db = openDb(env.DB);
     if (batch.queue.endsWith("-dlq")) await consumeDeadLetters(db, batch.queue, batch.messages);
-    else await consumeEvents(db, batch.queue, batch.messages);
+    else await consumeEvents(db, batch.queue, batch.messages, parseQueueEvent);
   },
 
   async scheduled(_controller, env, ctx) {
     const db = openDb(env.DB);
     const events = await fireDueReminders(db);
     queueEventSink(env.EVENTS, (promise) => ctx.waitUntil(promise)).publish(events);
-    const relayed = await relayPendingEvents(db, env.EVENTS);
+    const relayed = await relayPendingEvents(db, env.EVENTS, parseQueueEvent);
     const sources = await rediscoverSources(db, env, (promise) => ctx.waitUntil(promise));
     if (events.length > 0 || relayed.sent > 0 || relayed.failed > 0 || sources.checked > 0) {
       log.info("cron", {

@@ -1,7 +1,7 @@
 /**
  * The SQL mcp-edge sends for list_tasks ({limit: 20}) and add_task, copied from what drizzle
  * generates for workers/tasks/tasks.repo.ts (listTasks, insertTask) and
- * workers/events/outbox.statements.ts (insertOutboxEvent), so the d1-floor and node-sdk peers run
+ * workers/tasks/task-outbox.statements.ts (insertOutboxEvent), so the d1-floor and node-sdk peers run
  * the same queries without drizzle. If the product's queries change, re-capture them with
  * `.toSQL()` and update these strings.
  */

@@ -1,7 +1,7 @@
 /** The EVENTS queue consumer: records each event once in audit_log, marks the outbox delivered, keeps bad messages. */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { DomainEvent } from "../../workers/events/events";
+import type { TaskEvent } from "../../workers/tasks/task-events.schema";
 import { connect } from "../helpers/mcp";
 import { addTask } from "../helpers/tasks";
 import { auditCount, deadLettersFor, outboxForUser, outboxRow } from "../helpers/db";
@@ -9,12 +9,12 @@ import { DEAD_LETTER_QUEUE, deliver, EVENTS_QUEUE } from "../helpers/queue";
 import { createUser } from "../helpers/users";
 
 /** A real event, as committed to the outbox by a tool call. */
-async function committedEvent(): Promise<DomainEvent> {
+async function committedEvent(): Promise<TaskEvent> {
   const user = await createUser();
   const client = await connect("tasks", user.token);
   await addTask(client, { title: "Audited", tags: ["x"] });
   const [row] = await outboxForUser(user.id);
-  return JSON.parse(row!.payload) as DomainEvent;
+  return JSON.parse(row!.payload) as TaskEvent;
 }
 
 function messageId(): string {

@@ -1,7 +1,7 @@
 /** Every task change writes its domain event to the outbox in the same D1 batch, and that event is what goes on the queue. */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { type DomainEvent, domainEventSchema } from "../../workers/events/events";
+import { type TaskEvent, taskEventSchema } from "../../workers/tasks/task-events.schema";
 import { connectWithBindings } from "../helpers/app";
 import { callOk, connect } from "../helpers/mcp";
 import { addTask, type Task } from "../helpers/tasks";
@@ -16,9 +16,9 @@ function snapshot(task: Task): Omit<Task, "overdue"> {
   return rest;
 }
 
-async function events(userId: number): Promise<DomainEvent[]> {
+async function events(userId: number): Promise<TaskEvent[]> {
   return (await outboxForUser(userId)).map((row) => {
-    const event = domainEventSchema.parse(JSON.parse(row.payload));
+    const event = taskEventSchema.parse(JSON.parse(row.payload));
     expect(row).toMatchObject({ event_id: event.event_id, type: event.type, user_id: event.user_id, task_id: event.task_id });
     return event;
   });

@@ -7,6 +7,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { queueEventSink } from "../../workers/events/event-sink";
 import { outboxBacklog, RELAY_GRACE_MS, relayPendingEvents } from "../../workers/events/outbox.relay";
+import { parseQueueEvent } from "../../workers/queue-events";
 import { openDb } from "../../workers/lib/db";
 import { connectWithBindings } from "../helpers/app";
 import { workerFetch } from "../helpers/mcp";
@@ -47,18 +48,18 @@ describe("outbox relay", () => {
 
     // Still within the grace period: the first send might yet arrive, so nothing is re-sent.
     const early = recordingQueue(env.EVENTS);
-    await relayPendingEvents(db, early.queue, createdAt + RELAY_GRACE_MS - 1);
+    await relayPendingEvents(db, early.queue, parseQueueEvent, createdAt + RELAY_GRACE_MS - 1);
     expect(early.sent).not.toContainEqual(expect.objectContaining({ event_id: row!.event_id }));
 
     // Past it, with the queue still down: the attempt is counted and the row stays pending.
-    const stillDown = await relayPendingEvents(db, unavailableQueue(), createdAt + RELAY_GRACE_MS + 1);
+    const stillDown = await relayPendingEvents(db, unavailableQueue(), parseQueueEvent, createdAt + RELAY_GRACE_MS + 1);
     expect(stillDown.sent).toBe(0);
     expect(stillDown.failed).toBeGreaterThanOrEqual(1);
     expect(await outboxRow(row!.event_id)).toMatchObject({ attempts: 1, delivered_at: null, last_error: "Error: queue unavailable" });
 
     // The queue is back: the relay sends it, and the consumer records it and confirms delivery.
     const recorder = recordingQueue(env.EVENTS);
-    const relayed = await relayPendingEvents(db, recorder.queue, createdAt + 2 * RELAY_GRACE_MS);
+    const relayed = await relayPendingEvents(db, recorder.queue, parseQueueEvent, createdAt + 2 * RELAY_GRACE_MS);
     expect(relayed.failed).toBe(0);
     expect(relayed.sent).toBe(recorder.sent.length);
     expect(recorder.sent).toContainEqual(JSON.parse(row!.payload));
@@ -72,7 +73,7 @@ describe("outbox relay", () => {
     expect(await healthBacklog()).toBe(0);
 
     // Delivered events are never re-sent.
-    expect(await relayPendingEvents(db, unavailableQueue(), createdAt + 3 * RELAY_GRACE_MS)).toEqual({ sent: 0, failed: 0 });
+    expect(await relayPendingEvents(db, unavailableQueue(), parseQueueEvent, createdAt + 3 * RELAY_GRACE_MS)).toEqual({ sent: 0, failed: 0 });
   });
 
   it("dead-letters an outbox row whose payload is not an event, and still relays the rest", async () => {
@@ -90,7 +91,7 @@ describe("outbox relay", () => {
       .run();
 
     const recorder = recordingQueue(env.EVENTS);
-    const relayed = await relayPendingEvents(db, recorder.queue, Date.parse(good!.created_at) + 2 * RELAY_GRACE_MS);
+    const relayed = await relayPendingEvents(db, recorder.queue, parseQueueEvent, Date.parse(good!.created_at) + 2 * RELAY_GRACE_MS);
     expect(relayed.failed).toBe(0);
     expect(recorder.sent).toContainEqual(JSON.parse(good!.payload));
     expect(await outboxRow(badId)).toMatchObject({ last_error: "dead-lettered: invalid payload", delivered_at: expect.any(String) });

@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { parseQueueEvent } from "../../workers/events/events";
+import { parseQueueEvent } from "../../workers/queue-events";
 import { connectGateway, TASKS_URL } from "../helpers/gateway";
 import { connect, textOf } from "../helpers/mcp";
 import { toolNames } from "../helpers/upstreams";

@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { parseQueueEvent } from "../../workers/events/events";
+import { parseQueueEvent } from "../../workers/queue-events";
 import { connectGateway, registerTasksSource } from "../helpers/gateway";
 import { textOf } from "../helpers/mcp";
 import { api } from "../helpers/rest";

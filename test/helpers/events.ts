@@ -1,7 +1,7 @@
-/** A well-formed domain event that no tool call produced, for driving the queue side on its own. */
-import type { DomainEvent } from "../../workers/events/events";
+/** A well-formed task event that no tool call produced, for driving the queue side on its own. */
+import type { TaskEvent } from "../../workers/tasks/task-events.schema";
 
-export function syntheticEvent(overrides: Partial<DomainEvent> = {}): DomainEvent {
+export function syntheticEvent(overrides: Partial<TaskEvent> = {}): TaskEvent {
   const at = new Date().toISOString();
   return {
     event_id: crypto.randomUUID(),

@@ -3,7 +3,7 @@ import { createExecutionContext, createScheduledController, waitOnExecutionConte
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../workers/index";
-import type { DomainEvent } from "../../workers/events/events";
+import type { TaskEvent } from "../../workers/tasks/task-events.schema";
 import { openDb } from "../../workers/lib/db";
 import { fireDueReminders } from "../../workers/tasks/reminders.cron";
 import { callOk, connect } from "../helpers/mcp";
@@ -30,7 +30,7 @@ async function sentAt(reminderId: number): Promise<string | null> {
   return row!.sent_at;
 }
 
-function eventFor(events: readonly DomainEvent[], reminderId: number): DomainEvent[] {
+function eventFor(events: readonly TaskEvent[], reminderId: number): TaskEvent[] {
   return events.filter((event) => event.event_id === `reminder-${reminderId}`);
 }
 

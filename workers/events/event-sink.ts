@@ -3,11 +3,11 @@
  * A failed send is logged and left to the outbox relay (cron); it never fails the caller,
  * because the event is already safe in the outbox.
  */
-import type { DomainEvent } from "./events";
+import type { QueueEvent } from "./envelope.schema";
 import { log } from "../lib/log";
 
 export interface EventSink {
-  publish(events: readonly DomainEvent[]): void;
+  publish(events: readonly QueueEvent[]): void;
 }
 
 export function queueEventSink(queue: Queue, waitUntil: (promise: Promise<unknown>) => void): EventSink {
@@ -23,6 +23,6 @@ export function queueEventSink(queue: Queue, waitUntil: (promise: Promise<unknow
   };
 }
 
-export async function sendEvents(queue: Queue, events: readonly DomainEvent[]): Promise<void> {
+export async function sendEvents(queue: Queue, events: readonly QueueEvent[]): Promise<void> {
   await queue.sendBatch(events.map((event) => ({ body: event, contentType: "json" as const })));
 }

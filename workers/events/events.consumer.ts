@@ -11,7 +11,7 @@ import { batch, type Db, type Statement } from "../lib/db";
 import { nowIso } from "../lib/clock";
 import { log } from "../lib/log";
 import { describeIssues } from "../lib/validation";
-import { parseQueueEvent, type QueueEvent } from "./events";
+import type { QueueEvent, QueueEventParser } from "./envelope.schema";
 
 export interface ConsumedMessage {
   id: string;
@@ -20,11 +20,12 @@ export interface ConsumedMessage {
   retry(): void;
 }
 
-export async function consumeEvents(db: Db, queue: string, messages: readonly ConsumedMessage[]): Promise<void> {
+/** `parse` knows every event type the queue carries (workers/queue-events.ts#parseQueueEvent). */
+export async function consumeEvents(db: Db, queue: string, messages: readonly ConsumedMessage[], parse: QueueEventParser): Promise<void> {
   const valid: { message: ConsumedMessage; event: QueueEvent }[] = [];
   const invalid: { message: ConsumedMessage; reason: string }[] = [];
   for (const message of messages) {
-    const parsed = parseQueueEvent(message.body);
+    const parsed = parse(message.body);
     if (parsed.success) valid.push({ message, event: parsed.data });
     else invalid.push({ message, reason: `not a domain event: ${describeIssues(parsed.error.issues)}` });
   }

@@ -7,14 +7,20 @@ import { and, asc, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import { deadLetters, outbox } from "../../d1/schema";
 import { batch, type Db } from "../lib/db";
 import { log } from "../lib/log";
-import { type DomainEvent, domainEventSchema } from "./events";
+import type { QueueEvent, QueueEventParser } from "./envelope.schema";
 import { sendEvents } from "./event-sink";
 
 /** An event younger than this is probably still on its first trip through the queue. */
 export const RELAY_GRACE_MS = 60_000;
 const RELAY_BATCH = 100;
 
-export async function relayPendingEvents(db: Db, queue: Queue, now = Date.now()): Promise<{ sent: number; failed: number }> {
+/** `parse` knows every event type the queue carries (workers/queue-events.ts#parseQueueEvent). */
+export async function relayPendingEvents(
+  db: Db,
+  queue: Queue,
+  parse: QueueEventParser,
+  now = Date.now(),
+): Promise<{ sent: number; failed: number }> {
   const cutoff = new Date(now - RELAY_GRACE_MS).toISOString();
   const rows = await db
     .select({ eventId: outbox.eventId, payload: outbox.payload })
@@ -26,10 +32,10 @@ export async function relayPendingEvents(db: Db, queue: Queue, now = Date.now())
   if (rows.length === 0) return { sent: 0, failed: 0 };
 
   const attemptAt = new Date(now).toISOString();
-  const events: DomainEvent[] = [];
+  const events: QueueEvent[] = [];
   const ids: string[] = [];
   for (const row of rows) {
-    const event = parsePayload(row.payload);
+    const event = parsePayload(row.payload, parse);
     if (event) {
       events.push(event);
       ids.push(row.eventId);
@@ -55,9 +61,9 @@ export async function relayPendingEvents(db: Db, queue: Queue, now = Date.now())
   return { sent: ids.length, failed: 0 };
 }
 
-function parsePayload(payload: string): DomainEvent | undefined {
+function parsePayload(payload: string, parse: QueueEventParser): QueueEvent | undefined {
   try {
-    const parsed = domainEventSchema.safeParse(JSON.parse(payload));
+    const parsed = parse(JSON.parse(payload));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;

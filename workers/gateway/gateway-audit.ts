@@ -4,7 +4,7 @@
  * the background. Never argument or result values. Unlike task events these have no outbox row (there is no D1 change to
  * commit them with), so a failed send is logged and the event is lost; see decision 0008.
  */
-import type { GatewayCallEvent } from "../events/events";
+import type { GatewayCallEvent } from "./gateway-call-event.schema";
 import { nowIso } from "../lib/clock";
 import { log } from "../lib/log";
 import type { CallOutcome } from "./upstream.types";

@@ -7,12 +7,12 @@ import { and, asc, eq, isNull, lte, sql } from "drizzle-orm";
 import { reminders } from "../../d1/schema";
 import { batch, type Db } from "../lib/db";
 import { nowIso } from "../lib/clock";
-import { eventsFrom, insertOutboxEvent } from "../events/outbox.statements";
-import type { DomainEvent } from "../events/events";
+import { eventsFrom, insertOutboxEvent } from "./task-outbox.statements";
+import type { TaskEvent } from "./task-events.schema";
 
 const REMINDER_BATCH = 100;
 
-export async function fireDueReminders(db: Db, now = nowIso()): Promise<DomainEvent[]> {
+export async function fireDueReminders(db: Db, now = nowIso()): Promise<TaskEvent[]> {
   const due = await db
     .select()
     .from(reminders)

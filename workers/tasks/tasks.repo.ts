@@ -7,8 +7,8 @@ import { and, asc, desc, eq, isNotNull, isNull, or, type Placeholder, type SQL, 
 import { tasksFts } from "../../d1/fts";
 import { reminders, tasks } from "../../d1/schema";
 import { batch, CompiledStatement, type Db, type Row } from "../lib/db";
-import type { EventType } from "../events/events";
-import { eventsFrom, insertOutboxEvent } from "../events/outbox.statements";
+import { eventsFrom, insertOutboxEvent } from "./task-outbox.statements";
+import type { TaskEventType } from "./task-events.schema";
 
 export type TaskRow = typeof tasks.$inferSelect;
 export type TaskInsert = Omit<typeof tasks.$inferInsert, "id" | "userId">;
@@ -27,7 +27,7 @@ export interface TaskFilter {
 export type SortKey = "created" | "due_date" | "priority" | "title";
 
 export interface EventSpec {
-  type: EventType;
+  type: TaskEventType;
   eventId: string;
   occurredAt: string;
 }

@@ -6,7 +6,7 @@ import { AppError } from "../lib/errors";
 import { addPeriod, nowIso } from "../lib/clock";
 import { decodeCursor, encodeCursor } from "../lib/cursor";
 import type { Db } from "../lib/db";
-import type { EventType } from "../events/events";
+import type { TaskEventType } from "./task-events.schema";
 import type { EventSink } from "../events/event-sink";
 import * as repo from "./tasks.repo";
 import {
@@ -48,7 +48,7 @@ export function toTask(row: repo.TaskRow, now = nowIso()): Task {
   };
 }
 
-function event(type: EventType, occurredAt = nowIso()): repo.EventSpec {
+function event(type: TaskEventType, occurredAt = nowIso()): repo.EventSpec {
   return { type, eventId: crypto.randomUUID(), occurredAt };
 }
 

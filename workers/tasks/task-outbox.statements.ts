@@ -5,7 +5,7 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Bindable, Row } from "../lib/db";
-import { type DomainEvent, domainEventSchema, type EventType } from "./events";
+import { type TaskEvent, taskEventSchema, type TaskEventType } from "./task-events.schema";
 
 /** The task row `t` as the JSON object carried in events (taskSchema without `overdue`). */
 const taskSnapshot = sql.raw(`json_object(
@@ -16,7 +16,7 @@ const taskSnapshot = sql.raw(`json_object(
 
 export interface OutboxInsert {
   eventId: Bindable<string>;
-  type: Bindable<EventType>;
+  type: Bindable<TaskEventType>;
   occurredAt: Bindable<string>;
   userId: Bindable<number>;
   /** A SQL condition on the task alias `t` that selects exactly the task the event is about. */
@@ -38,11 +38,11 @@ export function insertOutboxEvent(event: OutboxInsert): SQL {
 }
 
 /** The events a batch wrote, read back from its outbox statements' RETURNING payload rows. */
-export function eventsFrom(results: readonly Row[][]): DomainEvent[] {
-  const events: DomainEvent[] = [];
+export function eventsFrom(results: readonly Row[][]): TaskEvent[] {
+  const events: TaskEvent[] = [];
   for (const rows of results) {
     for (const row of rows) {
-      if (typeof row["payload"] === "string") events.push(domainEventSchema.parse(JSON.parse(row["payload"])));
+      if (typeof row["payload"] === "string") events.push(taskEventSchema.parse(JSON.parse(row["payload"])));
     }
   }
   return events;

@@ -1,0 +1,17 @@
+/**
+ * Every kind of message the EVENTS queue carries, for its consumer and the outbox relay: each
+ * domain owns its event schema, and this registry (wiring, like mcp-servers.ts) is the one place
+ * that knows them all, so events/ depends on no domain.
+ */
+import type { z } from "zod";
+import { gatewayCallEventSchema, type GatewayCallEvent } from "./gateway/gateway-call-event.schema";
+import { isJsonObject } from "./lib/json";
+import { taskEventSchema, type TaskEvent } from "./tasks/task-events.schema";
+
+export type KnownQueueEvent = TaskEvent | GatewayCallEvent;
+
+/** Picks the schema by `type`, so a bad task event is still reported field by field. */
+export function parseQueueEvent(body: unknown): z.ZodSafeParseResult<KnownQueueEvent> {
+  const gateway = isJsonObject(body) && body["type"] === "GATEWAY_CALL";
+  return gateway ? gatewayCallEventSchema.safeParse(body) : taskEventSchema.safeParse(body);
+}
