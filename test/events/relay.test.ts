@@ -6,7 +6,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { queueEventSink } from "../../workers/events/event-sink";
-import { outboxBacklog, RELAY_GRACE_MS, relayPendingEvents } from "../../workers/events/outbox.relay";
+import { outboxBacklog } from "../../workers/events/outbox.repo";
+import { RELAY_GRACE_MS, relayPendingEvents } from "../../workers/events/outbox.relay";
 import { parseQueueEvent } from "../../workers/queue-events";
 import { openDb } from "../../workers/lib/db";
 import { connectWithBindings } from "../helpers/app";

@@ -81,10 +81,3 @@ async function deadLetterRow(db: Db, row: { eventId: string; payload: string }, 
   ]);
   log.error("invalid outbox payload dead-lettered", { event_id: row.eventId });
 }
-
-export async function outboxBacklog(db: Db): Promise<number> {
-  const row = await db.select({ count: sql<number>`count(*)` }).from(outbox).where(isNull(outbox.deliveredAt)).get();
-  return row?.count ?? 0;
-}
-
-

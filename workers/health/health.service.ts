@@ -6,7 +6,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../lib/db";
 import { log } from "../lib/log";
-import { outboxBacklog } from "../events/outbox.relay";
+import { outboxBacklog } from "../events/outbox.repo";
 import type { HealthCounts } from "../gateway/health";
 import type { SourceService } from "../gateway/sources.service";
 import type { SourceHealth } from "../gateway/sources.schema";
