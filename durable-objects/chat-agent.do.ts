@@ -11,7 +11,7 @@
  * held in memory for that turn only: it is never written to storage (tested) nor kept after it.
  */
 import { Agent } from "agents";
-import type { ChatEvent, ChatResult, ChatToolCall, HistoryMessage } from "../workers/agent/agent.types";
+import type { ChatEvent, ChatOutcome, ChatResult, ChatToolCall, HistoryMessage } from "../workers/agent/agent.types";
 import { ChatSession } from "../workers/agent/chat-session";
 import { mcpAuthorization, sessionOptions } from "../workers/agent/worker-config";
 import { toAppError } from "../workers/lib/errors";
@@ -31,9 +31,6 @@ export interface ChatInput {
   token: string;
   timeZone?: string | undefined;
 }
-
-/** A failure is a value, not a throw: an error's class does not survive the RPC boundary. */
-export type ChatOutcome = { ok: true; result: ChatResult } | { ok: false; code: string; message: string };
 
 export interface ChatAgentStatus {
   mcp_connected: boolean;

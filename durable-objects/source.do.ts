@@ -18,7 +18,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { backoffMs, MAX_ATTEMPTS, sleep } from "../workers/gateway/backoff";
 import { admit, CLOSED, recordFailure, recordSuccess } from "../workers/gateway/breaker";
-import { type CallRecord, type CallStats, callStats, recordCall } from "../workers/gateway/call-stats";
+import { type CallRecord, callStats, recordCall } from "../workers/gateway/call-stats";
 import { replaceTools } from "../workers/gateway/sources.repo";
 import {
   callUpstreamTool,
@@ -39,6 +39,7 @@ import type { CallToolResult } from "@modelcontextprotocol/client";
 import type {
   BreakerSnapshot,
   DiscoveryOutcome,
+  SourceStatus,
   UpstreamCall,
   UpstreamCallMeta,
   UpstreamCallOutcome,
@@ -56,18 +57,6 @@ const CALLS_KEY = "calls";
 
 interface StoredSession extends SessionInfo {
   fingerprint: string;
-}
-
-export interface SourceStatus {
-  breaker: BreakerSnapshot;
-  protocolVersion: string | null;
-  sessionId: string | null;
-  warm: boolean;
-  toolCount: number;
-  /** When the upstream's tools/list cache hint expires (ISO); null without a hint. */
-  inventory_stale_at: string | null;
-  /** The last calls (contract C2). */
-  calls: CallStats;
 }
 
 export class GatewaySource extends DurableObject<Env> {

@@ -1,6 +1,6 @@
 /** The source Durable Object's own view (status(): session, inventory hint, call window). */
 import { env } from "cloudflare:workers";
-import type { SourceStatus } from "../../durable-objects/source.do";
+import type { SourceStatus } from "../../workers/gateway/upstream.types";
 
 export function sourceStatus(sourceId: number): Promise<SourceStatus> {
   const namespace = env.GATEWAY_SOURCE;

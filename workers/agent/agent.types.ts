@@ -44,3 +44,6 @@ export interface ChatIdentity {
   userId: number;
   name?: string | undefined;
 }
+
+/** What the ChatAgent answers over RPC. A failure is a value, not a throw: an error's class does not survive the RPC boundary. */
+export type ChatOutcome = { ok: true; result: ChatResult } | { ok: false; code: string; message: string };

@@ -16,7 +16,7 @@ import { AppError, type ErrorCode } from "../lib/errors";
 import { log } from "../lib/log";
 import { parseInput } from "../lib/validation";
 import { resolveTimeZone } from "./intent/zoned-time";
-import type { ChatAgent, ChatOutcome } from "../../durable-objects/chat-agent.do";
+import type { ChatOutcome } from "./agent.types";
 
 export const MAX_MESSAGE_CHARS = 4000;
 
@@ -37,7 +37,7 @@ function agentError(code: string, message: string): AppError {
   return new AppError(ERROR_CODES.has(code) ? (code as ErrorCode) : "unavailable", message);
 }
 
-type ChatAgentStub = Awaited<ReturnType<typeof getAgentByName<Cloudflare.Env, ChatAgent>>>;
+type ChatAgentStub = ReturnType<Env["CHAT_AGENT"]["get"]>;
 
 /**
  * Runs `use` against the user's ChatAgent. The agent answers its own failures as values; what
@@ -46,7 +46,7 @@ type ChatAgentStub = Awaited<ReturnType<typeof getAgentByName<Cloudflare.Env, Ch
  */
 async function withAgent<T>(c: Context<AppEnv>, use: (agent: ChatAgentStub) => Promise<T>): Promise<T> {
   try {
-    return await use(await getAgentByName<Cloudflare.Env, ChatAgent>(c.env.CHAT_AGENT, String(c.var.user.id)));
+    return await use(await getAgentByName(c.env.CHAT_AGENT, String(c.var.user.id)));
   } catch (error) {
     if (error instanceof AppError) throw error;
     log.error("chat agent unreachable", { user: c.var.user.id, error: error instanceof Error ? error.message : String(error) });

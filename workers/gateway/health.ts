@@ -7,7 +7,7 @@
  *   unknown   — never discovered successfully and never called;
  *   healthy   — otherwise.
  */
-import type { SourceStatus } from "../../durable-objects/source.do";
+import type { SourceStatus } from "./upstream.types";
 import type { SourceRow } from "./sources.repo";
 import type { HealthState, SourceHealth } from "./sources.schema";
 

@@ -1,5 +1,4 @@
 /** Source health (contract C5): each source's D1 row with its Durable Object's status(), by the rules in health.ts. */
-import type { GatewaySource } from "../../durable-objects/source.do";
 import type { Db } from "../lib/db";
 import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
@@ -10,7 +9,7 @@ import type { SourceHealth } from "./sources.schema";
 export class SourceHealthService {
   constructor(
     private readonly db: Db,
-    private readonly stub: (sourceId: number) => DurableObjectStub<GatewaySource>,
+    private readonly stub: (sourceId: number) => ReturnType<Env["GATEWAY_SOURCE"]["get"]>,
   ) {}
 
   private async of(row: repo.SourceRow, toolCount: number): Promise<SourceHealth> {

@@ -5,6 +5,7 @@
  * is too deep for them; the receiving side parses and checks it.
  */
 import { z } from "zod";
+import type { CallStats } from "./call-stats";
 
 /**
  * How the gateway reaches a source. `stdio` sources are served by `mcp-edge bridge` (Workers cannot
@@ -92,4 +93,17 @@ export interface BreakerSnapshot {
   state: "closed" | "open" | "half_open";
   failures: number;
   openedAt: number | null;
+}
+
+/** A source's Durable Object as `status()` reports it (health, admin tools). */
+export interface SourceStatus {
+  breaker: BreakerSnapshot;
+  protocolVersion: string | null;
+  sessionId: string | null;
+  warm: boolean;
+  toolCount: number;
+  /** When the upstream's tools/list cache hint expires (ISO); null without a hint. */
+  inventory_stale_at: string | null;
+  /** The last calls (contract C2). */
+  calls: CallStats;
 }

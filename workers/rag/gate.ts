@@ -14,7 +14,7 @@ export interface Lease {
 
 export class QueryGate {
   constructor(
-    private readonly namespace: DurableObjectNamespace<import("../../durable-objects/rag-gate.do").RagGate>,
+    private readonly namespace: Env["RAG_GATE"],
     private readonly limit: number,
   ) {}
 

@@ -3,15 +3,14 @@
  * Durable Object. The object answers a rejected thought as a value; here it becomes the one
  * error type, naming the field.
  */
-import type { ThinkingLog } from "../../durable-objects/thinking.do";
 import { AppError } from "../lib/errors";
 import type { StoredThought, ThoughtInput, ThoughtResult } from "./thinking.schema";
 
 export class ThinkingService {
-  constructor(private readonly namespace: DurableObjectNamespace<ThinkingLog>) {}
+  constructor(private readonly namespace: Env["THINKING"]) {}
 
   /** The user's own object; the name is the only way to reach it, and only we build names. */
-  forUser(userId: number): DurableObjectStub<ThinkingLog> {
+  forUser(userId: number): ReturnType<Env["THINKING"]["get"]> {
     return this.namespace.get(this.namespace.idFromName(`user:${userId}`));
   }
 
