@@ -17,9 +17,9 @@ import { DEFAULT_PARAMS, DEFAULT_WEIGHTS, FEATURES, type FeatureParams, featureR
 import type { CorpusStats } from "../workers/rag/models/types";
 import { TITLE_WEIGHT } from "../workers/rag/rag.repo";
 import { expandQuery, FEEDBACK_WEIGHT } from "../workers/rag/pipelines/basic-rerank";
-import { matchWords, toMatchExpression } from "../workers/rag/retrieval/fts";
+import { toMatchExpression } from "../workers/rag/retrieval/fts";
 import { reciprocalRankFusion, sortedByScore } from "../workers/rag/retrieval/fusion";
-import { terms } from "../workers/rag/text/tokenize";
+import { matchWords, terms } from "../workers/rag/text/tokenize";
 import { mean, ndcgAt } from "./lib/metrics";
 
 const DATA = join(ROOT, "..", "shared", "data", "scifact");

@@ -7,13 +7,13 @@ import { HashedEmbedder, hashedVector } from "../../workers/rag/models/hashed-em
 import { FEATURES, LexicalReranker } from "../../workers/rag/models/lexical-reranker";
 import type { CorpusStats } from "../../workers/rag/models/types";
 import { decomposeQuery, rewriteQuery } from "../../workers/rag/pipelines/crag";
-import { matchWords, toMatchExpression } from "../../workers/rag/retrieval/fts";
+import { toMatchExpression } from "../../workers/rag/retrieval/fts";
 import { minMaxNormalize, reciprocalRankFusion, weightedFusion } from "../../workers/rag/retrieval/fusion";
 import { decodeVectorInto, encodeVector, topRows } from "../../workers/rag/retrieval/vector-index";
 import { chunkText, sentences } from "../../workers/rag/text/chunk";
 import { stem } from "../../workers/rag/text/porter";
 import { tokenSimilarity } from "../../workers/rag/text/token-similarity";
-import { queryTerms, words } from "../../workers/rag/text/tokenize";
+import { matchWords, queryTerms, words } from "../../workers/rag/text/tokenize";
 
 const STATS: CorpusStats = { chunkCount: 1000, averageLength: 50, documentFrequency: new Map([["cell", 400], ["insulin", 20], ["tnf", 5]]) };
 

@@ -9,8 +9,7 @@
 import { sentences } from "../text/chunk";
 import { stem } from "../text/porter";
 import { contentTokens, maxSim } from "../text/token-similarity";
-import { queryTerms, terms } from "../text/tokenize";
-import { matchWords } from "../retrieval/fts";
+import { matchWords, queryTerms, terms } from "../text/tokenize";
 import { hashedVector } from "./hashed-embedder";
 import { type CorpusStats, idf, type RerankCandidate, type Reranker } from "./types";
 

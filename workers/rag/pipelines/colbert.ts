@@ -6,7 +6,7 @@
  */
 import { idf } from "../models/types";
 import type { ColbertInput } from "../rag.schema";
-import { matchWords } from "../retrieval/fts";
+import { matchWords } from "../text/tokenize";
 import { minMaxNormalize } from "../retrieval/fusion";
 import { hybridRetrieve } from "../retrieval/hybrid";
 import { stem } from "../text/porter";

@@ -8,11 +8,10 @@
 import type { CorpusStats } from "../models/types";
 import type { CragInput } from "../rag.schema";
 import { coverage, feedbackWords } from "../retrieval/feedback";
-import { matchWords } from "../retrieval/fts";
 import { reciprocalRankFusion, sortedByScore } from "../retrieval/fusion";
 import { type Candidate, hybridRetrieve } from "../retrieval/hybrid";
 import { stem } from "../text/porter";
-import { queryTerms } from "../text/tokenize";
+import { matchWords, queryTerms } from "../text/tokenize";
 import { idf } from "../models/types";
 import { type Pipeline, retrievalDepth } from "./pipeline";
 

@@ -15,7 +15,8 @@ import {
   toChunkRecord,
   toCollection,
 } from "../rag.repo";
-import { matchWords, toMatchExpression } from "./fts";
+import { matchWords } from "../text/tokenize";
+import { toMatchExpression } from "./fts";
 import { reciprocalRankFusion, type Scored, sortedByScore, weightedFusion } from "./fusion";
 import { documentFrequencies } from "./term-stats";
 import type { VectorHit, VectorIndex } from "./vector-index";

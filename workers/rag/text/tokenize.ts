@@ -31,6 +31,18 @@ export function queryTerms(text: string): string[] {
   return [...seen];
 }
 
+/**
+ * Content words of a query, one per stem; every word when all of them are stopwords. Unstemmed:
+ * FTS5 stems them itself (retrieval/fts.ts), and the local models stem what they compare.
+ */
+export function matchWords(query: string): string[] {
+  const all = words(query);
+  const content = all.filter((w) => !isStopword(w));
+  const chosen = new Map<string, string>();
+  for (const word of content.length > 0 ? content : all) if (!chosen.has(stem(word))) chosen.set(stem(word), word);
+  return [...chosen.values()];
+}
+
 /** A rough count of model tokens (≈ 0.75 words each), for budgets and `tokens_used`. */
 export function estimateTokens(text: string): number {
   const n = words(text).length;
