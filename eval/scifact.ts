@@ -22,18 +22,10 @@ import { LOG_DIR, startLocalWorker } from "../bin/lib/local-worker";
 import { connectMcp } from "../bin/lib/mcp-client";
 import { ROOT } from "../bin/lib/wrangler";
 import { ndcgAt, mean, percentile, recallAt } from "./lib/metrics";
-import { writeResultsTable } from "./lib/report";
+import { type PipelineResult, writeResultsTable } from "./lib/report";
 
 const DATA = join(ROOT, "..", "shared", "data", "scifact");
 const PIPELINES = ["rag_basic", "rag_basic_rerank", "rag_crag", "rag_graphrag", "rag_colbert", "rag_global_graphrag"];
-
-export interface PipelineResult {
-  pipeline: string;
-  ndcg_at_10: number;
-  recall_at_100: number;
-  p50_ms: number;
-  p95_ms: number;
-}
 
 interface QueryReply {
   retrieved_documents: { doc_id: string }[];

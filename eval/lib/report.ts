@@ -1,5 +1,13 @@
 /** Rewrites the results table of docs/retrieval.md between its markers, beside the published BM25 figures. */
-import type { PipelineResult } from "../scifact";
+
+/** One pipeline's row, as eval/scifact.ts measures it. */
+export interface PipelineResult {
+  pipeline: string;
+  ndcg_at_10: number;
+  recall_at_100: number;
+  p50_ms: number;
+  p95_ms: number;
+}
 
 export const BEGIN = "<!-- scifact-results:begin -->";
 export const END = "<!-- scifact-results:end -->";
