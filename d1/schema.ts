@@ -113,7 +113,7 @@ export const deadLetters = sqliteTable("dead_letters", {
   receivedAt: text("received_at").notNull().default(now),
 });
 
-// ---- RAG (issue 4): documents, chunks, the entity graph, query log. See docs/storage.md. ----
+// ---- RAG: documents, chunks, the entity graph, query log. See docs/storage.md. ----
 
 /** Per-user collection state; `version` changes on every ingest or delete, so caches can tell they are stale. */
 export const ragCollections = sqliteTable("rag_collections", {
@@ -239,7 +239,7 @@ export const ragQueryLog = sqliteTable(
   (t) => [index("rag_query_log_started_idx").on(t.startedAt), index("rag_query_log_pipeline_idx").on(t.pipeline, t.startedAt)],
 );
 
-// ---- Gateway (issue 5): upstream MCP sources and their discovered tools. See docs/storage.md. ----
+// ---- Gateway: upstream MCP sources and their discovered tools. See docs/storage.md. ----
 
 /**
  * One upstream MCP server registered by a user. `slug` prefixes its tools on /mcp

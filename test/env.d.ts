@@ -4,7 +4,7 @@ declare global {
   namespace Cloudflare {
     interface Env {
       TEST_MIGRATIONS: D1Migration[];
-      /** JSON of the test upstreams' URLs (test/upstreams/ports.ts, contract C1). */
+      /** JSON of the test upstreams' URLs (test/upstreams/ports.ts). */
       TEST_UPSTREAMS: string;
     }
   }

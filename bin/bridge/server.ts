@@ -11,7 +11,7 @@
  * - A session dies with its process: the call in flight answers a BRIDGE_PROCESS_EXITED JSON-RPC
  *   error, the next request on that session gets 404, and the client's re-initialisation starts a
  *   fresh process (the SDK and the gateway re-initialise on 404 by themselves).
- * - `Mcp-Bridge-Env` (contract C3) sets declared variables for the process a session spawns.
+ * - `Mcp-Bridge-Env` (workers/gateway/upstream.types.ts#BRIDGE_ENV_HEADER) sets declared variables for the process a session spawns.
  */
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";

@@ -1,5 +1,5 @@
 /**
- * /api/chat end to end (contract C6): the ChatAgent Durable Object per user, the local
+ * /api/chat end to end (its request and answer shapes in workers/agent/agent.types.ts): the ChatAgent Durable Object per user, the local
  * intent-router model through the AI SDK, and the Worker's own /mcp reached through SELF with the
  * user's token (MCP_URL = http://localhost/mcp in vitest.config.ts). Real D1, real DOs.
  */

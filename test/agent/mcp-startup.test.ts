@@ -1,5 +1,5 @@
 /**
- * The agent's MCP start-up, against real servers: the fixture upstreams (contract C1) and the
+ * The agent's MCP start-up, against real servers: the fixture upstreams (test/upstreams/) and the
  * Worker's own /mcp. Every failure mode leaves an agent that still answers with its own tools,
  * logs an error (an empty list: a warning) and tells the user; an MCP tool named like an own
  * tool replaces it with a warning naming both. ChatSession is the exact core the ChatAgent

@@ -1,5 +1,5 @@
 /**
- * Source health (contract C5): the state rules, GET /api/sources/:id/health against real
+ * Source health: the state rules, GET /api/sources/:id/health against real
  * upstreams (healthy, degraded by failed calls or discovery, unhealthy with the breaker open,
  * disabled), owner scoping, /health's public counts and the caller's own list; plus the gateway's
  * tools/list cache hint and the new routes in /openapi.json.

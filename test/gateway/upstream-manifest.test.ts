@@ -1,7 +1,7 @@
 /**
- * Plugin manifests (contract C4): plugin.json and MCP registry server.json shapes in both casings,
+ * Plugin manifests: plugin.json and MCP registry server.json shapes in both casings,
  * the command line they launch, the variables they declare, and errors that name the field.
- * Also the call window statistics of a source (contract C2).
+ * Also the call window statistics of a source (its last calls, as status() reports them).
  */
 import { describe, expect, it } from "vitest";
 import { callStats, recordCall, CALL_WINDOW } from "../../workers/gateway/call-stats";

@@ -1,5 +1,5 @@
 /**
- * The real upstream servers test/upstreams/global-setup.ts runs for these tests (contract C1), and
+ * The real upstream servers test/upstreams/global-setup.ts runs for these tests, and
  * shortcuts to register them as gateway sources over REST.
  */
 import { env } from "cloudflare:workers";

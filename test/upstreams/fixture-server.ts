@@ -1,5 +1,5 @@
 /**
- * The controllable fixture MCP server the workerd tests use as real upstreams (contract C1). It is
+ * The controllable fixture MCP server the workerd tests use as real upstreams. It is
  * a real MCP server (the SDK's Server over its Node streamable HTTP transport) behind one Node
  * HTTP server, with one behaviour per path:
  *

@@ -1,6 +1,6 @@
 /**
  * Vitest global setup of the `workers` project: starts the real upstream servers the gateway
- * tests register (contract C1) on the ports vitest.config.ts reserved, waits until each accepts
+ * tests register on the ports vitest.config.ts reserved, waits until each accepts
  * connections, and kills their whole process groups in teardown (tsx and npm-style launchers
  * fork children that a plain kill would orphan).
  */

@@ -1,5 +1,5 @@
 /**
- * The loopback ports and URLs of the test upstreams (contract C1). vitest.config.ts reserves the
+ * The loopback ports and URLs of the test upstreams. vitest.config.ts reserves the
  * ports once (it and the global setup run in the same Node process) and hands the URLs to the
  * Worker as the TEST_UPSTREAMS binding; test/upstreams/global-setup.ts starts the servers on them.
  */

@@ -1,5 +1,5 @@
 /**
- * The chat agent's public shapes (contract C6): what POST /api/chat answers, the SSE events, and
+ * The chat agent's public shapes: what POST /api/chat answers, the SSE events, and
  * the stored conversation. Runtime-neutral: the Worker, its Durable Object and `mcp-edge chat` share them.
  */
 

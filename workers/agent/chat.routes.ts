@@ -1,5 +1,5 @@
 /**
- * /api/chat (contract C6), behind the /api/* middleware (CORS, body limit, bearer auth):
+ * /api/chat, behind the /api/* middleware (CORS, body limit, bearer auth):
  *   POST   { message, time_zone? } → the reply with its tool calls (JSON), or an SSE stream of
  *          tool_call / tool_result / reply / done (or error) with Accept: text/event-stream
  *   GET    → the stored conversation        DELETE → forget it, close connections (204)

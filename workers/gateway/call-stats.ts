@@ -1,5 +1,5 @@
 /**
- * The rolling window of a source's last calls (contract C2), as pure functions over the list the
+ * The rolling window of a source's last calls, as pure functions over the list the
  * source's Durable Object stores. Only calls that reached for the upstream are recorded (a refusal
  * by the open breaker is not); an `isError` answer of the tool itself is a success here — the
  * upstream answered — while connection, protocol and timeout failures are errors.

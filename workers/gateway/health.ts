@@ -1,5 +1,5 @@
 /**
- * A source's health (contract C5), from its D1 row and its Durable Object's status. The state,
+ * A source's health, from its D1 row and its Durable Object's status. The state,
  * first rule that applies:
  *   disabled  — the source is switched off;
  *   unhealthy — its circuit breaker is open (or half-open: a probe is deciding);

@@ -1,5 +1,5 @@
 /**
- * Plugin manifests for stdio MCP servers (contract C4): `plugin.json` or an MCP registry
+ * Plugin manifests for stdio MCP servers: `plugin.json` or an MCP registry
  * `server.json`, in camelCase or snake_case. Pure zod, no Worker or Node APIs: the bridge
  * (bin/bridge) reads it to know what to spawn and which environment variables a gateway may set,
  * and the gateway reads it to check a stdio source's variables at registration.

@@ -1,4 +1,4 @@
-/** Source health (contract C5): each source's D1 row with its Durable Object's status(), by the rules in health.ts. */
+/** Source health: each source's D1 row with its Durable Object's status(), by the rules in health.ts. */
 import type { Db } from "../lib/db";
 import { AppError } from "../lib/errors";
 import { log } from "../lib/log";

@@ -72,7 +72,7 @@ export class SourceService {
   private readonly secrets: SecretBox;
   /** Each user's hidden tools (REST, admin tools, the /mcp listing). */
   readonly hidden: HiddenToolService;
-  /** Source health (contract C5). */
+  /** Source health: state rules in health.ts, queries in source-health.service.ts. */
   readonly health: SourceHealthService;
 
   constructor(private readonly deps: SourceServiceDeps) {
@@ -101,8 +101,8 @@ export class SourceService {
   }
 
   /**
-   * What the Durable Object needs (contract C3): remote env vars become headers, stdio ones the
-   * process env. Opened configs are kept briefly per isolate (configCache), keyed by everything
+   * What the Durable Object needs (UpstreamConfig, upstream.types.ts): remote env vars become
+   * headers, stdio ones the process env. Opened configs are kept briefly per isolate (configCache), keyed by everything
    * they are made of, so a warm source's call skips AES-GCM and SHA-256.
    */
   private async config(row: repo.CallSource): Promise<UpstreamConfig> {

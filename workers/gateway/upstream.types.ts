@@ -52,7 +52,7 @@ export const upstreamToolsSchema = z.array(upstreamToolSchema);
  */
 export const BRIDGE_PROCESS_EXITED = -32050;
 
-/** The header a bridge reads a stdio process's environment from: base64url(JSON object) (contract C3). */
+/** The header a bridge reads a stdio process's environment from: base64url(JSON object); bin/bridge/env.ts decodes it. */
 export const BRIDGE_ENV_HEADER = "Mcp-Bridge-Env";
 
 /** `tool_error` is the upstream's own `isError` answer; `circuit_open` means no request was sent. */
@@ -104,6 +104,6 @@ export interface SourceStatus {
   toolCount: number;
   /** When the upstream's tools/list cache hint expires (ISO); null without a hint. */
   inventory_stale_at: string | null;
-  /** The last calls (contract C2). */
+  /** The window of the last calls (call-stats.ts). */
   calls: CallStats;
 }

@@ -1,6 +1,6 @@
 /**
  * Health of the Worker's own dependencies, for GET /health (public, no token), plus the gateway
- * sources: counts by state for everyone; with a valid token, that user's sources in full (C5).
+ * sources: counts by state for everyone; with a valid token, that user's sources in full.
  * Sources' states do not change `status`: an upstream's trouble is not the Worker's.
  */
 import { sql } from "drizzle-orm";
