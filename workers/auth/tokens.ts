@@ -3,18 +3,16 @@
  * the tokens are high-entropy, so a fast hash is enough (no password-style stretching).
  * Shared by the Worker and by `npm run token`, so both hash the same way.
  */
+import { base64url, sha256Hex } from "../lib/encoding";
+
 export const TOKEN_PREFIX = "mcpe_";
 
 export function generateToken(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return TOKEN_PREFIX + btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return TOKEN_PREFIX + base64url(crypto.getRandomValues(new Uint8Array(32)));
 }
 
-export async function hashToken(token: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token));
-  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+export function hashToken(token: string): Promise<string> {
+  return sha256Hex(token);
 }
 
 /** User names are identifiers typed on a command line: keep them plain. */

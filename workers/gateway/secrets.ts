@@ -7,21 +7,11 @@
  * The additional data binds each ciphertext to its owner and variable name, so a value copied
  * into another user's row (or under another header) does not decrypt.
  */
+import { base64url, decodeBase64 } from "../lib/encoding";
 import { AppError } from "../lib/errors";
 
 const PREFIX = "v1";
 const keys = new Map<string, Promise<CryptoKey>>();
-
-function fromBase64(text: string): Uint8Array<ArrayBuffer> {
-  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
-  return Uint8Array.from(binary, (char) => char.charCodeAt(0));
-}
-
-function toBase64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
 
 function importKey(secret: string | undefined): Promise<CryptoKey> {
   if (!secret) {
@@ -31,7 +21,7 @@ function importKey(secret: string | undefined): Promise<CryptoKey> {
   if (!key) {
     let raw: Uint8Array<ArrayBuffer>;
     try {
-      raw = fromBase64(secret.trim());
+      raw = decodeBase64(secret.trim());
     } catch (cause) {
       throw new AppError("unavailable", "SOURCE_SECRETS_KEY is not valid base64", { cause });
     }
@@ -58,7 +48,7 @@ export function secretBox(secret: string | undefined): SecretBox {
       const iv = crypto.getRandomValues(new Uint8Array(12));
       const data = new Uint8Array(new TextEncoder().encode(plaintext));
       const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: additionalData(userId, name) }, key, data);
-      return `${PREFIX}.${toBase64Url(iv)}.${toBase64Url(new Uint8Array(sealed))}`;
+      return `${PREFIX}.${base64url(iv)}.${base64url(new Uint8Array(sealed))}`;
     },
     async open(userId, name, sealed) {
       const key = await importKey(secret);
@@ -66,9 +56,9 @@ export function secretBox(secret: string | undefined): SecretBox {
       if (prefix !== PREFIX || !iv || !body) throw new AppError("internal", "Stored source secret has an unknown format");
       try {
         const plain = await crypto.subtle.decrypt(
-          { name: "AES-GCM", iv: fromBase64(iv), additionalData: additionalData(userId, name) },
+          { name: "AES-GCM", iv: decodeBase64(iv), additionalData: additionalData(userId, name) },
           key,
-          fromBase64(body),
+          decodeBase64(body),
         );
         return new TextDecoder().decode(plain);
       } catch (cause) {

@@ -5,6 +5,7 @@
  */
 import type { StoredEnvVar } from "../../d1/schema";
 import { nowIso } from "../lib/clock";
+import { sha256Hex } from "../lib/encoding";
 import type { Db } from "../lib/db";
 import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
@@ -29,11 +30,6 @@ export interface SourceServiceDeps {
 /** The sealing name of a stdio source's bridge token: `:` never occurs in a variable name, so it cannot collide. */
 const BRIDGE_TOKEN_KEY = ":bridge_token";
 const STDIO_ONLY = ["mcp_command", "mcp_args", "mcp_runtime_hint", "manifest", "bridge_token"] as const;
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-}
 
 function refuseStdioFields(transport: Transport, input: Partial<Record<(typeof STDIO_ONLY)[number], unknown>>): void {
   if (transport === "stdio") return;

@@ -20,6 +20,7 @@ import {
   SSEClientTransport,
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
+import { base64url } from "../lib/encoding";
 import { selfRoutedFetch } from "../lib/self-fetch";
 import { BRIDGE_ENV_HEADER, BRIDGE_PROCESS_EXITED, type UpstreamConfig, type UpstreamErrorType, type UpstreamTool } from "./upstream.types";
 
@@ -73,10 +74,7 @@ export interface ConnectOptions {
 
 /** base64url(JSON) of the env, as the bridge expects; UTF-8 safe. */
 export function encodeBridgeEnv(env: Record<string, string>): string {
-  const bytes = new TextEncoder().encode(JSON.stringify(env));
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  return base64url(new TextEncoder().encode(JSON.stringify(env)));
 }
 
 function requestHeaders(config: UpstreamConfig): Record<string, string> {

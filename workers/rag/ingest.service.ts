@@ -6,6 +6,7 @@
  */
 import { AppError } from "../lib/errors";
 import type { Db } from "../lib/db";
+import { sha256Hex } from "../lib/encoding";
 import { extractGraph } from "./graph/entities";
 import { existingHashes, type PreparedDocument, writeDocuments } from "./ingest.repo";
 import type { Embedder } from "./models/types";
@@ -24,11 +25,6 @@ export interface IngestDeps {
   db: Db;
   embedder: Embedder;
   index: VectorIndex;
-}
-
-async function sha256(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 function assignIds(documents: readonly DocumentInput[]): (DocumentInput & { id: string })[] {
@@ -89,7 +85,7 @@ export async function ingestDocuments(
   signal?: AbortSignal,
 ): Promise<IngestResult> {
   const documents = assignIds(input.documents);
-  const hashes = await Promise.all(documents.map((d) => sha256(`${d.title}\u0000${d.text}`)));
+  const hashes = await Promise.all(documents.map((d) => sha256Hex(`${d.title}\u0000${d.text}`)));
   const existing = await existingHashes(deps.db, userId, documents.map((d) => d.id));
   const results: IngestResult["documents"] = [];
   let collection = { documentCount: 0, chunkCount: 0 };
