@@ -12,7 +12,7 @@ import { z } from "zod";
 import { bearerToken } from "../auth/auth.service";
 import type { AppEnv } from "../http/context";
 import { readJsonBody } from "../http/json-body";
-import { AppError, type ErrorCode } from "../lib/errors";
+import { AppError, isErrorCode } from "../lib/errors";
 import { log } from "../lib/log";
 import { parseInput } from "../lib/validation";
 import { resolveTimeZone } from "./intent/zoned-time";
@@ -31,10 +31,9 @@ export const chatBody = z.object({
     .optional(),
 });
 
-const ERROR_CODES = new Set<string>(["invalid_input", "unauthorized", "forbidden", "not_found", "conflict", "payload_too_large", "busy", "timeout", "unavailable", "upstream_error"]);
-
+/** The agent's failure as the REST error; an unknown or `internal` code answers 503, never a 500. */
 function agentError(code: string, message: string): AppError {
-  return new AppError(ERROR_CODES.has(code) ? (code as ErrorCode) : "unavailable", message);
+  return new AppError(isErrorCode(code) && code !== "internal" ? code : "unavailable", message);
 }
 
 type ChatAgentStub = ReturnType<Env["CHAT_AGENT"]["get"]>;

@@ -3,18 +3,25 @@
  * `isError` result and the REST error handler into `{ error: { code, message } }`.
  * `message` is safe to show to a client; `cause` is for logs only and never leaves the Worker.
  */
-export type ErrorCode =
-  | "invalid_input"
-  | "unauthorized"
-  | "forbidden"
-  | "not_found"
-  | "conflict"
-  | "payload_too_large"
-  | "busy"
-  | "timeout"
-  | "unavailable"
-  | "upstream_error"
-  | "internal";
+export const ERROR_CODES = [
+  "invalid_input",
+  "unauthorized",
+  "forbidden",
+  "not_found",
+  "conflict",
+  "payload_too_large",
+  "busy",
+  "timeout",
+  "unavailable",
+  "upstream_error",
+  "internal",
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** For codes that arrive as plain strings (for example a Durable Object's answer over RPC). */
+export function isErrorCode(value: string): value is ErrorCode {
+  return (ERROR_CODES as readonly string[]).includes(value);
+}
 
 const HTTP_STATUS: Record<ErrorCode, number> = {
   invalid_input: 400,
