@@ -7,6 +7,7 @@ import { z } from "zod";
 
 export const PRIORITIES = ["none", "low", "medium", "high"] as const;
 export const RECURRENCE_PATTERNS = ["daily", "weekly", "monthly"] as const;
+export type RecurrencePattern = (typeof RECURRENCE_PATTERNS)[number];
 export const STATUS_FILTERS = ["all", "pending", "completed"] as const;
 export const SORT_KEYS = ["created", "due_date", "priority", "title"] as const;
 

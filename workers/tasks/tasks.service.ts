@@ -3,11 +3,12 @@
  * alike. It knows nothing of HTTP or MCP; it takes validated input and the authenticated user id.
  */
 import { AppError } from "../lib/errors";
-import { addPeriod, nowIso } from "../lib/clock";
+import { nowIso } from "../lib/clock";
 import { decodeCursor, encodeCursor } from "../lib/cursor";
 import type { Db } from "../lib/db";
 import type { TaskEventType } from "./task-events.schema";
 import type { EventSink } from "../events/event-sink";
+import { addPeriod } from "./recurrence";
 import * as repo from "./tasks.repo";
 import {
   type AddTaskInput,
