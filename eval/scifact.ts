@@ -21,16 +21,12 @@ import { ingestBeirFile } from "../bin/lib/beir-ingest";
 import { LOG_DIR, startLocalWorker } from "../bin/lib/local-worker";
 import { connectMcp } from "../bin/lib/mcp-client";
 import { ROOT } from "../bin/lib/wrangler";
+import { queryResult } from "../workers/rag/rag.schema";
 import { ndcgAt, mean, percentile, recallAt } from "./lib/metrics";
 import { type PipelineResult, writeResultsTable } from "./lib/report";
 
 const DATA = join(ROOT, "..", "shared", "data", "scifact");
 const PIPELINES = ["rag_basic", "rag_basic_rerank", "rag_crag", "rag_graphrag", "rag_colbert", "rag_global_graphrag"];
-
-interface QueryReply {
-  retrieved_documents: { doc_id: string }[];
-  ranking?: { doc_id: string }[];
-}
 
 async function runPipeline(
   client: Client,
@@ -47,7 +43,7 @@ async function runPipeline(
     const result = await client.callTool({ name: pipeline, arguments: { ...extra, query: query.text, top_k: 10, ranking_depth: 100 } });
     latency.push(performance.now() - started);
     if (result.isError) throw new Error(`${pipeline} failed on query ${query._id}: ${JSON.stringify(result.content)}`);
-    const reply = result.structuredContent as unknown as QueryReply;
+    const reply = queryResult.parse(result.structuredContent);
     const judged = qrels.get(query._id)!;
     ndcg.push(ndcgAt(reply.retrieved_documents.map((d) => d.doc_id), judged, 10));
     recall.push(recallAt((reply.ranking ?? []).map((d) => d.doc_id), judged, 100));

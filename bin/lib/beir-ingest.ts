@@ -1,6 +1,7 @@
 /** Sends a BEIR corpus (JSONL: _id, title, text, metadata) to rag_ingest in batches. */
 import type { Client } from "@modelcontextprotocol/client";
 import { basename } from "node:path";
+import { ingestResult } from "../../workers/rag/rag.schema";
 import { type BeirDocument, readJsonl } from "./beir";
 
 /** rag_ingest takes up to 100 documents per call; 50 keeps bodies far below the 1 MiB limit. */
@@ -13,12 +14,6 @@ export interface IngestSummary {
   unchanged: number;
   documentCount: number;
   chunkCount: number;
-}
-
-interface IngestReply {
-  documents: { status: "created" | "replaced" | "unchanged" }[];
-  document_count: number;
-  chunk_count: number;
 }
 
 async function send(client: Client, batch: BeirDocument[], summary: IngestSummary): Promise<void> {
@@ -34,7 +29,7 @@ async function send(client: Client, batch: BeirDocument[], summary: IngestSummar
     const text = (result.content as { type: string; text?: string }[]).map((c) => c.text ?? "").join(" ");
     throw new Error(`rag_ingest failed: ${text}`);
   }
-  const reply = result.structuredContent as unknown as IngestReply;
+  const reply = ingestResult.parse(result.structuredContent);
   summary.sent += batch.length;
   for (const d of reply.documents) summary[d.status]++;
   summary.documentCount = reply.document_count;

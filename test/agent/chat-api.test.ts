@@ -209,10 +209,9 @@ describe("POST /api/chat as a stream (Accept: text/event-stream)", () => {
     expect(result.data).toMatchObject({ id: call.data["id"], name: "add_task", is_error: false });
     expect(String(result.data["result"])).toMatch(/^Created #\d+ \[ \] buy milk/);
     expect(reply.data["text"]).toMatch(/^Done\./);
-    const answer = done.data as unknown as ChatResult;
-    expect(answer.reply).toBe(reply.data["text"]);
-    expect(answer.model).toBe("local-intent-router");
-    expect(answer.tool_calls).toEqual([{ ...call.data, is_error: false, duration_ms: result.data["duration_ms"], result: result.data["result"] }]);
+    expect(done.data["reply"]).toBe(reply.data["text"]);
+    expect(done.data["model"]).toBe("local-intent-router");
+    expect(done.data["tool_calls"]).toEqual([{ ...call.data, is_error: false, duration_ms: result.data["duration_ms"], result: result.data["result"] }]);
     // And the task is really there.
     const tasks = await api<{ tasks: { title: string }[] }>(user, "GET", "/api/tasks");
     expect(tasks.body.tasks.map((t) => t.title)).toEqual(["buy milk"]);
@@ -314,7 +313,8 @@ describe("the ChatAgent Durable Object connects lazily and shuts down cleanly", 
       await instance.idleShutdown();
       const stillConnected = instance.status().mcp_connected;
       // As if the 10 minutes had passed since the last message.
-      (instance as unknown as { lastActivity: number }).lastActivity = Date.now() - 601_000;
+      // (lastActivity is private to the object: set as the clock would have left it.)
+      Reflect.set(instance, "lastActivity", Date.now() - 601_000);
       await instance.idleShutdown();
       return { idle: idle.length, stillConnected };
     });

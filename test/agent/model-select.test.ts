@@ -8,7 +8,11 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_OPENAI_MODEL, DEFAULT_WORKERS_AI_MODEL, chooseBackend, selectModel } from "../../workers/agent/models/select";
 import { LOCAL_MODEL_ID, LocalRouterModel } from "../../workers/agent/models/local-router-model";
 
-/** Stands in for the `AI` binding object; selection only checks that it is there. */
+/**
+ * Stands in for the `AI` binding object; selection only checks that it is there. The one double
+ * cast left in the tests: `Ai` is a platform class the test runtime cannot construct or bind
+ * without a Cloudflare account, and no model is called here.
+ */
 const AI = { run: async () => ({}) } as unknown as Ai;
 
 describe("model selection", () => {

@@ -5,16 +5,12 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { sourceDetail } from "../../workers/gateway/sources.schema";
 import { parseQueueEvent } from "../../workers/queue-events";
 import { connectGateway, TASKS_URL } from "../helpers/gateway";
 import { connect, textOf } from "../helpers/mcp";
 import { toolNames } from "../helpers/upstreams";
 import { createUser } from "../helpers/users";
-
-interface Detail {
-  source: { id: number; slug: string; enabled: boolean; hidden: boolean; mcp_env_vars: { name: string; secret: boolean; value?: string }[] };
-  tools: { gateway_name: string }[];
-}
 
 const ADMIN = [
   "gateway_list_sources",
@@ -54,7 +50,7 @@ describe("gateway admin tools", { timeout: 60_000 }, () => {
       arguments: { name: "Via Admin", url: TASKS_URL, mcp_env_vars: [{ name: "Authorization", value: `Bearer ${user.token}` }] },
     });
     expect(added.isError, textOf(added)).toBeFalsy();
-    const detail = added.structuredContent as unknown as Detail;
+    const detail = sourceDetail.parse(added.structuredContent);
     expect(detail.source.slug).toBe("via_admin");
     expect(detail.source.mcp_env_vars).toEqual([{ name: "Authorization", secret: true }]);
     expect(detail.tools.map((tool) => tool.gateway_name)).toContain("via_admin__add_task");
@@ -70,10 +66,10 @@ describe("gateway admin tools", { timeout: 60_000 }, () => {
     expect(JSON.stringify(listed)).not.toContain(user.token);
 
     const disabled = await again.callTool({ name: "gateway_update_source", arguments: { source_id: id, enabled: false } });
-    expect((disabled.structuredContent as unknown as Detail).source.enabled).toBe(false);
+    expect(sourceDetail.parse(disabled.structuredContent).source.enabled).toBe(false);
     expect(await toolNames(await connectGateway(user))).not.toContain("via_admin__add_task");
     const enabled = await again.callTool({ name: "gateway_update_source", arguments: { source_id: id, enabled: true } });
-    expect((enabled.structuredContent as unknown as Detail).source.enabled).toBe(true);
+    expect(sourceDetail.parse(enabled.structuredContent).source.enabled).toBe(true);
 
     const refreshed = await again.callTool({ name: "gateway_refresh_source", arguments: { source_id: id } });
     expect(refreshed.isError, textOf(refreshed)).toBeFalsy();
@@ -94,7 +90,7 @@ describe("gateway admin tools", { timeout: 60_000 }, () => {
     const stranger = await createUser();
     const ownerClient = await connectGateway(owner);
     const added = await ownerClient.callTool({ name: "gateway_add_source", arguments: { name: "Owned", url: TASKS_URL } });
-    const id = (added.structuredContent as unknown as Detail).source.id;
+    const id = sourceDetail.parse(added.structuredContent).source.id;
 
     const strangerClient = await connectGateway(stranger);
     for (const [name, args] of [

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { connectGateway, registerTasksSource, type SourceBody, type SourceDetailBody, sourceRow, TASKS_URL } from "../helpers/gateway";
 import { textOf } from "../helpers/mcp";
-import { api, type ErrorBody } from "../helpers/rest";
+import { api, type ErrorBody, errorOf } from "../helpers/rest";
 import { registerSource, upstreams } from "../helpers/upstreams";
 import { createUser } from "../helpers/users";
 
@@ -57,7 +57,7 @@ describe("stdio sources (through mcp-edge bridge)", { timeout: 60_000 }, () => {
     const owner = await createUser();
     const res = await registerSource(owner, upstreams().bridge_fixture, stdio({ manifest: REQUIRING, mcp_env_vars: [] }));
     expect(res.status).toBe(400);
-    const error = (res.body as unknown as ErrorBody).error;
+    const error = errorOf(res);
     expect(error.code).toBe("invalid_input");
     expect(error.message).toContain("FIXTURE_GREETING");
     expect(error.message).toContain("FIXTURE_MODE");
@@ -71,7 +71,7 @@ describe("stdio sources (through mcp-edge bridge)", { timeout: 60_000 }, () => {
       stdio({ manifest: REQUIRING, mcp_env_vars: [{ name: "FIXTURE_MODE", value: "x", secret: false }] }),
     );
     expect(oneMissing.status).toBe(400);
-    expect((oneMissing.body as unknown as ErrorBody).error.message).toMatch(/requires: FIXTURE_GREETING$/);
+    expect(errorOf(oneMissing).message).toMatch(/requires: FIXTURE_GREETING$/);
     expect((await api<{ count: number }>(owner, "GET", "/api/sources")).body.count).toBe(0);
   });
 
@@ -152,7 +152,7 @@ describe("stdio sources (through mcp-edge bridge)", { timeout: 60_000 }, () => {
     const owner = await createUser();
     const missing = await registerSource(owner, upstreams().bridge_fixture, { mcp_transport_type: "stdio" });
     expect(missing.status).toBe(400);
-    expect((missing.body as unknown as ErrorBody).error.details).toEqual({ field: "bridge_token" });
+    expect(errorOf(missing).details).toEqual({ field: "bridge_token" });
 
     const wrong = await registerSource(owner, upstreams().bridge_fixture, stdio({ bridge_token: "not-the-bridge-token-at-all" }));
     expect(wrong.status).toBe(201);
@@ -165,17 +165,17 @@ describe("stdio sources (through mcp-edge bridge)", { timeout: 60_000 }, () => {
     const owner = await createUser();
     const badEnv = await registerSource(owner, upstreams().bridge_fixture, stdio({ mcp_env_vars: [{ name: "X-Header", value: "v" }] }));
     expect(badEnv.status).toBe(400);
-    expect((badEnv.body as unknown as ErrorBody).error.message).toContain("X-Header");
+    expect(errorOf(badEnv).message).toContain("X-Header");
 
     const reserved = await registerTasksSource(owner, owner, { mcp_env_vars: [{ name: "Mcp-Session-Id", value: "x" }] });
     expect(reserved.status).toBe(400);
-    expect((reserved.body as unknown as ErrorBody).error.message).toContain("set by the gateway itself");
+    expect(errorOf(reserved).message).toContain("set by the gateway itself");
 
     for (const field of ["bridge_token", "mcp_command", "manifest"] as const) {
       const value = field === "manifest" ? REQUIRING : field === "bridge_token" ? "a-token-of-enough-length" : "node";
       const res = await registerTasksSource(owner, owner, { [field]: value });
       expect(res.status, field).toBe(400);
-      expect((res.body as unknown as ErrorBody).error.message, field).toContain("stdio sources only");
+      expect(errorOf(res).message, field).toContain("stdio sources only");
     }
   });
 

@@ -1,4 +1,5 @@
 /** REST calls against the Worker in-process, with the JSON parsed and the status kept. */
+import { z } from "zod";
 import type { TestUser } from "./users";
 import { workerFetch } from "./mcp";
 
@@ -8,8 +9,15 @@ export interface ApiResponse<T> {
   body: T;
 }
 
-export interface ErrorBody {
-  error: { code: string; message: string; details?: Record<string, unknown> };
+/** The REST error shape (http/errors.ts). */
+const errorBody = z.object({
+  error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() }),
+});
+export type ErrorBody = z.output<typeof errorBody>;
+
+/** The error of a response expected to fail; a body that is not the REST error shape fails the test. */
+export function errorOf(res: { body: unknown }): ErrorBody["error"] {
+  return errorBody.parse(res.body).error;
 }
 
 /** `body` is sent as JSON; pass a string in `raw` to send bytes exactly as given. */

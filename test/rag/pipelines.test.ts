@@ -8,6 +8,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import { connect, textOf } from "../helpers/mcp";
 import { ask, CORPUS, ingestCorpus, type QueryResult } from "../helpers/rag";
 import { createUser } from "../helpers/users";
+import { queryResult } from "../../workers/rag/rag.schema";
 
 const PIPELINES = ["rag_basic", "rag_basic_rerank", "rag_crag", "rag_graphrag", "rag_colbert", "rag_global_graphrag"] as const;
 
@@ -48,7 +49,7 @@ describe.each(PIPELINES)("%s", (pipeline) => {
     const requestId = crypto.randomUUID();
     const raw = await client.callTool({ name: pipeline, arguments: { query: "Does TNF drive inflammation in arthritis?", top_k: 3, request_id: requestId } });
     expect(raw.isError).toBeFalsy();
-    const result = raw.structuredContent as unknown as QueryResult;
+    const result = queryResult.parse(raw.structuredContent);
     expectContract(result, pipeline, 3);
     expect(result.response_id).toBe(requestId);
     expect(result.retrieved_documents[0]!.doc_id).toBe("bio-2");

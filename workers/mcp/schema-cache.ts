@@ -27,7 +27,7 @@ export function cachedJsonSchema<S extends z.ZodType>(schema: S): StandardSchema
   const existing = wrappers.get(schema);
   if (existing) return existing as StandardSchemaWithJSON<z.input<S>, z.output<S>>;
 
-  const standard = schema["~standard"] as unknown as StandardSchemaWithJSON<z.input<S>, z.output<S>>["~standard"];
+  const standard: StandardSchemaWithJSON<z.input<S>, z.output<S>>["~standard"] = schema["~standard"];
   const converted = new Map<string, JsonSchema>();
   const convert = (io: Io) => (options: { target: string }) => {
     const key = `${io}:${options.target}`;

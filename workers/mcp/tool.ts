@@ -43,8 +43,14 @@ export interface ToolDefinition<I extends AnyObject = AnyObject, O extends AnyOb
   run(args: z.output<I>, ctx: ToolContext, call: ToolCall): Promise<{ data: z.output<O>; text: string }>;
 }
 
+/**
+ * Lets TypeScript infer `run`'s argument and result types from the schemas, then returns the tool
+ * as a plain ToolDefinition so tools with different schemas share one list. No cast is needed:
+ * `run` is a method, whose parameters TypeScript compares both ways; it is only ever called with
+ * the arguments its own `input` parsed (invokeTool).
+ */
 export function defineTool<I extends AnyObject, O extends AnyObject>(tool: ToolDefinition<I, O>): ToolDefinition {
-  return tool as unknown as ToolDefinition;
+  return tool;
 }
 
 /** Read-only, side-effect-free tools (the common case) */

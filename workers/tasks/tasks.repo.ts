@@ -63,8 +63,11 @@ function filterConditions(userId: number, filter: TaskFilter): SQL[] {
   return conditions;
 }
 
-/** A `RETURNING *` row of a raw statement: column names as in SQL, tags still JSON text. */
-interface RawTaskRow {
+/**
+ * A `RETURNING *` row of a raw statement: column names as in SQL, tags still JSON text. A type
+ * alias (not an interface) so a D1 `Row` narrows to it directly: the statements are ours.
+ */
+type RawTaskRow = {
   id: number;
   user_id: number;
   title: string;
@@ -78,7 +81,7 @@ interface RawTaskRow {
   completed_at: string | null;
   created_at: string;
   updated_at: string;
-}
+};
 
 function fromRawTask(raw: RawTaskRow): TaskRow {
   return {
@@ -100,7 +103,7 @@ function fromRawTask(raw: RawTaskRow): TaskRow {
 
 function firstTask(rows: Row[] | undefined): TaskRow | undefined {
   const row = rows?.[0];
-  return row ? fromRawTask(row as unknown as RawTaskRow) : undefined;
+  return row ? fromRawTask(row as RawTaskRow) : undefined;
 }
 
 export async function findTask(db: Db, userId: number, taskId: number): Promise<TaskRow | undefined> {
