@@ -36,7 +36,9 @@ export function createApp(servers: readonly McpServerDefinition[] = mcpServers):
   // "/mcp/*" does not match "/mcp" itself: the gateway endpoint needs the same chain, named.
   app.use("/mcp", cors, originCheck, limitBody(MAX_MCP_BODY_BYTES), authenticated);
   app.use("/mcp/*", cors, originCheck, limitBody(MAX_MCP_BODY_BYTES), authenticated);
-  // Tools vary per user, so the gateway is always served by the SDK, never the cached fast path.
+  // Tools vary per user, so the gateway's tools/list is built per request by the SDK, never served
+  // from the built-in servers' per-isolate cache; a plain tools/call of a source tool takes the
+  // gateway's own verified fast path (serveGateway, decision 0013).
   const gateway = createGatewayServer(servers);
   app.all("/mcp", (c) => serveGateway(c.req.raw, gateway, { user: c.var.user, services: c.var.services }));
   for (const definition of servers) {
