@@ -15,9 +15,9 @@ import type { Logger } from "../../bin/bridge/log";
 import type { PluginSpec } from "../../bin/bridge/plugins";
 import { type BridgeOptions, type RunningBridge, startBridge } from "../../bin/bridge/server";
 import { BRIDGE_PROCESS_EXITED } from "../../workers/gateway/upstream.types";
+import { alive, callTool, INIT, openSession, rpc, textOf, TOKEN, until } from "./helpers/bridge-client";
 
 const ROOT = resolve(import.meta.dirname, "../..");
-const TOKEN = "node-test-bridge-token-0123456789";
 const FIXTURE = ["--import", "tsx", join(ROOT, "test/upstreams/fixture-stdio.ts")];
 
 const logLines: string[] = [];
@@ -49,66 +49,6 @@ function bridgeOptions(singleton: boolean, idleTimeoutMs = 60_000): BridgeOption
   };
 }
 
-const INIT = {
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bridge-test", version: "1" } },
-};
-
-interface Rpc {
-  status: number;
-  sessionId: string | null;
-  body: { result?: Record<string, unknown>; error?: { code: number; message: string } } | null;
-}
-
-async function rpc(url: string, message: unknown, headers: Record<string, string> = {}): Promise<Rpc> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
-    body: JSON.stringify(message),
-  });
-  const text = await res.text();
-  return { status: res.status, sessionId: res.headers.get("mcp-session-id"), body: text ? JSON.parse(text) : null };
-}
-
-/** initialize + notifications/initialized; returns the session id. */
-async function openSession(url: string, headers: Record<string, string> = {}): Promise<string> {
-  const init = await rpc(url, INIT, headers);
-  expect(init.body?.error, JSON.stringify(init.body)).toBeUndefined();
-  expect(init.sessionId).toBeTruthy();
-  const sessionId = init.sessionId!;
-  const ack = await rpc(url, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": sessionId });
-  expect(ack.status).toBe(202);
-  return sessionId;
-}
-
-async function callTool(url: string, sessionId: string, name: string, id = 2): Promise<Rpc> {
-  return rpc(url, { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: {} } }, { "mcp-session-id": sessionId });
-}
-
-function textOf(reply: Rpc): string {
-  const content = reply.body?.result?.["content"] as { text: string }[] | undefined;
-  return content?.[0]?.text ?? "";
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe("mcp-edge bridge (per-session processes)", () => {
   let bridge: RunningBridge;
   beforeAll(async () => {
@@ -133,7 +73,7 @@ describe("mcp-edge bridge (per-session processes)", () => {
       new StreamableHTTPClientTransport(new URL(bridge.url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
     );
     const names = (await client.listTools()).tools.map((tool) => tool.name);
-    expect(names).toEqual(["pid", "greeting", "slow", "crash"]);
+    expect(names).toEqual(["pid", "greeting", "variable", "slow", "crash"]);
     const result = await client.callTool({ name: "slow", arguments: { ms: 10 } });
     expect(result.content).toEqual([{ type: "text", text: "slept 10 ms" }]);
     await client.close();
