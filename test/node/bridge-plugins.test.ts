@@ -5,13 +5,17 @@
  * fixture and server-everything, run from test/upstreams/plugins.
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BridgeCli, parseBridgeArgs } from "../../bin/commands/bridge";
 import type { Logger } from "../../bin/bridge/log";
 import { type RunningBridge, startBridge } from "../../bin/bridge/server";
+import { readBridgePlugin } from "../../workers/gateway/bridge-plugins";
 import { BRIDGE_PROCESS_EXITED } from "../../workers/gateway/upstream.types";
+import { AppError } from "../../workers/lib/errors";
 import { callTool, INIT, openSession, rpc, textOf, TOKEN } from "./helpers/bridge-client";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -91,6 +95,43 @@ describe("mcp-edge bridge --plugins", () => {
     const reply = await rpc(`${bridge.url}/plugins/github/mcp`, INIT);
     expect(reply.sessionId).toBeNull();
     expect(reply.body?.error?.message).toContain("plugin github requires GITHUB_TOKEN");
+  });
+});
+
+describe("the gateway's reading of a plugin (workers/gateway/bridge-plugins.ts, run in Node)", () => {
+  let bridge: RunningBridge;
+  const servers: Server[] = [];
+  const listen = (handler: Parameters<typeof createServer>[1]) =>
+    new Promise<string>((done) => {
+      const server = createServer(handler);
+      servers.push(server);
+      server.listen(0, "127.0.0.1", () => done(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
+    });
+  beforeAll(async () => {
+    bridge = await startBridge({ ...plugins(PLUGINS, environment()), log });
+  });
+  afterAll(async () => {
+    await bridge.close();
+    for (const server of servers) server.close();
+  });
+
+  it("reads the manifest and endpoint of the plugin a provider-style directory names", async () => {
+    const plugin = await readBridgePlugin({ bridgeUrl: `${bridge.url}/`, dir: "/opt/mcp-plugins/github", token: TOKEN, timeoutMs: 5_000 });
+    expect(plugin.endpoint).toBe(`${bridge.url}/plugins/github/mcp`);
+    expect(plugin.manifest).toEqual(JSON.parse(readFileSync(join(PLUGINS, "github/plugin.json"), "utf8")));
+  });
+
+  it("never follows a redirect with the bridge token", async () => {
+    const seen: (string | undefined)[] = [];
+    const elsewhere = await listen((req, res) => {
+      seen.push(req.headers.authorization);
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ manifest: { name: "x", command: "node" } }));
+    });
+    const redirecting = await listen((_req, res) => res.writeHead(302, { location: `${elsewhere}/plugins/github` }).end());
+    const refused = await readBridgePlugin({ bridgeUrl: redirecting, dir: "github", token: TOKEN, timeoutMs: 5_000 }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(AppError);
+    expect((refused as AppError).message).toContain("HTTP 302");
+    expect(seen).toEqual([]);
   });
 });
 
