@@ -158,11 +158,6 @@ export class SourceService {
     return raw ? checkManifest(raw, transport, vars, plugin?.providedEnv) : undefined;
   }
 
-  /** The plugin `dir` names on the bridge at `bridgeUrl` (already URL-checked): its endpoint and manifest. */
-  private readPlugin(bridgeUrl: string, dir: string, token: string, timeoutMs: number): Promise<BridgePlugin> {
-    return readBridgePlugin({ bridgeUrl, dir, token, timeoutMs });
-  }
-
   /** Creates the source and discovers its tools; a failed discovery is reported, not fatal. */
   async create(userId: number, input: CreateSourceInput): Promise<SourceDetail> {
     // The original provider's defaults: a plugin runs over stdio, anything else is streamable HTTP.
@@ -172,7 +167,10 @@ export class SourceService {
     requireBridgeToken(transport, input.bridge_token !== undefined);
     // Its remote registration sends both url and mcp_server_url; the MCP endpoint is mcp_server_url.
     const url = this.checkUrl((input.mcp_server_url ?? input.url)!);
-    const plugin = input.mcp_plugin_dir === undefined ? undefined : await this.readPlugin(url, input.mcp_plugin_dir, input.bridge_token!, input.timeout_ms);
+    const plugin =
+      input.mcp_plugin_dir === undefined
+        ? undefined
+        : await readBridgePlugin({ bridgeUrl: url, dir: input.mcp_plugin_dir, token: input.bridge_token!, timeoutMs: input.timeout_ms });
     const manifest = this.manifestFor(plugin?.manifest ?? input.manifest, transport, input.mcp_env_vars, plugin);
     const row = await repo.insertSource(this.deps.db, {
       userId,
@@ -217,8 +215,8 @@ export class SourceService {
 
   /**
    * The stored configuration merged with the change is checked as a whole (transport rules,
-   * manifest). A changed url, transport, env vars or bridge token — or enabling — re-runs discovery:
-   * the inventory must describe what calls will reach.
+   * manifest — a plugin's read from its bridge again). A changed url, plugin, transport, env vars or
+   * bridge token — or enabling — re-runs discovery: the inventory must describe what calls will reach.
    */
   async update(userId: number, id: number, input: UpdateSourceInput): Promise<SourceDetail> {
     const row = await this.owned(userId, id);
@@ -300,7 +298,7 @@ export class SourceService {
     }
     const bridgeUrl = newUrl !== undefined ? this.checkUrl(newUrl) : bridgeUrlOf(row.mcpServerUrl);
     const token = input.bridge_token ?? (await this.secrets.open(row.userId, BRIDGE_TOKEN_KEY, row.bridgeToken!));
-    return this.readPlugin(bridgeUrl, dir, token, input.timeout_ms ?? row.timeoutMs);
+    return readBridgePlugin({ bridgeUrl, dir, token, timeoutMs: input.timeout_ms ?? row.timeoutMs });
   }
 
   async refresh(userId: number, id: number): Promise<SourceDetail> {
