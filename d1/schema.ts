@@ -255,7 +255,12 @@ export const sources = sqliteTable(
     name: text("name").notNull(),
     slug: text("slug").notNull(),
     sourceType: text("source_type", { enum: ["mcp"] }).notNull().default("mcp"),
+    /** What the source is for, as its owner wrote it (the original provider's `description`). */
+    description: text("description"),
+    /** The MCP endpoint calls reach; for a bridge plugin, `<bridge>/plugins/<name>/mcp`. */
     mcpServerUrl: text("mcp_server_url").notNull(),
+    /** A plugin of `mcp-edge bridge --plugins`, as registered (its last path segment names it); NULL otherwise. */
+    mcpPluginDir: text("mcp_plugin_dir"),
     mcpTransportType: text("mcp_transport_type", { enum: ["streamable_http", "sse", "stdio"] }).notNull().default("streamable_http"),
     mcpLifecycleMode: text("mcp_lifecycle_mode", { enum: ["transient", "singleton"] }).notNull().default("transient"),
     mcpEnvVars: text("mcp_env_vars", { mode: "json" }).$type<StoredEnvVar[]>().notNull().default(sql`'[]'`),

@@ -1,11 +1,13 @@
 /**
- * Plugin manifests: plugin.json and MCP registry server.json shapes in both casings,
- * the command line they launch, the variables they declare, and errors that name the field.
- * Also the call window statistics of a source (its last calls, as status() reports them).
+ * Plugin manifests: the MCP registry server.json shape in both casings, this project's plugin.json
+ * (top-level command), and the original tools provider's plugin.json (`transport_type`, `runtime`,
+ * `command` array, `environment_variables` with `required` / `secret`); the command line each
+ * launches, the variables each declares, and errors that name the field. Also the call window
+ * statistics of a source.
  */
 import { describe, expect, it } from "vitest";
 import { callStats, recordCall, CALL_WINDOW } from "../../workers/gateway/call-stats";
-import { declaredEnv, missingRequiredEnv, parseManifest, stdioLaunch } from "../../workers/gateway/manifest";
+import { declaredEnv, missingRequiredEnv, parseManifest, REDACTED, redactSecretDefaults, secretEnvNames, stdioLaunch } from "../../workers/gateway/manifest";
 import { AppError } from "../../workers/lib/errors";
 
 const registryServerJson = {
@@ -102,6 +104,94 @@ describe("plugin manifests", () => {
     expect(errorOf(() => parseManifest("not an object")).code).toBe("invalid_input");
     const noRuntime = parseManifest({ name: "x", packages: [{ identifier: "a", registryType: "cargo", transport: { type: "stdio" } }] });
     expect(errorOf(() => stdioLaunch(noRuntime)).message).toContain("runtimeHint");
+  });
+});
+
+/** The provider's "Plugin Manifest (plugin.json)", exactly as documented. */
+const providerPluginJson = {
+  name: "@modelcontextprotocol/github",
+  version: "1.0.0",
+  description: "GitHub MCP server for repository operations",
+  packages: [
+    {
+      name: "default",
+      transport_type: "stdio",
+      runtime: "uvx",
+      command: ["mcp-server-github"],
+      environment_variables: [
+        {
+          name: "GITHUB_TOKEN",
+          description: "GitHub Personal Access Token",
+          required: true,
+          secret: true,
+        },
+      ],
+    },
+  ],
+};
+
+describe("the original provider's plugin.json", () => {
+  it("is read as documented: its runtime runs its command, its variable is required and secret", () => {
+    const manifest = parseManifest(providerPluginJson);
+    expect(stdioLaunch(manifest)).toEqual({ command: "uvx", args: ["mcp-server-github"], runtimeHint: "uvx" });
+    expect(declaredEnv(manifest)).toEqual([{ name: "GITHUB_TOKEN", required: true, secret: true }]);
+    expect(missingRequiredEnv(manifest, [])).toEqual(["GITHUB_TOKEN"]);
+    expect(missingRequiredEnv(manifest, ["GITHUB_TOKEN"])).toEqual([]);
+    expect(secretEnvNames(manifest)).toEqual(new Set(["GITHUB_TOKEN"]));
+  });
+
+  it("runs npx and docker packages without prompting, and a command that names its runtime as written", () => {
+    const pkg = (fields: Record<string, unknown>) => parseManifest({ name: "p", packages: [{ name: "default", transport_type: "stdio", ...fields }] });
+    expect(stdioLaunch(pkg({ runtime: "npx", command: ["@scope/server", "--flag"] }))).toEqual({
+      command: "npx",
+      args: ["-y", "@scope/server", "--flag"],
+      runtimeHint: "npx",
+    });
+    expect(stdioLaunch(pkg({ runtime: "docker", command: ["ghcr.io/x/y"] })).args).toEqual(["run", "-i", "--rm", "ghcr.io/x/y"]);
+    expect(stdioLaunch(pkg({ runtime: "python", command: ["python", "-m", "server"] }))).toEqual({ command: "python", args: ["-m", "server"], runtimeHint: "python" });
+    expect(stdioLaunch(pkg({ command: ["./server", "stdio"], args: ["--verbose"] }))).toEqual({ command: "./server", args: ["stdio", "--verbose"], runtimeHint: null });
+  });
+
+  it("skips packages of other transports for the stdio one, and names what is wrong in the provider's own field names", () => {
+    const mixed = parseManifest({
+      name: "m",
+      packages: [
+        { name: "remote", transport_type: "http" },
+        { name: "local", transport_type: "stdio", runtime: "node", command: ["server.js"] },
+      ],
+    });
+    expect(stdioLaunch(mixed).args).toEqual(["server.js"]);
+    expect(errorOf(() => parseManifest({ name: "x", packages: [{ transport_type: "pigeon", command: ["a"] }] })).details).toEqual({
+      field: "packages.0.transport_type",
+    });
+    expect(errorOf(() => parseManifest({ name: "x", packages: [{ transport_type: "stdio", command: "mcp-server-github" }] })).details).toEqual({
+      field: "packages.0.command",
+    });
+    const badVariable = errorOf(() =>
+      parseManifest({ name: "x", packages: [{ transport_type: "stdio", command: ["a"], environment_variables: [{ name: "GITHUB TOKEN", required: "yes" }] }] }),
+    );
+    expect(badVariable.details).toEqual({ field: "packages.0.environment_variables.0.name" });
+    expect(errorOf(() => parseManifest({ name: "x", packages: [{ transport_type: "http" }] })).message).toContain("transport_type) is stdio");
+    expect(errorOf(() => stdioLaunch(parseManifest({ name: "x", command: undefined, packages: [{ transport_type: "stdio" }] }))).message).toContain(
+      "no identifier (or command)",
+    );
+  });
+
+  it("redacts the default of a secret variable in either shape, keeping everything else as written", () => {
+    const manifest = {
+      name: "r",
+      packages: [
+        { transport_type: "stdio", command: ["a"], environment_variables: [{ name: "KEY", secret: true, default: "s3cret" }, { name: "MODE", default: "fast" }] },
+      ],
+    };
+    const redacted = redactSecretDefaults(manifest, secretEnvNames(parseManifest(manifest)));
+    expect(redacted).toEqual({
+      name: "r",
+      packages: [
+        { transport_type: "stdio", command: ["a"], environment_variables: [{ name: "KEY", secret: true, default: REDACTED }, { name: "MODE", default: "fast" }] },
+      ],
+    });
+    expect(manifest.packages[0]!.environment_variables[0]!.default).toBe("s3cret");
   });
 });
 

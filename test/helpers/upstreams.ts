@@ -17,6 +17,12 @@ export interface TestUpstreams {
   bridge: string;
   /** `mcp-edge bridge --manifest test/upstreams/fixture-plugin.json` (the stdio fixture). */
   bridge_fixture: string;
+  /** Base URL of `mcp-edge bridge --plugins test/upstreams/plugins` (github: the stdio fixture; everything). */
+  bridge_plugins: string;
+  /** Base URL of `--plugins test/upstreams/provider-plugins`: the provider's github manifest as documented. */
+  bridge_provider: string;
+  /** The stdio fixture behind `--max-processes 1`. */
+  bridge_capped: string;
   bridge_token: string;
 }
 

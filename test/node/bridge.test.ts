@@ -10,92 +10,43 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseBridgeArgs, processBaseEnv, UsageError } from "../../bin/commands/bridge";
+import { type BridgeCli, parseBridgeArgs, UsageError } from "../../bin/commands/bridge";
 import type { Logger } from "../../bin/bridge/log";
-import { type RunningBridge, startBridge } from "../../bin/bridge/server";
+import type { PluginSpec } from "../../bin/bridge/plugins";
+import { type BridgeOptions, type RunningBridge, startBridge } from "../../bin/bridge/server";
 import { BRIDGE_PROCESS_EXITED } from "../../workers/gateway/upstream.types";
+import { alive, callTool, INIT, openSession, rpc, textOf, TOKEN, until } from "./helpers/bridge-client";
 
 const ROOT = resolve(import.meta.dirname, "../..");
-const TOKEN = "node-test-bridge-token-0123456789";
 const FIXTURE = ["--import", "tsx", join(ROOT, "test/upstreams/fixture-stdio.ts")];
 
 const logLines: string[] = [];
 const log: Logger = (event, fields = {}) => void logLines.push(`${event} ${JSON.stringify(fields)}`);
 
-function bridgeOptions(singleton: boolean, idleTimeoutMs = 60_000) {
-  return {
-    host: "127.0.0.1",
-    port: 0,
-    token: TOKEN,
+function bridgeOptions(singleton: boolean, idleTimeoutMs = 60_000): BridgeOptions {
+  const plugin: PluginSpec = {
+    name: "",
     command: process.execPath,
     args: FIXTURE,
     cwd: ROOT,
-    baseEnv: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
     allowedEnv: new Set(["FIXTURE_GREETING"]),
+    defaults: {},
+    baseEnv: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
+    requiredEnv: [],
+    providedEnv: [],
+    manifest: null,
+  };
+  return {
+    host: "127.0.0.1",
+    port: 0,
+    tokens: [TOKEN],
+    serve: { kind: "single", plugin },
     singleton,
     idleTimeoutMs,
+    maxProcesses: 32,
+    maxProcessesPerToken: 16,
     log,
   };
-}
-
-const INIT = {
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bridge-test", version: "1" } },
-};
-
-interface Rpc {
-  status: number;
-  sessionId: string | null;
-  body: { result?: Record<string, unknown>; error?: { code: number; message: string } } | null;
-}
-
-async function rpc(url: string, message: unknown, headers: Record<string, string> = {}): Promise<Rpc> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
-    body: JSON.stringify(message),
-  });
-  const text = await res.text();
-  return { status: res.status, sessionId: res.headers.get("mcp-session-id"), body: text ? JSON.parse(text) : null };
-}
-
-/** initialize + notifications/initialized; returns the session id. */
-async function openSession(url: string, headers: Record<string, string> = {}): Promise<string> {
-  const init = await rpc(url, INIT, headers);
-  expect(init.body?.error, JSON.stringify(init.body)).toBeUndefined();
-  expect(init.sessionId).toBeTruthy();
-  const sessionId = init.sessionId!;
-  const ack = await rpc(url, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": sessionId });
-  expect(ack.status).toBe(202);
-  return sessionId;
-}
-
-async function callTool(url: string, sessionId: string, name: string, id = 2): Promise<Rpc> {
-  return rpc(url, { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: {} } }, { "mcp-session-id": sessionId });
-}
-
-function textOf(reply: Rpc): string {
-  const content = reply.body?.result?.["content"] as { text: string }[] | undefined;
-  return content?.[0]?.text ?? "";
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe("mcp-edge bridge (per-session processes)", () => {
@@ -122,7 +73,7 @@ describe("mcp-edge bridge (per-session processes)", () => {
       new StreamableHTTPClientTransport(new URL(bridge.url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
     );
     const names = (await client.listTools()).tools.map((tool) => tool.name);
-    expect(names).toEqual(["pid", "greeting", "slow", "crash"]);
+    expect(names).toEqual(["pid", "greeting", "variable", "slow", "crash"]);
     const result = await client.callTool({ name: "slow", arguments: { ms: 10 } });
     expect(result.content).toEqual([{ type: "text", text: "slept 10 ms" }]);
     await client.close();
@@ -231,6 +182,11 @@ describe("mcp-edge bridge --singleton", () => {
   });
 });
 
+function servedPlugin(cli: BridgeCli): PluginSpec {
+  if (cli.serve.kind !== "single") throw new Error("expected a single-server bridge");
+  return cli.serve.plugin;
+}
+
 describe("mcp-edge bridge command line", () => {
   const dir = mkdtempSync(join(tmpdir(), "bridge-cli-"));
   const manifest = (name: string, value: unknown): string => {
@@ -263,17 +219,18 @@ describe("mcp-edge bridge command line", () => {
 
   it("starts from a registry server.json: npx command, declared variables allowed, defaults applied", () => {
     const cli = parseBridgeArgs(["--port", "0", "--token", TOKEN, "--manifest", requiring], { API_KEY: "k" }, dir);
-    expect(cli.command).toBe("npx");
-    expect(cli.args).toEqual(["-y", "@example/needs-key@1.2.3"]);
-    expect([...cli.allowedEnv].sort()).toEqual(["API_KEY", "DEBUG_LEVEL", "REGION"]);
-    expect(cli.defaults).toEqual({ REGION: "eu" });
-    expect(cli.cwd).toBe(dir);
+    const plugin = servedPlugin(cli);
+    expect(plugin.command).toBe("npx");
+    expect(plugin.args).toEqual(["-y", "@example/needs-key@1.2.3"]);
+    expect([...plugin.allowedEnv].sort()).toEqual(["API_KEY", "DEBUG_LEVEL", "REGION"]);
+    expect(plugin.defaults).toEqual({ REGION: "eu" });
+    expect(plugin.cwd).toBe(dir);
   });
 
   it("gives the process only basic variables, manifest defaults and declared ones — not the operator's secrets", () => {
     const shell = { PATH: "/usr/bin", HOME: "/home/op", AWS_SECRET_ACCESS_KEY: "op-secret", API_KEY: "k", DEBUG_LEVEL: "2" };
     const cli = parseBridgeArgs(["--port", "0", "--token", TOKEN, "--manifest", requiring], shell, dir);
-    expect(processBaseEnv(cli, shell)).toEqual({ PATH: "/usr/bin", HOME: "/home/op", REGION: "eu", API_KEY: "k", DEBUG_LEVEL: "2" });
+    expect(servedPlugin(cli).baseEnv).toEqual({ PATH: "/usr/bin", HOME: "/home/op", REGION: "eu", API_KEY: "k", DEBUG_LEVEL: "2" });
   });
 
   it("names what is wrong with a manifest or the arguments", () => {
@@ -286,7 +243,7 @@ describe("mcp-edge bridge command line", () => {
     expect(parse(["--port", "0", "--token", TOKEN, "--manifest", join(dir, "missing.json")])).toThrow(/cannot read manifest .*ENOENT/);
     expect(parse(["--port", "0", "--token", "short", "--", "node"])).toThrow(/at least 16 characters/);
     expect(parse(["--token", TOKEN, "--", "node"])).toThrow(/--port/);
-    expect(parse(["--port", "0", "--token", TOKEN])).toThrow(/--manifest <plugin.json> or -- <command>/);
+    expect(parse(["--port", "0", "--token", TOKEN])).toThrow(/--plugins <dir>, --manifest <plugin.json> or -- <command>/);
     expect(parse(["--port", "0", "--token", TOKEN, "--env-allow", "OK,NOT OK", "--", "node"])).toThrow(/not a variable name/);
     expect(parse(["--port", "0", "--token", TOKEN, "--frobnicate", "--", "node"])).toThrow(UsageError);
   });

@@ -1,7 +1,8 @@
 /**
  * A stdio MCP server for the bridge tests (run by `mcp-edge bridge --manifest
- * test/upstreams/fixture-plugin.json`): tools that report the process they run in, read a
- * gateway-set variable, take a while, or kill their own process mid-call.
+ * test/upstreams/fixture-plugin.json`, and as the `github` plugin of test/upstreams/plugins): tools
+ * that report the process they run in, read a gateway-set variable, take a while, or kill their
+ * own process mid-call.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -14,6 +15,11 @@ server.setRequestHandler(ListToolsRequestSchema, () => ({
   tools: [
     { name: "pid", description: "The process id serving this call", inputSchema: schema },
     { name: "greeting", description: "FIXTURE_GREETING as the process sees it", inputSchema: schema },
+    {
+      name: "variable",
+      description: "The environment variable `name` as the process sees it",
+      inputSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+    },
     {
       name: "slow",
       description: "Answers after `ms` milliseconds",
@@ -30,6 +36,8 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
       return text(String(process.pid));
     case "greeting":
       return text(process.env["FIXTURE_GREETING"] ?? "(unset)");
+    case "variable":
+      return text(process.env[String(request.params.arguments?.["name"])] ?? "(unset)");
     case "slow": {
       const ms = Number(request.params.arguments?.["ms"] ?? 1000);
       await new Promise((resolve) => setTimeout(resolve, ms));

@@ -12,6 +12,12 @@ export interface UpstreamPorts {
   everythingSse: number;
   bridge: number;
   bridgeFixture: number;
+  /** `mcp-edge bridge --plugins test/upstreams/plugins`. */
+  bridgePlugins: number;
+  /** `--plugins test/upstreams/provider-plugins` (the provider's manifest as documented), with an empty PATH. */
+  bridgeProvider: number;
+  /** The stdio fixture behind a bridge that runs one process at most. */
+  bridgeCapped: number;
   bridgeToken: string;
 }
 
@@ -27,6 +33,9 @@ export async function reserveUpstreamPorts(): Promise<UpstreamPorts> {
     everythingSse: await freePort(),
     bridge: await freePort(),
     bridgeFixture: await freePort(),
+    bridgePlugins: await freePort(),
+    bridgeProvider: await freePort(),
+    bridgeCapped: await freePort(),
     bridgeToken: randomBytes(24).toString("base64url"),
   };
   process.env[ENV_KEY] = JSON.stringify(ports);
@@ -42,6 +51,9 @@ export function upstreamUrls(ports: UpstreamPorts): Record<string, string> {
     everything_sse: `${base(ports.everythingSse)}/sse`,
     bridge: `${base(ports.bridge)}/mcp`,
     bridge_fixture: `${base(ports.bridgeFixture)}/mcp`,
+    bridge_plugins: base(ports.bridgePlugins),
+    bridge_provider: base(ports.bridgeProvider),
+    bridge_capped: `${base(ports.bridgeCapped)}/mcp`,
     bridge_token: ports.bridgeToken,
   };
 }

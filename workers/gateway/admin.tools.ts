@@ -70,7 +70,7 @@ export function adminTools(builtins: ReadonlySet<string>): ToolDefinition[] {
       name: "gateway_add_source",
       title: "Add gateway source",
       description:
-        "Register an upstream MCP server and discover its tools, which then appear on /mcp as <slug>__<tool> (the slug comes from the name). Give name and url; mcp_transport_type is streamable_http (default), sse, or stdio for a local process served by `mcp-edge bridge` (then url is the bridge's URL and bridge_token its token, mcp_env_vars the process environment, and an optional manifest — plugin.json / server.json — whose required variables must be given). For remote sources mcp_env_vars are HTTP headers (e.g. Authorization). Secrets are stored encrypted and never shown again. A failed discovery is reported in last_discovery_error, not as an error.",
+        "Register an upstream MCP server and discover its tools, which then appear on /mcp as <slug>__<tool> (the slug comes from the name). Give name and url (or mcp_server_url, which wins when both are given); mcp_transport_type is streamable_http (default), sse, or stdio for a local process served by `mcp-edge bridge` (then url is the bridge's URL and bridge_token its token, mcp_env_vars the process environment, and an optional manifest — plugin.json / server.json — whose required variables must be given). A plugin of `mcp-edge bridge --plugins DIR` is named by mcp_plugin_dir (its directory; stdio by default) with url the bridge's base URL: its manifest is read from the bridge. mcp_env_vars is a list of {name, value, secret} or an object of NAME: value (values secret); for remote sources they are HTTP headers (e.g. Authorization). Secrets are stored encrypted and never shown again. A failed discovery is reported in last_discovery_error, not as an error.",
       input: createSourceInput,
       output: sourceDetail,
       annotations: WRITE,
@@ -83,7 +83,7 @@ export function adminTools(builtins: ReadonlySet<string>): ToolDefinition[] {
       name: "gateway_update_source",
       title: "Update gateway source",
       description:
-        "Change one of your sources by source_id: rename it (its slug follows; 409 when you already have that slug), point it elsewhere, replace mcp_env_vars (the whole list, secrets included), enable or disable it (enabled), or hide it from your /mcp list (hidden). A changed url, transport, env vars or bridge token — or enabling it — re-runs discovery.",
+        "Change one of your sources by source_id: rename it (its slug follows; 409 when you already have that slug), describe it, point it elsewhere (another url, or another mcp_plugin_dir on its bridge), replace mcp_env_vars (the whole list, secrets included), enable or disable it (enabled), or hide it from your /mcp list (hidden). A changed url, plugin, transport, env vars or bridge token — or enabling it — re-runs discovery.",
       input: updateSourceToolInput,
       output: sourceDetail,
       annotations: { ...WRITE, idempotentHint: true },

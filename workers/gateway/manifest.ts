@@ -1,111 +1,14 @@
 /**
- * Plugin manifests for stdio MCP servers: `plugin.json` or an MCP registry
- * `server.json`, in camelCase or snake_case. Pure zod, no Worker or Node APIs: the bridge
- * (bin/bridge) reads it to know what to spawn and which environment variables a gateway may set,
- * and the gateway reads it to check a stdio source's variables at registration.
+ * Plugin manifests for stdio MCP servers: what to launch, which environment variables a plugin
+ * declares (required, secret, defaulted), and the manifest as it may be shown (secret defaults
+ * redacted). The shapes themselves are in manifest-shapes.ts. Pure, no Worker or Node APIs: the
+ * bridge (bin/bridge) reads manifests to know what to spawn and which variables a gateway may set,
+ * and the gateway reads them to check a stdio source's variables at registration.
  */
-import { z } from "zod";
 import { AppError } from "../lib/errors";
+import { type Manifest, type ManifestPackage, manifestSchema } from "./manifest-shapes";
 
-/**
- * An environment variable name a shell would accept; anything else is refused, not escaped. The
- * one rule for manifests, registered stdio variables, the bridge's --env-allow and Mcp-Bridge-Env.
- */
-export const ENV_VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-const envName = z.string().regex(ENV_VAR_NAME, "must be an environment variable name (letters, digits, _)");
-
-const envVariableSchema = z
-  .object({
-    name: envName,
-    description: z.string().optional(),
-    isRequired: z.boolean().optional(),
-    is_required: z.boolean().optional(),
-    isSecret: z.boolean().optional(),
-    is_secret: z.boolean().optional(),
-    default: z.string().optional(),
-  })
-  .transform((v) => ({
-    name: v.name,
-    description: v.description,
-    required: v.isRequired ?? v.is_required ?? false,
-    secret: v.isSecret ?? v.is_secret ?? false,
-    default: v.default,
-  }));
-
-/** Registry arguments are objects ({type: positional|named, name, value, default}); plain strings are taken as they are. */
-const argumentSchema = z.union([
-  z.string(),
-  z
-    .object({
-      type: z.enum(["positional", "named"]).optional(),
-      name: z.string().optional(),
-      value: z.string().optional(),
-      default: z.string().optional(),
-      valueHint: z.string().optional(),
-      value_hint: z.string().optional(),
-    })
-    .transform((a): string[] => {
-      const value = a.value ?? a.default;
-      if (a.type === "named" || (a.type === undefined && a.name !== undefined)) {
-        if (!a.name) return [];
-        return value === undefined ? [a.name] : [a.name, value];
-      }
-      return value === undefined ? [] : [value];
-    }),
-]);
-const argumentsSchema = z.array(argumentSchema).transform((list) => list.flatMap((a) => (typeof a === "string" ? [a] : a)));
-
-const packageSchema = z
-  .object({
-    registryType: z.string().optional(),
-    registry_type: z.string().optional(),
-    registry_name: z.string().optional(),
-    identifier: z.string().min(1).optional(),
-    name: z.string().min(1).optional(),
-    version: z.string().optional(),
-    runtimeHint: z.string().min(1).optional(),
-    runtime_hint: z.string().min(1).optional(),
-    transport: z.object({ type: z.enum(["stdio", "streamable-http", "sse"]) }).loose(),
-    packageArguments: argumentsSchema.optional(),
-    package_arguments: argumentsSchema.optional(),
-    runtimeArguments: argumentsSchema.optional(),
-    runtime_arguments: argumentsSchema.optional(),
-    args: z.array(z.string()).optional(),
-    environmentVariables: z.array(envVariableSchema).optional(),
-    environment_variables: z.array(envVariableSchema).optional(),
-  })
-  .loose()
-  .transform((p) => ({
-    registryType: p.registryType ?? p.registry_type ?? p.registry_name ?? null,
-    identifier: p.identifier ?? p.name ?? null,
-    version: p.version ?? null,
-    runtimeHint: p.runtimeHint ?? p.runtime_hint ?? null,
-    transport: p.transport.type,
-    packageArguments: [...(p.packageArguments ?? p.package_arguments ?? []), ...(p.args ?? [])],
-    runtimeArguments: p.runtimeArguments ?? p.runtime_arguments ?? [],
-    environmentVariables: p.environmentVariables ?? p.environment_variables ?? [],
-  }));
-
-export const manifestSchema = z
-  .object({
-    name: z.string().min(1),
-    description: z.string().optional(),
-    version: z.string().optional(),
-    packages: z.array(packageSchema).optional(),
-    command: z.string().min(1).optional(),
-    args: z.array(z.string()).optional(),
-    /** Fixed variables for the process: always applied, and settable by a gateway. */
-    env: z.record(envName, z.string()).optional(),
-  })
-  .loose()
-  .refine((m) => m.command !== undefined || (m.packages ?? []).some((p) => p.transport === "stdio"), {
-    message: "needs a command, or a package whose transport.type is stdio",
-    path: ["command"],
-  });
-
-export type Manifest = z.output<typeof manifestSchema>;
-export type ManifestPackage = NonNullable<Manifest["packages"]>[number];
+export { ENV_VAR_NAME, type Manifest, type ManifestPackage } from "./manifest-shapes";
 
 export interface DeclaredEnv {
   name: string;
@@ -130,35 +33,54 @@ function stdioPackage(manifest: Manifest): ManifestPackage | undefined {
 /** How a registry type's packages are run when the manifest gives no runtime hint. */
 const DEFAULT_RUNTIME: Record<string, string> = { npm: "npx", pypi: "uvx", oci: "docker", nuget: "dnx" };
 
+/** What a runtime needs before the package to run it without asking (npx would prompt to install). */
+function defaultRuntimeArgs(runtime: string): string[] {
+  if (runtime === "npx") return ["-y"];
+  if (runtime === "docker") return ["run", "-i", "--rm"];
+  return [];
+}
+
 function packageSpec(pkg: ManifestPackage, runtime: string): string {
   const id = pkg.identifier ?? "";
   if (!pkg.version) return id;
   if (runtime === "uvx") return `${id}==${pkg.version}`;
   if (runtime === "docker") return `${id}:${pkg.version}`;
-  if (runtime === "dnx") return `${id}@${pkg.version}`;
   return `${id}@${pkg.version}`;
+}
+
+export interface StdioLaunch {
+  command: string;
+  args: string[];
+  runtimeHint: string | null;
+}
+
+/**
+ * The provider's `runtime` + `command` array: `uvx` + `["mcp-server-github"]` runs `uvx
+ * mcp-server-github` (npx and docker get their usual `-y` / `run -i --rm`); a command that already
+ * starts with the runtime, or one without a runtime, runs as written.
+ */
+function providerLaunch(pkg: ManifestPackage, command: readonly string[]): StdioLaunch {
+  const runtime = pkg.runtimeHint;
+  const [program, ...rest] = command as [string, ...string[]];
+  if (runtime === null || program === runtime) return { command: program, args: [...rest, ...pkg.packageArguments], runtimeHint: runtime };
+  return { command: runtime, args: [...defaultRuntimeArgs(runtime), ...command, ...pkg.packageArguments], runtimeHint: runtime };
 }
 
 /**
  * The command line to spawn: the manifest's own `command`/`args` when given, otherwise its first
- * stdio package run by its runtime hint (npm → `npx -y <id>@<version>`, pypi → `uvx <id>==<version>`,
- * oci → `docker run -i --rm <image>:<version>`), followed by the package arguments.
+ * stdio package — the provider's `runtime` + `command`, or a registry package run by its runtime
+ * hint (npm → `npx -y <id>@<version>`, pypi → `uvx <id>==<version>`, oci → `docker run -i --rm
+ * <image>:<version>`) — followed by the package arguments.
  */
-export function stdioLaunch(manifest: Manifest): { command: string; args: string[]; runtimeHint: string | null } {
+export function stdioLaunch(manifest: Manifest): StdioLaunch {
   if (manifest.command) return { command: manifest.command, args: manifest.args ?? [], runtimeHint: null };
   const pkg = stdioPackage(manifest);
-  if (!pkg) throw AppError.invalid("manifest needs a command, or a package whose transport.type is stdio", "command");
-  if (!pkg.identifier) throw AppError.invalid("manifest package has no identifier to run", "packages.identifier");
+  if (!pkg) throw AppError.invalid("manifest needs a command, or a package whose transport is stdio", "command");
+  if (pkg.command) return providerLaunch(pkg, pkg.command);
+  if (!pkg.identifier) throw AppError.invalid("manifest package has no identifier (or command) to run", "packages.identifier");
   const runtime = pkg.runtimeHint ?? (pkg.registryType ? DEFAULT_RUNTIME[pkg.registryType] : undefined);
   if (!runtime) throw AppError.invalid("manifest package has no runtimeHint and an unknown registryType; add runtimeHint", "packages.runtimeHint");
-  const runtimeArgs =
-    pkg.runtimeArguments.length > 0
-      ? pkg.runtimeArguments
-      : runtime === "npx"
-        ? ["-y"]
-        : runtime === "docker"
-          ? ["run", "-i", "--rm"]
-          : [];
+  const runtimeArgs = pkg.runtimeArguments.length > 0 ? pkg.runtimeArguments : defaultRuntimeArgs(runtime);
   return { command: runtime, args: [...runtimeArgs, packageSpec(pkg, runtime), ...pkg.packageArguments], runtimeHint: runtime };
 }
 
@@ -180,4 +102,40 @@ export function missingRequiredEnv(manifest: Manifest, provided: readonly string
   return declaredEnv(manifest)
     .filter((v) => v.required && v.default === undefined && !have.has(v.name))
     .map((v) => v.name);
+}
+
+/** Names the manifest marks secret. */
+export function secretEnvNames(manifest: Manifest): Set<string> {
+  return new Set(
+    declaredEnv(manifest)
+      .filter((v) => v.secret)
+      .map((v) => v.name),
+  );
+}
+
+/**
+ * What replaces the `default` of a secret variable wherever a manifest is shown or stored: the
+ * value never leaves, while a re-check still sees that the variable has a default (is never missing).
+ */
+export const REDACTED = "<redacted>";
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The manifest object as written, with the `default` of every variable in `secretNames` replaced by REDACTED. */
+export function redactSecretDefaults(raw: Record<string, unknown>, secretNames: ReadonlySet<string>): Record<string, unknown> {
+  const copy = structuredClone(raw);
+  const packages = Array.isArray(copy["packages"]) ? copy["packages"] : [];
+  for (const pkg of packages) {
+    if (!isRecord(pkg)) continue;
+    for (const key of ["environmentVariables", "environment_variables"]) {
+      const vars = pkg[key];
+      if (!Array.isArray(vars)) continue;
+      for (const v of vars) {
+        if (isRecord(v) && typeof v["name"] === "string" && secretNames.has(v["name"]) && v["default"] !== undefined) v["default"] = REDACTED;
+      }
+    }
+  }
+  return copy;
 }

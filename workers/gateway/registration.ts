@@ -7,7 +7,7 @@
  *   required (missing ones are named) and which are secret (stored encrypted even if not marked).
  */
 import { AppError } from "../lib/errors";
-import { declaredEnv, ENV_VAR_NAME, type Manifest, missingRequiredEnv, parseManifest, stdioLaunch } from "./manifest";
+import { ENV_VAR_NAME, type Manifest, missingRequiredEnv, parseManifest, redactSecretDefaults, secretEnvNames, type StdioLaunch, stdioLaunch } from "./manifest";
 import type { TRANSPORT_TYPES } from "./sources.schema";
 
 export type Transport = (typeof TRANSPORT_TYPES)[number];
@@ -47,51 +47,29 @@ export interface ManifestCheck {
   manifest: Manifest;
   /** Names the manifest marks secret: stored encrypted whatever the caller said. */
   secretNames: Set<string>;
-  launch: { command: string; args: string[]; runtimeHint: string | null };
-}
-
-/** Parses the manifest and checks the variables against it: every missing required one is named. */
-export function checkManifest(raw: Record<string, unknown>, transport: Transport, vars: readonly VarSpec[]): ManifestCheck {
-  if (transport !== "stdio") throw AppError.invalid("manifest is for stdio sources only (mcp_transport_type stdio)", "manifest");
-  const manifest = parseManifest(raw);
-  const missing = missingRequiredEnv(
-    manifest,
-    vars.map((v) => v.name),
-  );
-  if (missing.length > 0) {
-    throw AppError.invalid(`mcp_env_vars lacks variables the manifest requires: ${missing.join(", ")}`, "mcp_env_vars");
-  }
-  const secretNames = new Set(
-    declaredEnv(manifest)
-      .filter((v) => v.secret)
-      .map((v) => v.name),
-  );
-  return { manifest, secretNames, launch: stdioLaunch(manifest) };
+  launch: StdioLaunch;
+  /** The manifest as stored and returned: the caller's (or the bridge's) object, secret defaults redacted. */
+  storable: Record<string, unknown>;
 }
 
 /**
- * The manifest as stored and returned: the caller's object with the `default` of every variable
- * it marks secret replaced by a placeholder, so no API can echo a secret that came inside a
- * manifest, while a re-check still sees that the variable has a default (is never missing).
+ * Parses the manifest and checks the variables against it: every missing required one is named.
+ * `providedElsewhere`: names the bridge itself sets for the plugin (from its own environment).
  */
-export const REDACTED = "<redacted>";
-
-export function storableManifest(raw: Record<string, unknown>, secretNames: ReadonlySet<string>): Record<string, unknown> {
-  const copy = structuredClone(raw);
-  const packages = Array.isArray(copy["packages"]) ? (copy["packages"] as unknown[]) : [];
-  for (const pkg of packages) {
-    if (typeof pkg !== "object" || pkg === null) continue;
-    for (const key of ["environmentVariables", "environment_variables"]) {
-      const vars = (pkg as Record<string, unknown>)[key];
-      if (!Array.isArray(vars)) continue;
-      for (const v of vars) {
-        if (typeof v === "object" && v !== null && secretNames.has(String((v as Record<string, unknown>)["name"]))) {
-          if ((v as Record<string, unknown>)["default"] !== undefined) (v as Record<string, unknown>)["default"] = REDACTED;
-        }
-      }
-    }
+export function checkManifest(
+  raw: Record<string, unknown>,
+  transport: Transport,
+  vars: readonly VarSpec[],
+  providedElsewhere: readonly string[] = [],
+): ManifestCheck {
+  if (transport !== "stdio") throw AppError.invalid("manifest is for stdio sources only (mcp_transport_type stdio)", "manifest");
+  const manifest = parseManifest(raw);
+  const missing = missingRequiredEnv(manifest, [...vars.map((v) => v.name), ...providedElsewhere]);
+  if (missing.length > 0) {
+    throw AppError.invalid(`mcp_env_vars lacks variables the manifest requires: ${missing.join(", ")}`, "mcp_env_vars");
   }
-  return copy;
+  const secretNames = secretEnvNames(manifest);
+  return { manifest, secretNames, launch: stdioLaunch(manifest), storable: redactSecretDefaults(raw, secretNames) };
 }
 
 export function requireBridgeToken(transport: Transport, hasToken: boolean): void {

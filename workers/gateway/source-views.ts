@@ -37,8 +37,10 @@ export function toView(row: SourceRow, toolCount: number): SourceView {
     name: row.name,
     slug: row.slug,
     source_type: row.sourceType,
+    description: row.description,
     url: row.mcpServerUrl,
     mcp_server_url: row.mcpServerUrl,
+    mcp_plugin_dir: row.mcpPluginDir,
     mcp_transport_type: row.mcpTransportType,
     mcp_lifecycle_mode: row.mcpLifecycleMode,
     // Secret values never leave the service, not even encrypted.

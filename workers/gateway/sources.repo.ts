@@ -17,7 +17,9 @@ export type SourcePatch = Partial<
     SourceRow,
     | "name"
     | "slug"
+    | "description"
     | "mcpServerUrl"
+    | "mcpPluginDir"
     | "mcpTransportType"
     | "mcpLifecycleMode"
     | "mcpEnvVars"

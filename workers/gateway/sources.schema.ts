@@ -16,16 +16,50 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 const VAR_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
 const MAX_SLUG = 40;
 
+/**
+ * A whole value that is a `${secrets:…}` or `${env:…}` reference: the original provider resolved
+ * those from its secret store or its own environment; this gateway has neither, so it says so
+ * rather than passing the reference text on as the value.
+ */
+const UNRESOLVED_REFERENCE = /^\$\{(secrets|env):[^}]*\}$/;
+
+const envVarName = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(VAR_NAME, "must be a valid HTTP header or environment variable name")
+  .describe("Remote sources: HTTP header sent on every upstream request (for example Authorization). stdio: environment variable of the subprocess");
+const envVarValue = z
+  .string()
+  .max(4096)
+  .refine((value) => !UNRESOLVED_REFERENCE.test(value), "is a ${secrets:…} / ${env:…} reference, which this gateway does not resolve: send the value itself (secret values are stored encrypted)")
+  .describe("The value; write-only when secret");
+
 export const envVarInput = z.object({
-  name: z
-    .string()
-    .min(1)
-    .max(100)
-    .regex(VAR_NAME, "must be a valid HTTP header or environment variable name")
-    .describe("Remote sources: HTTP header sent on every upstream request (for example Authorization). stdio: environment variable of the subprocess"),
-  value: z.string().max(4096).describe("The value; write-only when secret"),
+  name: envVarName,
+  value: envVarValue,
   secret: z.boolean().default(true).describe("Encrypted at rest and never returned; default true"),
 });
+
+const MAX_ENV_VARS = 20;
+
+/**
+ * Today's list of `{name, value, secret}`, or the original provider's object of name → value
+ * (every value secret). Either way the service sees the list.
+ */
+const envVars = z
+  .union(
+    [
+      z.array(envVarInput),
+      z.record(envVarName, envVarValue).transform((map) => Object.entries(map).map(([name, value]) => ({ name, value, secret: true }))),
+    ],
+    { error: 'expected a list of {"name", "value", "secret"} or an object of "NAME": "value"' },
+  )
+  .refine((vars) => vars.length <= MAX_ENV_VARS, `at most ${MAX_ENV_VARS} variables`)
+  .refine((vars) => new Set(vars.map((v) => v.name.toLowerCase())).size === vars.length, "names must be unique")
+  .describe(
+    'Remote sources: HTTP headers on upstream requests. stdio: the subprocess environment. A list of {"name", "value", "secret"} or an object of "NAME": "value" (values secret)',
+  );
 
 export const fields = {
   source_id: z.int().positive().max(Number.MAX_SAFE_INTEGER).describe("The source's numeric id"),
@@ -40,11 +74,7 @@ export const fields = {
   mcp_lifecycle_mode: z
     .enum(LIFECYCLE_MODES)
     .describe("singleton keeps one warm upstream connection; transient connects per call"),
-  mcp_env_vars: z
-    .array(envVarInput)
-    .max(20)
-    .refine((vars) => new Set(vars.map((v) => v.name.toLowerCase())).size === vars.length, "names must be unique")
-    .describe("Remote sources: HTTP headers on upstream requests. stdio: the subprocess environment"),
+  mcp_env_vars: envVars,
   timeout_ms: z.int().min(100).max(120_000).describe("Per-call upstream timeout in milliseconds (default 30000)"),
   enabled: z.boolean().describe("Disabled sources keep their inventory but are not listed, called or rediscovered"),
   hidden: z.boolean().describe("Hidden sources stay enabled (discovered, health-checked) but are left out of your /mcp list"),
@@ -59,12 +89,26 @@ export const fields = {
     .min(16)
     .max(4096)
     .describe("stdio: the bearer token of the `mcp-edge bridge` (sent as Authorization); write-only, encrypted at rest"),
+  mcp_plugin_dir: z
+    .string()
+    .trim()
+    .min(1)
+    .max(1000)
+    .describe(
+      "A plugin served by `mcp-edge bridge --plugins DIR`, named by its directory (`/opt/mcp-plugins/github` and `github` both name the bridge's `github`); then url is the bridge's base URL and the manifest is read from the bridge",
+    ),
+  description: z.string().trim().max(1000).describe("What the source is for (shown, never interpreted)"),
+  source_type: z.literal("mcp", { error: 'only "mcp" sources are served here' }).describe('"mcp" (the default; the only kind served here)'),
 };
 
-/** `url` and `mcp_server_url` are the same field under its two historical names; give one. */
+/**
+ * `url` and `mcp_server_url`: the original provider's remote registration sends both, and the MCP
+ * endpoint is `mcp_server_url` when given; a plugin (`mcp_plugin_dir`) is reached through the
+ * bridge named by `url`.
+ */
 const urlFields = {
   url: fields.url.optional(),
-  mcp_server_url: fields.url.optional(),
+  mcp_server_url: fields.url.optional().describe("Remote sources: the upstream MCP endpoint; wins over url when both are given"),
 };
 
 const stdioFields = {
@@ -73,13 +117,17 @@ const stdioFields = {
   mcp_runtime_hint: fields.mcp_runtime_hint.optional(),
   manifest: fields.manifest.optional(),
   bridge_token: fields.bridge_token.optional(),
+  mcp_plugin_dir: fields.mcp_plugin_dir.optional(),
 };
 
 export const createSourceFields = z.object({
   name: fields.name,
-  source_type: z.literal("mcp").default("mcp"),
+  source_type: fields.source_type.default("mcp"),
+  description: fields.description.optional(),
   ...urlFields,
-  mcp_transport_type: fields.mcp_transport_type.default("streamable_http"),
+  mcp_transport_type: fields.mcp_transport_type
+    .optional()
+    .describe("streamable_http (the default), sse (legacy HTTP+SSE) or stdio (a local process behind `mcp-edge bridge`; the default with mcp_plugin_dir)"),
   mcp_lifecycle_mode: fields.mcp_lifecycle_mode.default("transient"),
   mcp_env_vars: fields.mcp_env_vars.default([]),
   ...stdioFields,
@@ -88,16 +136,49 @@ export const createSourceFields = z.object({
   hidden: fields.hidden.default(false),
 });
 
-type UrlPair = { url?: string | undefined; mcp_server_url?: string | undefined };
-const urlsAgree = (input: UrlPair) => !input.url || !input.mcp_server_url || input.url === input.mcp_server_url;
+interface PluginShape {
+  mcp_plugin_dir?: string | undefined;
+  mcp_server_url?: string | undefined;
+  mcp_transport_type?: string | undefined;
+  manifest?: unknown;
+}
 
-export const createSourceInput = createSourceFields
-  .refine((input) => (input.url ?? input.mcp_server_url) !== undefined, { message: "give url (or mcp_server_url)", path: ["url"] })
-  .refine(urlsAgree, { message: "url and mcp_server_url differ", path: ["mcp_server_url"] });
+/** A plugin is a stdio process behind the bridge `url` names, with the bridge's manifest. */
+const PLUGIN_RULES: { holds: (input: PluginShape) => boolean; path: keyof PluginShape; message: string }[] = [
+  {
+    holds: (input) => input.mcp_plugin_dir === undefined || input.mcp_server_url === undefined,
+    path: "mcp_plugin_dir",
+    message: "a plugin (mcp_plugin_dir) runs behind the mcp-edge bridge named by url; mcp_server_url is for remote servers: give one or the other",
+  },
+  {
+    holds: (input) => input.mcp_plugin_dir === undefined || input.mcp_transport_type === undefined || input.mcp_transport_type === "stdio",
+    path: "mcp_transport_type",
+    message: "plugins (mcp_plugin_dir) run over stdio behind mcp-edge bridge; sse and streamable_http are for remote servers (mcp_server_url)",
+  },
+  {
+    holds: (input) => input.mcp_plugin_dir === undefined || input.manifest === undefined,
+    path: "manifest",
+    message: "a plugin's manifest is read from the bridge: leave manifest out when giving mcp_plugin_dir",
+  },
+];
+
+function withPluginRules<S extends z.ZodType<PluginShape>>(schema: S): S {
+  let checked = schema;
+  for (const rule of PLUGIN_RULES) checked = checked.refine(rule.holds, { message: rule.message, path: [rule.path] });
+  return checked;
+}
+
+export const createSourceInput = withPluginRules(
+  createSourceFields.refine((input) => (input.url ?? input.mcp_server_url) !== undefined, {
+    message: "give url (or mcp_server_url); with mcp_plugin_dir, url is the base URL of the `mcp-edge bridge --plugins` serving it",
+    path: ["url"],
+  }),
+);
 
 /** At least one field; `mcp_env_vars` replaces the whole list (secrets must be sent again). */
 export const updateSourceFields = z.object({
   name: fields.name.optional(),
+  description: fields.description.nullable().optional().describe("What the source is for; null clears it"),
   ...urlFields,
   mcp_transport_type: fields.mcp_transport_type.optional(),
   mcp_lifecycle_mode: fields.mcp_lifecycle_mode.optional(),
@@ -110,16 +191,13 @@ export const updateSourceFields = z.object({
 
 const someField = (input: Record<string, unknown>) => Object.entries(input).some(([key, value]) => key !== "source_id" && value !== undefined);
 
-export const updateSourceInput = updateSourceFields
-  .refine(someField, "give at least one field to change")
-  .refine(urlsAgree, { message: "url and mcp_server_url differ", path: ["mcp_server_url"] });
+export const updateSourceInput = withPluginRules(updateSourceFields.refine(someField, "give at least one field to change"));
 
 /** The admin tools' shapes: the REST body plus the id the REST path carries. */
 export const sourceIdInput = z.object({ source_id: fields.source_id });
-export const updateSourceToolInput = sourceIdInput
-  .extend(updateSourceFields.shape)
-  .refine(someField, "give at least one field to change besides source_id")
-  .refine(urlsAgree, { message: "url and mcp_server_url differ", path: ["mcp_server_url"] });
+export const updateSourceToolInput = withPluginRules(
+  sourceIdInput.extend(updateSourceFields.shape).refine(someField, "give at least one field to change besides source_id"),
+);
 
 export type CreateSourceInput = z.output<typeof createSourceInput>;
 export type UpdateSourceInput = z.output<typeof updateSourceInput>;
@@ -142,8 +220,10 @@ export const sourceSchema = z.object({
   name: z.string(),
   slug: z.string(),
   source_type: z.literal("mcp"),
-  url: z.string(),
+  description: z.string().nullable(),
+  url: z.string().describe("The MCP endpoint calls reach (for a plugin, the bridge's /plugins/<name>/mcp)"),
   mcp_server_url: z.string(),
+  mcp_plugin_dir: z.string().nullable().describe("The plugin directory as registered; null unless the source is a bridge plugin"),
   mcp_transport_type: z.enum(TRANSPORT_TYPES),
   mcp_lifecycle_mode: z.enum(LIFECYCLE_MODES),
   mcp_env_vars: z

@@ -14,7 +14,8 @@ import * as hiddenRepo from "./hidden-tools.repo";
 import { HiddenToolService } from "./hidden-tools.service";
 import { SourceHealthService } from "./source-health.service";
 import { type SourceDetail, splitGatewayName, toDetail, toView } from "./source-views";
-import { checkManifest, checkVarNames, type ManifestCheck, requireBridgeToken, storableManifest, type Transport, type VarSpec } from "./registration";
+import { type BridgePlugin, bridgeUrlOf, readBridgePlugin } from "./bridge-plugins";
+import { checkManifest, checkVarNames, type ManifestCheck, requireBridgeToken, type Transport, type VarSpec } from "./registration";
 import { secretBox, type SecretBox } from "./secrets";
 import * as repo from "./sources.repo";
 import { type CreateSourceInput, type EnvVarInput, slugify, type SourceView, type UpdateSourceInput } from "./sources.schema";
@@ -29,7 +30,7 @@ export interface SourceServiceDeps {
 
 /** The sealing name of a stdio source's bridge token: `:` never occurs in a variable name, so it cannot collide. */
 const BRIDGE_TOKEN_KEY = ":bridge_token";
-const STDIO_ONLY = ["mcp_command", "mcp_args", "mcp_runtime_hint", "manifest", "bridge_token"] as const;
+const STDIO_ONLY = ["mcp_command", "mcp_args", "mcp_runtime_hint", "manifest", "bridge_token", "mcp_plugin_dir"] as const;
 
 function refuseStdioFields(transport: Transport, input: Partial<Record<(typeof STDIO_ONLY)[number], unknown>>): void {
   if (transport === "stdio") return;
@@ -137,31 +138,44 @@ export class SourceService {
     return row;
   }
 
-  private manifestFor(raw: Record<string, unknown> | null | undefined, transport: Transport, vars: readonly VarSpec[]): ManifestCheck | undefined {
-    return raw ? checkManifest(raw, transport, vars) : undefined;
+  private manifestFor(
+    raw: Record<string, unknown> | null | undefined,
+    transport: Transport,
+    vars: readonly VarSpec[],
+    plugin: BridgePlugin | undefined,
+  ): ManifestCheck | undefined {
+    return raw ? checkManifest(raw, transport, vars, plugin?.providedEnv) : undefined;
   }
 
   /** Creates the source and discovers its tools; a failed discovery is reported, not fatal. */
   async create(userId: number, input: CreateSourceInput): Promise<SourceDetail> {
-    const transport = input.mcp_transport_type;
+    // The original provider's defaults: a plugin runs over stdio, anything else is streamable HTTP.
+    const transport = input.mcp_transport_type ?? (input.mcp_plugin_dir !== undefined ? "stdio" : "streamable_http");
     refuseStdioFields(transport, input);
     checkVarNames(transport, input.mcp_env_vars);
     requireBridgeToken(transport, input.bridge_token !== undefined);
-    const manifest = this.manifestFor(input.manifest, transport, input.mcp_env_vars);
-    const url = this.checkUrl((input.url ?? input.mcp_server_url)!);
+    // Its remote registration sends both url and mcp_server_url; the MCP endpoint is mcp_server_url.
+    const url = this.checkUrl((input.mcp_server_url ?? input.url)!);
+    const plugin =
+      input.mcp_plugin_dir === undefined
+        ? undefined
+        : await readBridgePlugin({ bridgeUrl: url, dir: input.mcp_plugin_dir, token: input.bridge_token!, timeoutMs: input.timeout_ms });
+    const manifest = this.manifestFor(plugin?.manifest ?? input.manifest, transport, input.mcp_env_vars, plugin);
     const row = await repo.insertSource(this.deps.db, {
       userId,
       name: input.name,
       slug: slugify(input.name),
       sourceType: "mcp",
-      mcpServerUrl: url,
+      description: input.description ?? null,
+      mcpServerUrl: plugin?.endpoint ?? url,
+      mcpPluginDir: input.mcp_plugin_dir ?? null,
       mcpTransportType: transport,
       mcpLifecycleMode: input.mcp_lifecycle_mode,
       mcpEnvVars: await this.sealEnvVars(userId, input.mcp_env_vars, manifest?.secretNames ?? new Set()),
       mcpCommand: input.mcp_command ?? manifest?.launch.command ?? null,
       mcpArgs: input.mcp_args ?? manifest?.launch.args ?? [],
       mcpRuntimeHint: input.mcp_runtime_hint ?? manifest?.launch.runtimeHint ?? null,
-      manifest: input.manifest && manifest ? storableManifest(input.manifest, manifest.secretNames) : null,
+      manifest: manifest?.storable ?? null,
       bridgeToken: input.bridge_token !== undefined ? await this.secrets.seal(userId, BRIDGE_TOKEN_KEY, input.bridge_token) : null,
       timeoutMs: input.timeout_ms,
       enabled: input.enabled,
@@ -190,8 +204,8 @@ export class SourceService {
 
   /**
    * The stored configuration merged with the change is checked as a whole (transport rules,
-   * manifest). A changed url, transport, env vars or bridge token — or enabling — re-runs discovery:
-   * the inventory must describe what calls will reach.
+   * manifest — a plugin's read from its bridge again). A changed url, plugin, transport, env vars or
+   * bridge token — or enabling — re-runs discovery: the inventory must describe what calls will reach.
    */
   async update(userId: number, id: number, input: UpdateSourceInput): Promise<SourceDetail> {
     const row = await this.owned(userId, id);
@@ -201,8 +215,12 @@ export class SourceService {
     checkVarNames(transport, varSpecs);
     const stdio = transport === "stdio";
     requireBridgeToken(transport, input.bridge_token !== undefined || row.bridgeToken !== null);
-    const rawManifest = stdio ? (input.manifest ?? row.manifest) : null;
-    const manifest = this.manifestFor(rawManifest, transport, varSpecs);
+    const newUrl = input.mcp_server_url ?? input.url;
+    const plugin = await this.changedPlugin(row, stdio, newUrl, input);
+    const pluginDir = plugin ? (input.mcp_plugin_dir ?? row.mcpPluginDir) : stdio ? row.mcpPluginDir : null;
+    // An unchanged plugin is not re-checked: none of what its manifest checks (variables, reach) changed.
+    const rawManifest = plugin ? plugin.manifest : pluginDir !== null ? null : stdio ? (input.manifest ?? row.manifest) : null;
+    const manifest = this.manifestFor(rawManifest, transport, varSpecs, plugin);
     const forceSecret = manifest?.secretNames ?? new Set<string>();
 
     let envVars: StoredEnvVar[] | undefined;
@@ -211,19 +229,20 @@ export class SourceService {
       // A new manifest marks a stored plain variable secret: seal it now, it must not stay readable.
       envVars = await this.sealEnvVars(userId, row.mcpEnvVars, forceSecret);
     }
-    const newUrl = input.url ?? input.mcp_server_url;
     const patch: repo.SourcePatch = {
       ...(input.name !== undefined ? { name: input.name, slug: slugify(input.name) } : {}),
+      ...(input.description !== undefined ? { description: input.description } : {}),
       ...(newUrl !== undefined ? { mcpServerUrl: this.checkUrl(newUrl) } : {}),
+      ...(plugin ? { mcpServerUrl: plugin.endpoint, mcpPluginDir: pluginDir } : {}),
       ...(input.mcp_transport_type !== undefined ? { mcpTransportType: input.mcp_transport_type } : {}),
       ...(input.mcp_lifecycle_mode !== undefined ? { mcpLifecycleMode: input.mcp_lifecycle_mode } : {}),
       ...(envVars !== undefined ? { mcpEnvVars: envVars } : {}),
       ...(input.mcp_command !== undefined ? { mcpCommand: input.mcp_command } : {}),
       ...(input.mcp_args !== undefined ? { mcpArgs: input.mcp_args } : {}),
       ...(input.mcp_runtime_hint !== undefined ? { mcpRuntimeHint: input.mcp_runtime_hint } : {}),
-      ...(input.manifest !== undefined && manifest
+      ...((input.manifest !== undefined || plugin) && manifest
         ? {
-            manifest: storableManifest(input.manifest, manifest.secretNames),
+            manifest: manifest.storable,
             mcpCommand: input.mcp_command ?? manifest.launch.command,
             mcpArgs: input.mcp_args ?? manifest.launch.args,
             mcpRuntimeHint: input.mcp_runtime_hint ?? manifest.launch.runtimeHint,
@@ -231,7 +250,9 @@ export class SourceService {
         : {}),
       ...(input.bridge_token !== undefined ? { bridgeToken: await this.secrets.seal(userId, BRIDGE_TOKEN_KEY, input.bridge_token) } : {}),
       // Leaving stdio drops what only stdio uses, so no stale bridge token lingers.
-      ...(!stdio && row.mcpTransportType === "stdio" ? { bridgeToken: null, manifest: null, mcpCommand: null, mcpArgs: [], mcpRuntimeHint: null } : {}),
+      ...(!stdio && row.mcpTransportType === "stdio"
+        ? { bridgeToken: null, manifest: null, mcpCommand: null, mcpArgs: [], mcpRuntimeHint: null, mcpPluginDir: null }
+        : {}),
       ...(input.timeout_ms !== undefined ? { timeoutMs: input.timeout_ms } : {}),
       ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
       ...(input.hidden !== undefined ? { hidden: input.hidden } : {}),
@@ -239,10 +260,34 @@ export class SourceService {
     const updated = await repo.updateSource(this.deps.db, userId, id, patch, nowIso());
     if (!updated) throw AppError.notFound("Source", id);
     const reachChanged =
-      newUrl !== undefined || input.mcp_env_vars !== undefined || input.mcp_transport_type !== undefined || input.bridge_token !== undefined;
+      newUrl !== undefined ||
+      input.mcp_env_vars !== undefined ||
+      input.mcp_transport_type !== undefined ||
+      input.bridge_token !== undefined ||
+      input.mcp_plugin_dir !== undefined;
     const enabledNow = input.enabled === true && !row.enabled;
     if (updated.enabled && (reachChanged || enabledNow)) return this.discover(updated);
     return this.detail(updated);
+  }
+
+  /**
+   * A plugin source whose plugin, bridge, token or variables change is read from the bridge again
+   * (its manifest may have changed, and the variables are checked against it); undefined otherwise.
+   */
+  private async changedPlugin(row: repo.SourceRow, stdio: boolean, newUrl: string | undefined, input: UpdateSourceInput): Promise<BridgePlugin | undefined> {
+    const dir = stdio ? (input.mcp_plugin_dir ?? row.mcpPluginDir) : null;
+    if (dir === null) return undefined;
+    if (row.mcpPluginDir !== null && input.manifest !== undefined) {
+      throw AppError.invalid("a plugin's manifest is read from the bridge: leave manifest out for mcp_plugin_dir sources", "manifest");
+    }
+    const changed = input.mcp_plugin_dir !== undefined || newUrl !== undefined || input.bridge_token !== undefined || input.mcp_env_vars !== undefined;
+    if (!changed) return undefined;
+    if (newUrl === undefined && row.mcpPluginDir === null) {
+      throw AppError.invalid("url: give the base URL of the `mcp-edge bridge --plugins` serving mcp_plugin_dir", "url");
+    }
+    const bridgeUrl = newUrl !== undefined ? this.checkUrl(newUrl) : bridgeUrlOf(row.mcpServerUrl);
+    const token = input.bridge_token ?? (await this.secrets.open(row.userId, BRIDGE_TOKEN_KEY, row.bridgeToken!));
+    return readBridgePlugin({ bridgeUrl, dir, token, timeoutMs: input.timeout_ms ?? row.timeoutMs });
   }
 
   async refresh(userId: number, id: number): Promise<SourceDetail> {

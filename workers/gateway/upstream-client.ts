@@ -22,7 +22,7 @@ import {
 } from "@modelcontextprotocol/client";
 import { base64url } from "../lib/encoding";
 import { selfRoutedFetch } from "../lib/self-fetch";
-import { BRIDGE_ENV_HEADER, BRIDGE_PROCESS_EXITED, type UpstreamConfig, type UpstreamErrorType, type UpstreamTool } from "./upstream.types";
+import { BRIDGE_AT_CAPACITY, BRIDGE_ENV_HEADER, BRIDGE_PROCESS_EXITED, type UpstreamConfig, type UpstreamErrorType, type UpstreamTool } from "./upstream.types";
 
 const CLIENT_INFO = { name: "mcp-edge-gateway", version: "0.1.0" };
 /** Pages of tools/list read at most, so a misbehaving upstream cannot keep discovery looping. */
@@ -194,11 +194,34 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * The message of a full bridge's refusal (HTTP 429 / 503 with a BRIDGE_AT_CAPACITY JSON-RPC error
+ * naming the limit and when to retry); undefined for any other HTTP failure.
+ */
+function capacityRefusal(error: SdkHttpError): string | undefined {
+  if (error.status !== 429 && error.status !== 503) return undefined;
+  const data: unknown = error.data;
+  const text = typeof data === "object" && data !== null && "text" in data && typeof data.text === "string" ? data.text : undefined;
+  if (text === undefined) return undefined;
+  try {
+    const body: unknown = JSON.parse(text);
+    if (typeof body !== "object" || body === null || !("error" in body)) return undefined;
+    const rpc = body.error;
+    if (typeof rpc !== "object" || rpc === null || !("code" in rpc) || rpc.code !== BRIDGE_AT_CAPACITY) return undefined;
+    return "message" in rpc && typeof rpc.message === "string" ? rpc.message.slice(0, 500) : "the bridge is at capacity";
+  } catch {
+    return undefined;
+  }
+}
+
 /** `beforeSend`: the failure happened while connecting, so the tool call itself was never sent. */
 export function toUpstreamError(error: unknown, beforeSend: boolean): UpstreamError {
   if (error instanceof UpstreamError) return error;
   const options = { cause: error };
   if (error instanceof SdkHttpError) {
+    // Full, not failing: the upstream is alive and said when to come back, so no breaker, no quick retry.
+    const full = capacityRefusal(error);
+    if (full !== undefined) return new UpstreamError("busy", full, false, beforeSend, { cause: error, httpStatus: error.status });
     return new UpstreamError("connection", `upstream answered HTTP ${error.status}`, true, beforeSend, { cause: error, httpStatus: error.status });
   }
   if (error instanceof SdkError) {
