@@ -23,7 +23,7 @@ export const domainEventSchema = z.object({
 export type DomainEvent = z.output<typeof domainEventSchema>;
 
 /** Outcomes of a gateway tool call (workers/gateway): `ok` or the typed error that ended it. */
-export const GATEWAY_OUTCOMES = ["ok", "tool_error", "connection", "protocol", "timeout", "circuit_open"] as const;
+export const GATEWAY_OUTCOMES = ["ok", "tool_error", "connection", "protocol", "timeout", "circuit_open", "url_refused"] as const;
 
 /**
  * The audit record of one tool call through the gateway (/mcp), to a source or a built-in tool. Never carries
