@@ -32,7 +32,7 @@ export class RagService {
     private readonly waitUntil: (promise: Promise<unknown>) => void,
   ) {
     this.config = readRagConfig(env);
-    this.gate = new QueryGate(env.RAG_GATE, this.config.maxConcurrentQueries);
+    this.gate = new QueryGate(env.RAG_GATE, { limit: this.config.maxConcurrentQueries, perUser: this.config.maxConcurrentQueriesPerUser });
   }
 
   private getModels(): Models {
