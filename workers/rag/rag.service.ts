@@ -89,8 +89,9 @@ export class RagService {
     return { deleted: true, doc_id: docId, chunks: result.deleted };
   }
 
-  health(): Promise<RagHealth> {
-    return checkRagHealth(this.db);
+  /** The server's status words and this user's own figures (never another user's). */
+  health(userId: number): Promise<RagHealth> {
+    return checkRagHealth(this.db, userId);
   }
 }
 
