@@ -18,6 +18,8 @@ export interface TestUpstreams {
   /** `mcp-edge bridge --manifest test/upstreams/fixture-plugin.json` (the stdio fixture). */
   bridge_fixture: string;
   bridge_token: string;
+  /** test/upstreams/model-providers.ts: OpenAI-compatible, Workers AI and Vectorize REST wire formats. */
+  model_providers: string;
 }
 
 export function upstreams(): TestUpstreams {

@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { acceptsConnections } from "../../bin/lib/ports";
+import { startModelProviders } from "./model-providers";
 import { reserveUpstreamPorts } from "./ports";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -79,13 +80,18 @@ export default async function setup(): Promise<() => Promise<void>> {
       ports.bridgeFixture,
     ),
   ];
+  // The model providers' wire formats are served from this process: no child to wait for.
+  const modelProviders = await startModelProviders(ports.modelProviders);
   try {
     await Promise.all(servers.map(waitReady));
   } catch (error) {
     servers.forEach(killGroup);
+    modelProviders.close();
     throw error;
   }
   return async () => {
+    modelProviders.close();
+    modelProviders.closeIdleConnections();
     servers.forEach(killGroup);
     await Promise.all(
       servers.map(
