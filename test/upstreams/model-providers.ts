@@ -174,7 +174,8 @@ function workersAi(res: ServerResponse, model: string, body: Json): void {
     res.writeHead(200, { "content-type": "text/event-stream" });
     for (const word of reply.text.split(/(?<= )/)) res.write(`data: ${JSON.stringify({ response: word })}\n\n`);
     res.write(`data: ${JSON.stringify({ response: "", usage })}\n\n`);
-    return res.end("data: [DONE]\n\n");
+    res.end("data: [DONE]\n\n");
+    return;
   }
   const toolCalls = reply.toolCall ? [{ name: reply.toolCall.name, arguments: {} }] : undefined;
   cloudflareOk(res, { response: toolCalls ? null : reply.text, ...(toolCalls ? { tool_calls: toolCalls } : {}), usage });
