@@ -33,7 +33,9 @@ export interface ChatInput {
 }
 
 /** A failure is a value, not a throw: an error's class does not survive the RPC boundary. */
-export type ChatOutcome = { ok: true; result: ChatResult } | { ok: false; code: string; message: string };
+/** A failure carries the model's retry hint when it was busy, so /api/chat can send Retry-After. */
+export type ChatFailure = { code: string; message: string; retry_after_ms?: number };
+export type ChatOutcome = { ok: true; result: ChatResult } | ({ ok: false } & ChatFailure);
 
 export interface ChatAgentStatus {
   mcp_connected: boolean;
@@ -158,13 +160,14 @@ export class ChatAgent extends Agent<Cloudflare.Env> {
     this.idleScheduleId = schedule.id;
   }
 
-  private failure(error: unknown): { code: string; message: string } {
+  private failure(error: unknown): ChatFailure {
     const appError = toAppError(error);
     if (appError.code === "internal") {
       log.error("chat agent turn failed", { agent: this.name, error: String(error), stack: error instanceof Error ? error.stack : undefined });
       return { code: "unavailable", message: "The agent could not answer this message; it has been logged" };
     }
-    return { code: appError.code, message: appError.message };
+    const retryAfter = appError.details?.["retry_after_ms"];
+    return { code: appError.code, message: appError.message, ...(typeof retryAfter === "number" ? { retry_after_ms: retryAfter } : {}) };
   }
 }
 

@@ -16,7 +16,7 @@ import { AppError, type ErrorCode } from "../lib/errors";
 import { log } from "../lib/log";
 import { parseInput } from "../lib/validation";
 import { resolveTimeZone } from "./intent/zoned-time";
-import type { ChatAgent, ChatOutcome } from "../../durable-objects/chat-agent.do";
+import type { ChatAgent, ChatFailure, ChatOutcome } from "../../durable-objects/chat-agent.do";
 import { agentEnv } from "./worker-config";
 
 export const MAX_MESSAGE_CHARS = 4000;
@@ -34,8 +34,9 @@ export const chatBody = z.object({
 
 const ERROR_CODES = new Set<string>(["invalid_input", "unauthorized", "forbidden", "not_found", "conflict", "payload_too_large", "busy", "timeout", "unavailable", "upstream_error"]);
 
-function agentError(code: string, message: string): AppError {
-  return new AppError(ERROR_CODES.has(code) ? (code as ErrorCode) : "unavailable", message);
+function agentError({ code, message, retry_after_ms }: ChatFailure): AppError {
+  const details = retry_after_ms === undefined ? undefined : { retry_after_ms };
+  return new AppError(ERROR_CODES.has(code) ? (code as ErrorCode) : "unavailable", message, details ? { details } : undefined);
 }
 
 type ChatAgentStub = Awaited<ReturnType<typeof getAgentByName<Cloudflare.Env, ChatAgent>>>;
@@ -77,7 +78,7 @@ export function mountChatRoutes(app: Hono<AppEnv>): void {
       });
     }
     const outcome = (await withAgent(c, (agent) => agent.chat(input))) as ChatOutcome;
-    if (!outcome.ok) throw agentError(outcome.code, outcome.message);
+    if (!outcome.ok) throw agentError(outcome);
     return c.json(outcome.result);
   });
 
