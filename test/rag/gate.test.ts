@@ -158,6 +158,20 @@ describe("QueryGate", () => {
   });
 });
 
+describe("QueryGate leases", () => {
+  it("are the user's own: another user reusing a request id neither takes over nor frees them", async () => {
+    const gate = new QueryGate(env.RAG_GATE, LIMITS);
+    const pipeline = "rag_crag" satisfies PipelineName;
+    const mine = await gate.acquire(pipeline, 501, "same-request-id", 30_000);
+    const theirs = await gate.acquire(pipeline, 502, "same-request-id", 30_000);
+    expect(await gate.inFlight(pipeline)).toBe(2);
+    await theirs.release();
+    expect(await gate.inFlight(pipeline)).toBe(1);
+    await mine.release();
+    expect(await gate.inFlight(pipeline)).toBe(0);
+  });
+});
+
 describe("a query past the limit", () => {
   it("is refused with a busy error naming the wait, and logged as busy", async () => {
     const user = await createUser();

@@ -30,8 +30,10 @@ export class QueryGate {
     return this.namespace.get(this.namespace.idFromName(pipeline));
   }
 
-  async acquire(pipeline: PipelineName, userId: number, leaseId: string, timeoutMs: number): Promise<Lease> {
+  /** `requestId` may come from the client, so the lease is named by user and request: no one can take over or free another's. */
+  async acquire(pipeline: PipelineName, userId: number, requestId: string, timeoutMs: number): Promise<Lease> {
     const stub = this.stub(pipeline);
+    const leaseId = `${userId}:${requestId}`;
     const { limit, perUser } = this.limits;
     const decision = await stub.acquire({ leaseId, userId, limit, perUserLimit: perUser, ttlMs: timeoutMs + LEASE_GRACE_MS });
     if (!decision.granted) {
