@@ -2,7 +2,7 @@
  * GET /health: the Worker's own dependencies, for anyone, as status words only — D1 reachable, the
  * outbox delivering, the RAG server and its pipelines — never a count, latency or time of anyone's
  * activity (docs/security.md, What health shows to whom). With a valid token the caller's own
- * figures are added: their RAG queries, their undelivered events and their gateway sources (C5).
+ * figures are added: their RAG queries, their undelivered events and their gateway sources.
  * Sources' states do not change `status`: an upstream's trouble is not the Worker's.
  */
 import { sql } from "drizzle-orm";
