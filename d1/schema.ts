@@ -236,7 +236,12 @@ export const ragQueryLog = sqliteTable(
     generationMs: integer("generation_ms").notNull(),
     tokensUsed: integer("tokens_used").notNull(),
   },
-  (t) => [index("rag_query_log_started_idx").on(t.startedAt), index("rag_query_log_pipeline_idx").on(t.pipeline, t.startedAt)],
+  (t) => [
+    index("rag_query_log_started_idx").on(t.startedAt),
+    index("rag_query_log_pipeline_idx").on(t.pipeline, t.startedAt),
+    // Health shows each user their own queries only.
+    index("rag_query_log_user_idx").on(t.userId, t.startedAt),
+  ],
 );
 
 // ---- Gateway: upstream MCP sources and their discovered tools. See docs/storage.md. ----

@@ -11,7 +11,7 @@
  * held in memory for that turn only: it is never written to storage (tested) nor kept after it.
  */
 import { Agent } from "agents";
-import type { ChatEvent, ChatOutcome, ChatResult, ChatToolCall, HistoryMessage } from "../workers/agent/agent.types";
+import type { ChatEvent, ChatFailure, ChatOutcome, ChatResult, ChatToolCall, HistoryMessage } from "../workers/agent/agent.types";
 import { ChatSession } from "../workers/agent/chat-session";
 import { mcpAuthorization, sessionOptions } from "../workers/agent/worker-config";
 import { toAppError } from "../workers/lib/errors";
@@ -154,13 +154,14 @@ export class ChatAgent extends Agent<Cloudflare.Env> {
     this.idleScheduleId = schedule.id;
   }
 
-  private failure(error: unknown): { code: string; message: string } {
+  private failure(error: unknown): ChatFailure {
     const appError = toAppError(error);
     if (appError.code === "internal") {
       log.error("chat agent turn failed", { agent: this.name, error: String(error), stack: error instanceof Error ? error.stack : undefined });
       return { code: "unavailable", message: "The agent could not answer this message; it has been logged" };
     }
-    return { code: appError.code, message: appError.message };
+    const retryAfter = appError.details?.["retry_after_ms"];
+    return { code: appError.code, message: appError.message, ...(typeof retryAfter === "number" ? { retry_after_ms: retryAfter } : {}) };
   }
 }
 

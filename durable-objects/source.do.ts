@@ -109,7 +109,8 @@ export class GatewaySource extends DurableObject<Env> {
     } catch (error) {
       const failure = toUpstreamError(error, false);
       if (failure.countsAsFailure) this.ctx.storage.kv.put(BREAKER_KEY, recordFailure(this.breaker(), Date.now()));
-      else this.ctx.storage.kv.put(BREAKER_KEY, recordSuccess());
+      // A refused URL says nothing of the upstream's health: the breaker stays as it was.
+      else if (failure.type !== "url_refused") this.ctx.storage.kv.put(BREAKER_KEY, recordSuccess());
       this.record({ at: started, ms: Date.now() - started, error: `${failure.type}: ${failure.message}` });
       return errorResult(config.slug, failure.type, failure.message, started);
     } finally {

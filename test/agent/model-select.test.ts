@@ -1,8 +1,7 @@
 /**
- * Which model backend the agent picks for which configuration. The remote backends (Workers AI,
- * an OpenAI-compatible endpoint) cannot be reached from the test sandbox, so this checks the
- * choice and the model objects built for it — not a remote answer. The local router is exercised
- * end to end in chat-api.test.ts.
+ * Which model backend the agent picks for which configuration: the choice and the model objects
+ * built for it. The remote backends' wire formats are checked in model-contracts.test.ts against a
+ * local server; the local router is exercised end to end in chat-api.test.ts.
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_OPENAI_MODEL, DEFAULT_WORKERS_AI_MODEL, chooseBackend, selectModel } from "../../workers/agent/models/select";

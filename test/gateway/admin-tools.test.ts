@@ -115,7 +115,7 @@ describe("gateway admin tools", { timeout: 60_000 }, () => {
     expect(textOf(nothing)).toContain("at least one field");
     const badUrl = await ownerClient.callTool({ name: "gateway_add_source", arguments: { name: "Meta", url: "http://169.254.169.254/" } });
     expect(badUrl.isError).toBe(true);
-    expect(textOf(badUrl)).toContain("link-local");
+    expect(textOf(badUrl)).toContain("is a cloud metadata service");
   });
 
   it("hides and unhides a built-in tool of another server (thinking) through the admin tools", async () => {

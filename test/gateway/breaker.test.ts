@@ -20,6 +20,7 @@ function failingConfig(slug: string): UpstreamConfig {
     headers: {},
     lifecycle: "transient",
     timeoutMs: 5_000,
+    allowPrivateUpstreams: true,
     fingerprint: "failing",
   };
 }

@@ -114,7 +114,7 @@ describe.each(FAST_VERSIONS)("gateway call fast path (%s)", (version) => {
     const { body: source } = await registerTasksSource(owner, owner, { name: "Open Tasks", mcp_lifecycle_mode: "singleton" });
     // Real failures on the source's own Durable Object open its breaker.
     const stub = env.GATEWAY_SOURCE.get(env.GATEWAY_SOURCE.idFromName(String(source.id)));
-    const failing = { sourceId: source.id, slug: "open_tasks", url: "http://localhost/api/no-such-mcp-endpoint", headers: {}, lifecycle: "transient" as const, timeoutMs: 5_000, fingerprint: "failing" };
+    const failing = { sourceId: source.id, slug: "open_tasks", url: "http://localhost/api/no-such-mcp-endpoint", headers: {}, lifecycle: "transient" as const, timeoutMs: 5_000, allowPrivateUpstreams: true, fingerprint: "failing" };
     for (let i = 0; i < BREAKER_THRESHOLD; i++) await stub.callTool(failing, { name: "list_tasks", argumentsJson: "{}", idempotent: false });
     const message = await compare(owner, version, { name: "open_tasks__list_tasks", arguments: {} }, true);
     expect(resultOf(message)).toMatchObject({ isError: true, _meta: { source: "open_tasks", error_type: "circuit_open" } });

@@ -24,6 +24,8 @@ export interface TestUpstreams {
   /** The stdio fixture behind `--max-processes 1`. */
   bridge_capped: string;
   bridge_token: string;
+  /** test/upstreams/model-providers.ts: OpenAI-compatible, Workers AI and Vectorize REST wire formats. */
+  model_providers: string;
 }
 
 export function upstreams(): TestUpstreams {

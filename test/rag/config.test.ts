@@ -31,6 +31,18 @@ describe("RAG configuration", () => {
     expect(readRagConfig({ ...env, RAG_QUERY_TIMEOUT_MS: "45000" }).queryTimeoutMs).toBe(45_000);
   });
 
+  it("keeps one user below the pipeline limit: RAG_MAX_CONCURRENT_QUERIES_PER_USER defaults to it minus one and is capped there", () => {
+    const perUser = (vars: Partial<Env>) => readRagConfig({ ...env, ...vars }).maxConcurrentQueriesPerUser;
+    expect(perUser({})).toBe(4);
+    expect(perUser({ RAG_MAX_CONCURRENT_QUERIES_PER_USER: "2" })).toBe(2);
+    expect(perUser({ RAG_MAX_CONCURRENT_QUERIES_PER_USER: "5" })).toBe(4);
+    expect(perUser({ RAG_MAX_CONCURRENT_QUERIES: "10", RAG_MAX_CONCURRENT_QUERIES_PER_USER: "" })).toBe(9);
+    expect(perUser({ RAG_MAX_CONCURRENT_QUERIES_PER_USER: "0" })).toBe(4);
+    expect(perUser({ RAG_MAX_CONCURRENT_QUERIES_PER_USER: "two" })).toBe(4);
+    // One slot in all: it cannot be shared, so it goes to whoever asks first.
+    expect(perUser({ RAG_MAX_CONCURRENT_QUERIES: "1" })).toBe(1);
+  });
+
   it("refuses clearly when a role asks for a backend that is not configured", () => {
     const config = readRagConfig({ ...env, RAG_GENERATOR: "workers-ai" });
     expect(() => createModels(config, undefined)).toThrow(AppError);

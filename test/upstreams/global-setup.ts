@@ -9,6 +9,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { acceptsConnections } from "../../bin/lib/ports";
+import { startModelProviders } from "./model-providers";
 import { reserveUpstreamPorts } from "./ports";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -95,13 +96,18 @@ export default async function setup(): Promise<() => Promise<void>> {
       ports.bridgeCapped,
     ),
   ];
+  // The model providers' wire formats are served from this process: no child to wait for.
+  const modelProviders = await startModelProviders(ports.modelProviders);
   try {
     await Promise.all(servers.map(waitReady));
   } catch (error) {
     servers.forEach(killGroup);
+    modelProviders.close();
     throw error;
   }
   return async () => {
+    modelProviders.close();
+    modelProviders.closeIdleConnections();
     servers.forEach(killGroup);
     await Promise.all(
       servers.map(

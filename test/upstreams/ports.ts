@@ -19,6 +19,8 @@ export interface UpstreamPorts {
   /** The stdio fixture behind a bridge that runs one process at most. */
   bridgeCapped: number;
   bridgeToken: string;
+  /** test/upstreams/model-providers.ts: the model providers' documented wire formats. */
+  modelProviders: number;
 }
 
 const ENV_KEY = "MCP_EDGE_TEST_UPSTREAMS";
@@ -37,6 +39,7 @@ export async function reserveUpstreamPorts(): Promise<UpstreamPorts> {
     bridgeProvider: await freePort(),
     bridgeCapped: await freePort(),
     bridgeToken: randomBytes(24).toString("base64url"),
+    modelProviders: await freePort(),
   };
   process.env[ENV_KEY] = JSON.stringify(ports);
   return ports;
@@ -55,5 +58,6 @@ export function upstreamUrls(ports: UpstreamPorts): Record<string, string> {
     bridge_provider: base(ports.bridgeProvider),
     bridge_capped: `${base(ports.bridgeCapped)}/mcp`,
     bridge_token: ports.bridgeToken,
+    model_providers: base(ports.modelProviders),
   };
 }

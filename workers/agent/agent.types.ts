@@ -46,4 +46,6 @@ export interface ChatIdentity {
 }
 
 /** What the ChatAgent answers over RPC. A failure is a value, not a throw: an error's class does not survive the RPC boundary. */
-export type ChatOutcome = { ok: true; result: ChatResult } | { ok: false; code: string; message: string };
+/** A failure carries the model's retry hint when it was busy, so /api/chat can send Retry-After. */
+export type ChatFailure = { code: string; message: string; retry_after_ms?: number };
+export type ChatOutcome = { ok: true; result: ChatResult } | ({ ok: false } & ChatFailure);

@@ -5,7 +5,7 @@
  */
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { type ModelMessage, type ToolSet, dynamicTool, isStepCount, jsonSchema, streamText } from "ai";
-import { AppError } from "../lib/errors";
+import { modelFailure } from "./models/model-errors";
 import { isJsonObject } from "../lib/json";
 import { log } from "../lib/log";
 import type { ChatEvent, ChatToolCall, HistoryMessage } from "./agent.types";
@@ -124,9 +124,7 @@ export async function runTurn(input: TurnInput): Promise<TurnOutput> {
         break;
     }
   }
-  if (failure !== undefined) {
-    throw new AppError("upstream_error", `The language model failed: ${errorText(failure)}`, { cause: failure });
-  }
+  if (failure !== undefined) throw modelFailure(failure);
   const reply = text.trim() || fallbackReply([...calls.values()]);
   emit({ event: "reply", data: { text: reply } });
   return { reply, tool_calls: [...calls.values()] };

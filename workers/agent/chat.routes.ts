@@ -16,7 +16,7 @@ import { AppError, isErrorCode } from "../lib/errors";
 import { log } from "../lib/log";
 import { parseInput } from "../lib/validation";
 import { resolveTimeZone } from "./intent/zoned-time";
-import type { ChatOutcome } from "./agent.types";
+import type { ChatFailure, ChatOutcome } from "./agent.types";
 
 export const MAX_MESSAGE_CHARS = 4000;
 
@@ -31,9 +31,10 @@ export const chatBody = z.object({
     .optional(),
 });
 
-/** The agent's failure as the REST error; an unknown or `internal` code answers 503, never a 500. */
-function agentError(code: string, message: string): AppError {
-  return new AppError(isErrorCode(code) && code !== "internal" ? code : "unavailable", message);
+/** The agent's failure as the REST error (with its retry hint); an unknown or `internal` code answers 503, never a 500. */
+function agentError({ code, message, retry_after_ms }: ChatFailure): AppError {
+  const details = retry_after_ms === undefined ? undefined : { retry_after_ms };
+  return new AppError(isErrorCode(code) && code !== "internal" ? code : "unavailable", message, details ? { details } : undefined);
 }
 
 type ChatAgentStub = ReturnType<Env["CHAT_AGENT"]["get"]>;
@@ -75,7 +76,7 @@ export function mountChatRoutes(app: Hono<AppEnv>): void {
       });
     }
     const outcome = (await withAgent(c, (agent) => agent.chat(input))) as ChatOutcome;
-    if (!outcome.ok) throw agentError(outcome.code, outcome.message);
+    if (!outcome.ok) throw agentError(outcome);
     return c.json(outcome.result);
   });
 

@@ -9,9 +9,9 @@ import { batch, type Db } from "../lib/db";
 import { log } from "../lib/log";
 import type { QueueEvent, QueueEventParser } from "./envelope.schema";
 import { sendEvents } from "./event-sink";
+import { RELAY_GRACE_MS } from "./outbox.repo";
 
-/** An event younger than this is probably still on its first trip through the queue. */
-export const RELAY_GRACE_MS = 60_000;
+export { RELAY_GRACE_MS };
 const RELAY_BATCH = 100;
 
 /** `parse` knows every event type the queue carries (workers/queue-events.ts#parseQueueEvent). */

@@ -40,6 +40,7 @@ export function sourceHealth(row: SourceRow, toolCount: number, status: SourceSt
   };
 }
 
+/** One user's sources counted by state (/health with that user's token). */
 export interface HealthCounts {
   total: number;
   healthy: number;
@@ -47,12 +48,10 @@ export interface HealthCounts {
   unhealthy: number;
   disabled: number;
   unknown: number;
-  /** How many sources the counts cover: all of them unless there are more than /health inspects. */
-  counted: number;
 }
 
-export function aggregateHealth(states: readonly HealthState[], total: number): HealthCounts {
-  const counts: HealthCounts = { total, healthy: 0, degraded: 0, unhealthy: 0, disabled: 0, unknown: 0, counted: states.length };
+export function aggregateHealth(states: readonly HealthState[]): HealthCounts {
+  const counts: HealthCounts = { total: states.length, healthy: 0, degraded: 0, unhealthy: 0, disabled: 0, unknown: 0 };
   for (const state of states) counts[state]++;
   return counts;
 }

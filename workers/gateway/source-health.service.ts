@@ -1,7 +1,6 @@
 /** Source health: each source's D1 row with its Durable Object's status(), by the rules in health.ts. */
 import type { Db } from "../lib/db";
 import { AppError } from "../lib/errors";
-import { log } from "../lib/log";
 import { aggregateHealth, type HealthCounts, sourceHealth } from "./health";
 import * as repo from "./sources.repo";
 import type { SourceHealth } from "./sources.schema";
@@ -29,19 +28,9 @@ export class SourceHealthService {
     return { sources, count: sources.length };
   }
 
-  /** Counts by state over the deployment's sources, at most `limit` of them (public /health: no names, no owners). */
-  async counts(limit: number): Promise<HealthCounts> {
-    const [rows, total] = await Promise.all([repo.allSourcesWithToolCount(this.db, limit), repo.countSources(this.db)]);
-    const states = await Promise.all(
-      rows.map(async (row) => {
-        try {
-          return (await this.of(row, row.toolCount)).state;
-        } catch (error) {
-          log.warn("gateway health: source status unavailable", { source_id: row.id, error: String(error) });
-          return "unknown" as const;
-        }
-      }),
-    );
-    return aggregateHealth(states, total);
+  /** The user's sources, each with its health, and their counts by state (for /health with a token). */
+  async summary(userId: number): Promise<HealthCounts & { mine: SourceHealth[] }> {
+    const { sources } = await this.list(userId);
+    return { ...aggregateHealth(sources.map((h) => h.state)), mine: sources };
   }
 }

@@ -309,18 +309,3 @@ export async function dueForRediscovery(db: Db, cutoff: string, now: string, lim
     .all();
 }
 
-/** For the public /health counts: sources with their tool counts, at most `limit` (the oldest first). */
-export async function allSourcesWithToolCount(db: Db, limit: number): Promise<(SourceRow & { toolCount: number })[]> {
-  const rows = await db
-    .select({ source: sources, toolCount: sql<number>`(SELECT count(*) FROM ${sourceTools} WHERE ${sourceTools.sourceId} = ${sources.id})` })
-    .from(sources)
-    .orderBy(asc(sources.id))
-    .limit(limit)
-    .all();
-  return rows.map((row) => ({ ...row.source, toolCount: row.toolCount }));
-}
-
-export async function countSources(db: Db): Promise<number> {
-  const row = await db.select({ n: count() }).from(sources).get();
-  return row?.n ?? 0;
-}

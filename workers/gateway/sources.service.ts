@@ -48,7 +48,7 @@ const CONFIG_CACHE_MAX = 256;
  */
 const configCache = new Map<string, { config: UpstreamConfig; at: number }>();
 
-function configKey(row: repo.CallSource, sealingKey: string | undefined): string {
+function configKey(row: repo.CallSource, sealingKey: string | undefined, allowPrivateUpstreams: boolean): string {
   return JSON.stringify([
     row.id,
     row.userId,
@@ -60,6 +60,7 @@ function configKey(row: repo.CallSource, sealingKey: string | undefined): string
     row.mcpEnvVars,
     row.bridgeToken,
     sealingKey ?? null,
+    allowPrivateUpstreams,
   ]);
 }
 
@@ -103,16 +104,17 @@ export class SourceService {
    * they are made of, so a warm source's call skips AES-GCM and SHA-256.
    */
   private async config(row: repo.CallSource): Promise<UpstreamConfig> {
-    const key = configKey(row, this.deps.env.SOURCE_SECRETS_KEY);
+    const allowPrivateUpstreams = privateUpstreamsAllowed(this.deps.env);
+    const key = configKey(row, this.deps.env.SOURCE_SECRETS_KEY, allowPrivateUpstreams);
     const cached = configCache.get(key);
     if (cached && Date.now() - cached.at < CONFIG_TTL_MS) return cached.config;
-    const config = await this.openConfig(row);
+    const config = await this.openConfig(row, allowPrivateUpstreams);
     if (configCache.size >= CONFIG_CACHE_MAX) configCache.delete(configCache.keys().next().value!);
     configCache.set(key, { config, at: Date.now() });
     return config;
   }
 
-  private async openConfig(row: repo.CallSource): Promise<UpstreamConfig> {
+  private async openConfig(row: repo.CallSource, allowPrivateUpstreams: boolean): Promise<UpstreamConfig> {
     const values: Record<string, string> = {};
     for (const v of row.mcpEnvVars) values[v.name] = v.secret ? await this.secrets.open(row.userId, v.name, v.value) : v.value;
     const stdio = row.mcpTransportType === "stdio";
@@ -128,7 +130,8 @@ export class SourceService {
       env,
       lifecycle: row.mcpLifecycleMode,
       timeoutMs: row.timeoutMs,
-      fingerprint: await sha256Hex(JSON.stringify([row.mcpServerUrl, row.mcpTransportType, headers, env])),
+      allowPrivateUpstreams,
+      fingerprint: await sha256Hex(JSON.stringify([row.mcpServerUrl, row.mcpTransportType, headers, env, allowPrivateUpstreams])),
     };
   }
 

@@ -21,8 +21,10 @@ import {
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
 import { base64url } from "../lib/encoding";
+import { AppError } from "../lib/errors";
 import { selfRoutedFetch } from "../lib/self-fetch";
 import { BRIDGE_AT_CAPACITY, BRIDGE_ENV_HEADER, BRIDGE_PROCESS_EXITED, type UpstreamConfig, type UpstreamErrorType, type UpstreamTool } from "./upstream.types";
+import { assertSafeUpstreamUrl } from "./url-safety";
 
 const CLIENT_INFO = { name: "mcp-edge-gateway", version: "0.1.0" };
 /** Pages of tools/list read at most, so a misbehaving upstream cannot keep discovery looping. */
@@ -82,8 +84,26 @@ function requestHeaders(config: UpstreamConfig): Record<string, string> {
   return { ...config.headers, [BRIDGE_ENV_HEADER]: encodeBridgeEnv(config.env) };
 }
 
-/** Connects (negotiating the protocol version), or resumes a stored 2025-era session without a handshake. */
+/**
+ * Refuses a URL the upstream URL rules no longer allow, under the setting the config carries: a
+ * source registered while ALLOW_PRIVATE_UPSTREAMS was set stops being reached once it is removed.
+ */
+function checkUrl(config: UpstreamConfig): void {
+  try {
+    assertSafeUpstreamUrl(config.url, config.allowPrivateUpstreams);
+  } catch (error) {
+    const reason = error instanceof AppError ? error.message : "url is not allowed";
+    throw new UpstreamError("url_refused", reason, false, true, { cause: error });
+  }
+}
+
+/**
+ * Connects (negotiating the protocol version), or resumes a stored 2025-era session without a
+ * handshake. The one place a connection to an upstream is opened — for calls, discovery, refresh,
+ * rediscovery and the warm connection that hears list_changed — so the URL is checked here.
+ */
 export async function connectUpstream(config: UpstreamConfig, env: Pick<Env, "SELF" | "SELF_ORIGIN">, options: ConnectOptions = {}): Promise<Upstream> {
+  checkUrl(config);
   const headers = requestHeaders(config);
   const fetch = selfRoutedFetch(env);
   let transport: Upstream["transport"];

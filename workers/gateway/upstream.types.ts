@@ -22,7 +22,15 @@ export interface UpstreamConfig {
   headers: Record<string, string>;
   lifecycle: "transient" | "singleton";
   timeoutMs: number;
-  /** Changes whenever url, headers, transport or env change: a warm connection made with another fingerprint is dropped. */
+  /**
+   * ALLOW_PRIVATE_UPSTREAMS as the Worker reads it for this call: the Durable Object checks `url`
+   * against it every time it opens a connection (upstream-client.ts connectUpstream).
+   */
+  allowPrivateUpstreams: boolean;
+  /**
+   * Changes whenever url, headers, transport, env or allowPrivateUpstreams change: a warm connection
+   * made with another fingerprint is dropped, so one opened under an older setting is never reused.
+   */
   fingerprint: string;
   /** Missing means streamable_http (sources registered before transports existed). */
   transport?: UpstreamTransport | undefined;
@@ -65,8 +73,10 @@ export const BRIDGE_ENV_HEADER = "Mcp-Bridge-Env";
 /**
  * `tool_error` is the upstream's own `isError` answer; `circuit_open` means no request was sent;
  * `busy` means the upstream refused for lack of capacity (a full bridge) and says when to retry.
+ * `url_refused` means the source's URL is not allowed (any more) by the upstream URL rules, so no
+ * connection was opened.
  */
-export type UpstreamErrorType = "connection" | "protocol" | "timeout" | "tool_error" | "circuit_open" | "busy";
+export type UpstreamErrorType = "connection" | "protocol" | "timeout" | "tool_error" | "circuit_open" | "busy" | "url_refused";
 export type CallOutcome = "ok" | UpstreamErrorType;
 
 export interface UpstreamCallMeta {

@@ -1,70 +1,74 @@
 /**
- * Which upstream URLs the gateway may call. Always refused: link-local (169.254.0.0/16,
- * fe80::/10) and cloud-metadata hosts — the classic SSRF targets. Refused unless
- * ALLOW_PRIVATE_UPSTREAMS is set (local dev, tests): plain http, loopback and private addresses.
+ * Which upstream URLs the gateway may call. Always refused: link-local addresses and cloud-metadata
+ * hosts — the classic SSRF targets — however they are spelt. Refused unless ALLOW_PRIVATE_UPSTREAMS
+ * is set (local dev, tests): plain http, loopback, private and every other special-purpose address
+ * or special-use name. IP addresses are classified in address-kind.ts.
  *
- * The WHATWG URL parser already normalises IPv4 spellings (`http://2130706433/`, `0x7f.1`) to
- * dotted quads and IPv6 to compressed form, so literal checks here see one canonical spelling.
- * Host names are not resolved (Workers have no DNS API); see docs/decisions/0008.
+ * The WHATWG URL parser already reads IPv4 in decimal, octal, hex and short forms (`2130706433`,
+ * `0x7f.1`, `127.1.`) as dotted quads, percent-decodes and lower-cases names, and compresses IPv6;
+ * what it leaves — trailing dots (`localhost..`) — is normalised here before any rule applies.
+ * Host names are not resolved (Workers have no DNS API): a public name that resolves to a private
+ * address is not caught here (docs/security.md, Upstream URL safety).
  */
 import { AppError } from "../lib/errors";
+import { type AddressKind, classifyAddress, ipLiteral } from "./address-kind";
 
-const METADATA_HOSTS = new Set([
+const METADATA_NAMES = new Set([
   "metadata",
   "metadata.google.internal",
   "metadata.goog",
   "metadata.azure.com",
+  "metadata.tencentyun.com",
   "instance-data",
   "instance-data.ec2.internal",
-  "100.100.100.200", // Alibaba Cloud
-  "[fd00:ec2::254]", // AWS IMDS over IPv6
 ]);
+const LOOPBACK_NAMES = new Set(["localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"]);
+/** Suffixes of names that only resolve on a local network (RFC 6762 .local, .internal, home.arpa, …). */
+const PRIVATE_SUFFIXES = [".local", ".internal", ".localdomain", ".home.arpa", ".lan", ".intranet", ".corp"];
+/** Special-use domain names no public server answers under (RFC 6761, RFC 7686, RFC 9476). */
+const SPECIAL_USE_SUFFIXES = [".test", ".invalid", ".example", ".onion", ".alt"];
 
 export function privateUpstreamsAllowed(env: { ALLOW_PRIVATE_UPSTREAMS?: string | undefined }): boolean {
   const value = (env.ALLOW_PRIVATE_UPSTREAMS ?? "").trim().toLowerCase();
   return value === "1" || value === "true";
 }
 
-function ipv4(host: string): number[] | undefined {
-  const parts = host.split(".");
-  if (parts.length !== 4 || !parts.every((part) => /^\d{1,3}$/.test(part))) return undefined;
-  const octets = parts.map(Number);
-  return octets.every((octet) => octet <= 255) ? octets : undefined;
+const KIND_WORDS: Record<Exclude<AddressKind, "public" | "metadata" | "link_local">, string> = {
+  loopback: "a loopback",
+  private: "a private",
+  special: "a special-purpose",
+};
+
+function nameKind(name: string): { kind: Exclude<AddressKind, "link_local">; why: string } {
+  const has = (suffixes: readonly string[]) => suffixes.some((suffix) => name.endsWith(suffix) || name === suffix.slice(1));
+  if (METADATA_NAMES.has(name)) return { kind: "metadata", why: "" };
+  if (LOOPBACK_NAMES.has(name) || name.endsWith(".localhost")) return { kind: "loopback", why: "a loopback name" };
+  if (!name.includes(".")) return { kind: "private", why: "a private name (a single label resolves on the local network only)" };
+  if (has(PRIVATE_SUFFIXES)) return { kind: "private", why: "a private name (it resolves on a local network only)" };
+  if (has(SPECIAL_USE_SUFFIXES)) return { kind: "special", why: "a special-use name" };
+  return { kind: "public", why: "" };
 }
 
-/** The IPv4 address embedded in an IPv4-mapped IPv6 literal (`[::ffff:7f00:1]`). */
-function mappedIpv4(host: string): number[] | undefined {
-  const match = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/.exec(host);
-  if (!match) return undefined;
-  const high = parseInt(match[1]!, 16);
-  const low = parseInt(match[2]!, 16);
-  return [high >> 8, high & 255, low >> 8, low & 255];
-}
+const DEV_ONLY = "allowed only with ALLOW_PRIVATE_UPSTREAMS";
 
-type Class = "link_local" | "loopback" | "private" | "public";
-
-function classifyIpv4([a, b]: number[]): Class {
-  if (a === undefined || b === undefined) return "public";
-  if (a === 169 && b === 254) return "link_local";
-  if (a === 127 || a === 0) return "loopback";
-  if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127)) {
-    return "private";
+/** Refuses `host` (a URL hostname) when it is not allowed; the messages name why. */
+function checkHost(host: string, allowPrivate: boolean): void {
+  const literal = ipLiteral(host);
+  if (literal === undefined) {
+    const name = host.replace(/\.+$/, "");
+    if (name === "" || name.split(".").includes("")) throw AppError.invalid(`url host ${host} is not a valid host name`, "url");
+    const { kind, why } = nameKind(name);
+    if (kind === "metadata") throw AppError.invalid(`url host ${host} is a cloud metadata service`, "url");
+    if (kind !== "public" && !allowPrivate) throw AppError.invalid(`url host ${host} is ${why}; ${DEV_ONLY}`, "url");
+    return;
   }
-  return "public";
-}
-
-function classify(host: string): Class {
-  const v4 = ipv4(host) ?? mappedIpv4(host);
-  if (v4) return classifyIpv4(v4);
-  if (host.startsWith("[")) {
-    if (/^\[fe[89ab][0-9a-f]?:/.test(host)) return "link_local";
-    if (host === "[::1]" || host === "[::]") return "loopback";
-    if (/^\[f[cd][0-9a-f]{0,2}:/.test(host)) return "private";
-    return "public";
+  const verdict = classifyAddress(literal);
+  const subject = verdict.via === undefined ? `url host ${host} is` : `url host ${host} embeds ${verdict.via}, which is`;
+  if (verdict.kind === "metadata") throw AppError.invalid(`${subject} a cloud metadata service (${verdict.range})`, "url");
+  if (verdict.kind === "link_local") throw AppError.invalid(`${subject} link-local (${verdict.range})`, "url");
+  if (verdict.kind !== "public" && !allowPrivate) {
+    throw AppError.invalid(`${subject} ${KIND_WORDS[verdict.kind]} address (${verdict.range}); ${DEV_ONLY}`, "url");
   }
-  if (host === "localhost" || host.endsWith(".localhost")) return "loopback";
-  if (host.endsWith(".local") || host.endsWith(".internal") || !host.includes(".")) return "private";
-  return "public";
 }
 
 /** Throws `invalid_input` naming why the URL is refused; returns the parsed URL otherwise. */
@@ -77,15 +81,7 @@ export function assertSafeUpstreamUrl(raw: string, allowPrivate: boolean): URL {
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") throw AppError.invalid("url must be http(s)", "url");
   if (url.username || url.password) throw AppError.invalid("url must not carry credentials; use mcp_env_vars", "url");
-  const host = url.hostname.toLowerCase().replace(/\.$/, "");
-  if (METADATA_HOSTS.has(host)) throw AppError.invalid(`url host ${host} is a cloud metadata service`, "url");
-  const kind = classify(host);
-  if (kind === "link_local") throw AppError.invalid(`url host ${host} is link-local`, "url");
-  if (!allowPrivate) {
-    if (url.protocol === "http:") throw AppError.invalid("url must use https (plain http needs ALLOW_PRIVATE_UPSTREAMS)", "url");
-    if (kind !== "public") {
-      throw AppError.invalid(`url host ${host} is a ${kind} address (allowed only with ALLOW_PRIVATE_UPSTREAMS)`, "url");
-    }
-  }
+  checkHost(url.hostname.toLowerCase(), allowPrivate);
+  if (!allowPrivate && url.protocol === "http:") throw AppError.invalid(`url must use https (plain http is ${DEV_ONLY})`, "url");
   return url;
 }

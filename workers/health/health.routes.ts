@@ -1,23 +1,26 @@
 /**
- * GET /health: public, no token needed. A valid bearer token adds the caller's own sources'
- * health; an invalid one is refused (401) rather than silently ignored, so a client notices.
+ * GET /health: public, no token needed, status words only. A valid bearer token adds the caller's
+ * own figures; an invalid one is refused (401) rather than silently ignored, so a client notices.
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../http/context";
 import { errorResponse } from "../http/errors";
 import { identify, requestServices } from "../http/middleware";
-import { checkHealth } from "./health.service";
+import { checkHealth, type HealthReport } from "./health.service";
 
 export async function healthRoute(c: Context<AppEnv>): Promise<Response> {
   const services = requestServices(c);
-  let userId: number | undefined;
+  let report: HealthReport;
   if (c.req.header("authorization")) {
+    let userId: number;
     try {
       userId = (await identify(c, services)).id;
     } catch (error) {
       return errorResponse(c, error);
     }
+    report = await checkHealth(services.db, { userId, sources: services.sources });
+  } else {
+    report = await checkHealth(services.db);
   }
-  const report = await checkHealth(services.db, { service: services.sources, userId });
   return c.json(report, report.status === "unavailable" ? 503 : 200);
 }

@@ -1,87 +1,93 @@
 /**
- * Health of the Worker's own dependencies, for GET /health (public, no token), plus the gateway
- * sources: counts by state for everyone; with a valid token, that user's sources in full.
+ * GET /health: the Worker's own dependencies, for anyone, as status words only — D1 reachable, the
+ * outbox delivering, the RAG server and its pipelines — never a count, latency or time of anyone's
+ * activity (docs/security.md, What health shows to whom). With a valid token the caller's own
+ * figures are added: their RAG queries, their undelivered events and their gateway sources.
  * Sources' states do not change `status`: an upstream's trouble is not the Worker's.
  */
 import { sql } from "drizzle-orm";
 import type { Db } from "../lib/db";
 import { log } from "../lib/log";
-import { outboxBacklog } from "../events/outbox.repo";
+import { outboxStatus } from "../events/outbox.repo";
 import type { HealthCounts } from "../gateway/health";
 import type { SourceService } from "../gateway/sources.service";
 import type { SourceHealth } from "../gateway/sources.schema";
-import { checkRagHealth } from "../rag/health.service";
-import type { RagHealth } from "../rag/rag.schema";
+import { checkRagHealth, checkRagStatus } from "../rag/health.service";
+import type { RagHealth, RagStatus } from "../rag/rag.schema";
 
 export const VERSION = "0.1.0";
 
-export interface HealthReport {
+interface BaseReport {
   /** unavailable when D1 is unreachable; otherwise the RAG server's status (healthy or degraded). */
   status: "healthy" | "degraded" | "unavailable";
   version: string;
   d1: { connected: boolean; latency_ms: number; error?: string };
-  outbox: { backlog: number | null };
-  rag: RagHealth;
-  /** null when D1 cannot be read. `mine`: the caller's sources, present only with a valid token. */
-  sources: (HealthCounts & { mine?: SourceHealth[] }) | null;
   checked_at: string;
 }
 
-/** The public counts look at most this many sources (one Durable Object status call each). */
-export const HEALTH_SOURCE_LIMIT = 200;
-
-export interface SourcesProbe {
-  service: SourceService;
-  userId?: number | undefined;
+/** Anyone's view. */
+export interface PublicHealthReport extends BaseReport {
+  /** null when D1 cannot be read. */
+  outbox: { status: "ok" | "delayed" } | null;
+  rag: RagStatus;
 }
 
-/**
- * The public counts cost one Durable Object call per source, and /health needs no token: they are
- * computed at most once per COUNTS_TTL_MS per isolate, so unauthenticated traffic cannot fan out.
- */
-const COUNTS_TTL_MS = 15_000;
-// The value, never a pending promise: a promise must not be shared across requests in workerd.
-let cachedCounts: { at: number; counts: HealthCounts } | undefined;
-
-async function publicCounts(service: SourceService): Promise<HealthCounts> {
-  const now = Date.now();
-  if (cachedCounts && now - cachedCounts.at <= COUNTS_TTL_MS) return cachedCounts.counts;
-  const counts = await service.health.counts(HEALTH_SOURCE_LIMIT);
-  cachedCounts = { at: now, counts };
-  return counts;
+/** A signed-in caller's view: the same statuses, with their own figures. */
+export interface CallerHealthReport extends BaseReport {
+  /** `backlog`: the caller's own events not yet confirmed delivered. */
+  outbox: { status: "ok" | "delayed"; backlog: number } | null;
+  rag: RagHealth;
+  /** The caller's sources and their counts by state; null when they cannot be read. */
+  sources: (HealthCounts & { mine: SourceHealth[] }) | null;
 }
 
-async function sourcesHealth(probe: SourcesProbe): Promise<HealthReport["sources"]> {
+export type HealthReport = PublicHealthReport | CallerHealthReport;
+
+export interface Caller {
+  userId: number;
+  sources: SourceService;
+}
+
+async function probeD1(db: Db): Promise<BaseReport["d1"]> {
+  const started = performance.now();
   try {
-    const counts = await publicCounts(probe.service);
-    if (probe.userId === undefined) return counts;
-    return { ...counts, mine: (await probe.service.health.list(probe.userId)).sources };
+    await db.run(sql`SELECT 1`);
+    return { connected: true, latency_ms: round(performance.now() - started) };
+  } catch (error) {
+    return { connected: false, latency_ms: round(performance.now() - started), error: String(error).slice(0, 200) };
+  }
+}
+
+async function callerSources(caller: Caller): Promise<CallerHealthReport["sources"]> {
+  try {
+    return await caller.sources.health.summary(caller.userId);
   } catch (error) {
     log.warn("health: gateway sources unavailable", { error: String(error) });
     return null;
   }
 }
 
-export async function checkHealth(db: Db, sources?: SourcesProbe): Promise<HealthReport> {
-  const started = performance.now();
-  let d1: HealthReport["d1"];
-  let backlog: number | null = null;
-  try {
-    await db.run(sql`SELECT 1`);
-    d1 = { connected: true, latency_ms: round(performance.now() - started) };
-    backlog = await outboxBacklog(db);
-  } catch (error) {
-    d1 = { connected: false, latency_ms: round(performance.now() - started), error: String(error).slice(0, 200) };
+export async function checkHealth(db: Db): Promise<PublicHealthReport>;
+export async function checkHealth(db: Db, caller: Caller): Promise<CallerHealthReport>;
+export async function checkHealth(db: Db, caller?: Caller): Promise<HealthReport> {
+  const d1 = await probeD1(db);
+  const outbox = d1.connected ? outboxStatus(db, caller?.userId).catch(() => null) : Promise.resolve(null);
+  const base = { version: VERSION, d1, checked_at: new Date().toISOString() };
+  if (caller === undefined) {
+    const [rag, delivery] = await Promise.all([checkRagStatus(db), outbox]);
+    return { ...base, status: d1.connected ? rag.status : "unavailable", outbox: delivery && { status: delivery.status }, rag };
   }
-  const [rag, gateway] = await Promise.all([checkRagHealth(db), d1.connected && sources ? sourcesHealth(sources) : null]);
+  const [rag, delivery, sources] = await Promise.all([
+    checkRagHealth(db, caller.userId),
+    outbox,
+    d1.connected ? callerSources(caller) : Promise.resolve(null),
+  ]);
   return {
+    ...base,
     status: d1.connected ? rag.status : "unavailable",
-    version: VERSION,
-    d1,
-    outbox: { backlog },
+    outbox: delivery && { status: delivery.status, backlog: delivery.backlog ?? 0 },
     rag,
-    sources: gateway,
-    checked_at: new Date().toISOString(),
+    sources,
   };
 }
 

@@ -1,6 +1,7 @@
 /**
- * The RAG concurrency gate as the query service sees it: take a slot for a pipeline or get a
- * clear "busy" AppError; give it back when done. Backed by one RagGate Durable Object per pipeline.
+ * The RAG concurrency gate as the query service sees it: take a slot of a pipeline for a user, or
+ * get a clear "busy" AppError saying whether the pipeline is full or the user has their fair share
+ * (fair-share.ts); give it back when done. Backed by one RagGate Durable Object per pipeline.
  */
 import { AppError } from "../lib/errors";
 import type { PipelineName } from "./rag.schema";
@@ -12,25 +13,37 @@ export interface Lease {
   release(): Promise<void>;
 }
 
+export interface GateLimits {
+  /** Queries of one pipeline in flight at once, all users together. */
+  limit: number;
+  /** Queries of one pipeline one user may have in flight (below `limit`; see fair-share.ts). */
+  perUser: number;
+}
+
 export class QueryGate {
   constructor(
     private readonly namespace: Env["RAG_GATE"],
-    private readonly limit: number,
+    private readonly limits: GateLimits,
   ) {}
 
   private stub(pipeline: PipelineName) {
     return this.namespace.get(this.namespace.idFromName(pipeline));
   }
 
-  async acquire(pipeline: PipelineName, leaseId: string, timeoutMs: number): Promise<Lease> {
+  /** `requestId` may come from the client, so the lease is named by user and request: no one can take over or free another's. */
+  async acquire(pipeline: PipelineName, userId: number, requestId: string, timeoutMs: number): Promise<Lease> {
     const stub = this.stub(pipeline);
-    const decision = await stub.acquire({ leaseId, limit: this.limit, ttlMs: timeoutMs + LEASE_GRACE_MS });
+    const leaseId = `${userId}:${requestId}`;
+    const { limit, perUser } = this.limits;
+    const decision = await stub.acquire({ leaseId, userId, limit, perUserLimit: perUser, ttlMs: timeoutMs + LEASE_GRACE_MS });
     if (!decision.granted) {
-      throw new AppError(
-        "busy",
-        `${pipeline} is busy: ${decision.in_flight} of ${this.limit} queries already running; retry after ${decision.retry_after_ms} ms`,
-        { details: { retry_after_ms: decision.retry_after_ms, pipeline, limit: this.limit } },
-      );
+      const why =
+        decision.reason === "user_share"
+          ? `you have ${decision.mine} of your ${decision.allowed} queries running (each user's fair share of ${limit})`
+          : `${decision.in_flight} of ${limit} queries already running`;
+      throw new AppError("busy", `${pipeline} is busy: ${why}; retry after ${decision.retry_after_ms} ms`, {
+        details: { retry_after_ms: decision.retry_after_ms, pipeline, limit, reason: decision.reason, per_user_limit: decision.allowed },
+      });
     }
     return { release: () => stub.release(leaseId) };
   }

@@ -33,17 +33,39 @@ export interface WindowStats {
   p95: number;
 }
 
+/** Queries and failed queries of one pipeline in the window, of all users: what the status words are made of. */
+export interface PipelineOutcomes {
+  pipeline: string;
+  queries: number;
+  errors: number;
+}
+
+export interface HealthStats {
+  everyone: PipelineOutcomes[];
+  /** The asking user's figures; absent for an anonymous caller. */
+  mine?: WindowStats;
+}
+
+const FAILED = sql`outcome IN ('error', 'timeout')`;
+
 /**
- * Per-pipeline counts and p50/p95 since `since`, and p50/p95 of total_ms over all answered queries,
+ * Since `since`: every user's per-pipeline outcomes (for the status words), and — for a user — that
+ * user's per-pipeline counts and p50/p95, and p50/p95 of total_ms over all their answered queries,
  * in one batch. Percentiles are nearest-rank (the ceil(n·p/100)-th smallest), the same rule for both.
  * Refused (`busy`) queries count as traffic but not as errors: the gate shedding load is not a fault.
  */
-export async function windowStats(db: Db, since: string): Promise<WindowStats> {
-  const answered = sql`FROM rag_query_log WHERE started_at >= ${since} AND outcome != 'busy'`;
-  const [perPipeline, pipelinePercentiles, percentiles, successes] = await batch(db, [
-    sql`SELECT pipeline, count(*) AS queries, coalesce(sum(outcome IN ('error', 'timeout')), 0) AS errors,
-        max(CASE WHEN outcome IN ('error', 'timeout') THEN started_at END) AS last_error
-      FROM rag_query_log WHERE started_at >= ${since} GROUP BY pipeline`,
+export async function healthStats(db: Db, since: string, userId?: number): Promise<HealthStats> {
+  const outcomes = sql`SELECT pipeline, count(*) AS queries, coalesce(sum(${FAILED}), 0) AS errors
+    FROM rag_query_log WHERE started_at >= ${since} GROUP BY pipeline`;
+  const toOutcomes = (rows: Row[]) => rows.map((r) => ({ pipeline: String(r["pipeline"]), queries: Number(r["queries"]), errors: Number(r["errors"]) }));
+  if (userId === undefined) return { everyone: toOutcomes((await batch(db, [outcomes]))[0]!) };
+
+  const answered = sql`FROM rag_query_log WHERE user_id = ${userId} AND started_at >= ${since} AND outcome != 'busy'`;
+  const [everyone, perPipeline, pipelinePercentiles, percentiles, successes] = await batch(db, [
+    outcomes,
+    sql`SELECT pipeline, count(*) AS queries, coalesce(sum(${FAILED}), 0) AS errors,
+        max(CASE WHEN ${FAILED} THEN started_at END) AS last_error
+      FROM rag_query_log WHERE user_id = ${userId} AND started_at >= ${since} GROUP BY pipeline`,
     sql`SELECT pipeline,
         max(CASE WHEN rank = max(1, (n * 50 + 99) / 100) THEN total_ms END) AS p50,
         max(CASE WHEN rank = max(1, (n * 95 + 99) / 100) THEN total_ms END) AS p95
@@ -55,7 +77,7 @@ export async function windowStats(db: Db, since: string): Promise<WindowStats> {
         (SELECT total_ms ${answered} ORDER BY total_ms LIMIT 1 OFFSET (SELECT max(0, (count(*) * 50 + 99) / 100 - 1) ${answered})) AS p50,
         (SELECT total_ms ${answered} ORDER BY total_ms LIMIT 1 OFFSET (SELECT max(0, (count(*) * 95 + 99) / 100 - 1) ${answered})) AS p95`,
     // Last success over the whole retained log, not just the window: an idle pipeline still shows it.
-    sql`SELECT pipeline, max(started_at) AS last_success FROM rag_query_log WHERE outcome = 'ok' GROUP BY pipeline`,
+    sql`SELECT pipeline, max(started_at) AS last_success FROM rag_query_log WHERE user_id = ${userId} AND outcome = 'ok' GROUP BY pipeline`,
   ]);
   const lastSuccess = new Map(successes!.map((r: Row) => [String(r["pipeline"]), String(r["last_success"])]));
   const latency = new Map(pipelinePercentiles!.map((r: Row) => [String(r["pipeline"]), { p50: Number(r["p50"] ?? 0), p95: Number(r["p95"] ?? 0) }]));
@@ -69,7 +91,7 @@ export async function windowStats(db: Db, since: string): Promise<WindowStats> {
     p95: latency.get(String(r["pipeline"]))?.p95 ?? 0,
   }));
   const row = percentiles![0] ?? {};
-  return {
+  const mine: WindowStats = {
     pipelines,
     lastSuccess,
     total: pipelines.reduce((n, p) => n + p.queries, 0),
@@ -77,4 +99,5 @@ export async function windowStats(db: Db, since: string): Promise<WindowStats> {
     p50: Number(row["p50"] ?? 0),
     p95: Number(row["p95"] ?? 0),
   };
+  return { everyone: toOutcomes(everyone!), mine };
 }

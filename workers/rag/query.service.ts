@@ -94,7 +94,7 @@ export async function runQuery<I extends CommonInput>(
 
   let lease;
   try {
-    lease = await deps.gate.acquire(pipeline.name, requestId, timeoutMs);
+    lease = await deps.gate.acquire(pipeline.name, userId, requestId, timeoutMs);
   } catch (error) {
     const appError = toAppError(error);
     record(appError.code === "busy" ? "busy" : "error", appError.code);

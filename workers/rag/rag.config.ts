@@ -2,6 +2,7 @@
  * The RAG server's configuration, read once per request from the Worker's vars (wrangler.toml)
  * and secrets. Invalid values fall back to the documented defaults rather than failing requests.
  */
+import { perUserLimit } from "./fair-share";
 import { MAX_TIMEOUT_MS } from "./rag.schema";
 
 export type Backend = "local" | "workers-ai" | "openai";
@@ -14,6 +15,8 @@ export interface RagConfig {
   models: { embedding: string; embeddingDimensions: number; rerank: string; generation: string };
   queryTimeoutMs: number;
   maxConcurrentQueries: number;
+  /** At most maxConcurrentQueries − 1 (when that is ≥ 2): one user never holds every slot (fair-share.ts). */
+  maxConcurrentQueriesPerUser: number;
   logRetentionDays: number;
 }
 
@@ -34,6 +37,12 @@ const DEFAULT_MODELS: Record<Exclude<Backend, "local">, RagConfig["models"]> = {
 function intVar(value: string | undefined, fallback: number, min: number, max: number): number {
   const n = Number(value);
   return value !== undefined && value.trim() !== "" && Number.isInteger(n) && n >= min && n <= max ? n : fallback;
+}
+
+/** An integer var within [min, max], or undefined when unset or invalid (the caller's default applies). */
+function optionalIntVar(value: string | undefined, min: number, max: number): number | undefined {
+  const n = intVar(value, Number.NaN, min, max);
+  return Number.isNaN(n) ? undefined : n;
 }
 
 /** "auto" picks OpenAI-compatible when a base URL is set, else Workers AI when bound, else local. */
@@ -57,6 +66,7 @@ export function readRagConfig(env: Env): RagConfig {
   const reranker = backend(env.RAG_RERANKER, env);
   const generator = backend(env.RAG_GENERATOR, env);
   const remote = defaultsFor(embedder);
+  const maxConcurrentQueries = intVar(env.RAG_MAX_CONCURRENT_QUERIES, DEFAULT_MAX_CONCURRENT_QUERIES, 1, 100);
   return {
     embedder,
     reranker,
@@ -69,7 +79,8 @@ export function readRagConfig(env: Env): RagConfig {
       generation: pick(env.RAG_GENERATION_MODEL, defaultsFor(generator).generation),
     },
     queryTimeoutMs: intVar(env.RAG_QUERY_TIMEOUT_MS, DEFAULT_QUERY_TIMEOUT_MS, 100, MAX_TIMEOUT_MS),
-    maxConcurrentQueries: intVar(env.RAG_MAX_CONCURRENT_QUERIES, DEFAULT_MAX_CONCURRENT_QUERIES, 1, 100),
+    maxConcurrentQueries,
+    maxConcurrentQueriesPerUser: perUserLimit(maxConcurrentQueries, optionalIntVar(env.RAG_MAX_CONCURRENT_QUERIES_PER_USER, 1, 100)),
     logRetentionDays: intVar(env.RAG_LOG_RETENTION_DAYS, DEFAULT_LOG_RETENTION_DAYS, 1, 365),
   };
 }

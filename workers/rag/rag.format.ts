@@ -26,11 +26,11 @@ export function formatDocuments(page: { documents: DocumentSummary[]; total: num
 }
 
 export function formatHealth(health: RagHealth): string {
-  const pipelines = health.pipelines.map((p) => `${p.pipeline}: ${p.status} (${p.queries_last_hour} queries, error rate ${p.error_rate}, p50 ${p.p50_ms} ms, p95 ${p.p95_ms} ms)`);
+  const pipelines = health.pipelines.map((p) => `${p.pipeline}: ${p.status} (yours: ${p.queries_last_hour} queries, error rate ${p.error_rate}, p50 ${p.p50_ms} ms, p95 ${p.p95_ms} ms)`);
   const h = health.last_hour;
   return [
     `RAG ${health.status}. D1 ${health.d1.connected ? `connected (${health.d1.response_time_ms} ms)` : "unreachable"}.`,
-    `Last hour: ${h.queries} queries, ${h.queries_per_minute}/min, error rate ${h.error_rate}, p50 ${h.p50_ms} ms, p95 ${h.p95_ms} ms.`,
+    `Your last hour: ${h.queries} queries, ${h.queries_per_minute}/min, error rate ${h.error_rate}, p50 ${h.p50_ms} ms, p95 ${h.p95_ms} ms.`,
     ...pipelines,
   ].join("\n");
 }

@@ -48,9 +48,9 @@ export const ragRoutes = [
   defineRoute({
     method: "get",
     path: "/api/rag/health",
-    summary: "RAG health (also part of /health)",
+    summary: "RAG health: the status of the server and each pipeline, and the caller's own query figures (also part of /health with a token)",
     tag: TAG,
     response: ragHealth,
-    handle: (_input, c) => c.var.services.rag.health(),
+    handle: (_input, c) => c.var.services.rag.health(c.var.user.id),
   }),
 ];

@@ -269,30 +269,49 @@ export const deleteDocumentResult = z.object({ deleted: z.literal(true), doc_id:
 export const HEALTH_STATES = ["healthy", "degraded", "unavailable"] as const;
 export const PIPELINE_STATES = ["healthy", "degraded", "failing"] as const;
 
+const pipelineStatus = z
+  .enum(PIPELINE_STATES)
+  .describe("The pipeline's state over every user's queries of the last hour (failing: ≥ 50 % failed; degraded: ≥ 5 %); a word, no figures");
+
 export const pipelineHealth = z.object({
   pipeline: z.enum(PIPELINES),
-  status: z.enum(PIPELINE_STATES),
-  queries_last_hour: z.int(),
-  error_rate: z.number().min(0).max(1),
-  last_success: z.string().nullable(),
-  last_error: z.string().nullable(),
-  p50_ms: z.number().min(0).describe("Median total latency of the pipeline's answered queries in the last hour; 0 when none"),
-  p95_ms: z.number().min(0).describe("95th-percentile total latency of the pipeline's answered queries in the last hour; 0 when none"),
+  status: pipelineStatus,
+  queries_last_hour: z.int().describe("Your queries of this pipeline in the last hour"),
+  error_rate: z.number().min(0).max(1).describe("The share of your queries of this pipeline in the last hour that failed"),
+  last_success: z.string().nullable().describe("When your last successful query of this pipeline started"),
+  last_error: z.string().nullable().describe("When your last failed query of this pipeline in the last hour started"),
+  p50_ms: z.number().min(0).describe("Median total latency of your answered queries of this pipeline in the last hour; 0 when none"),
+  p95_ms: z.number().min(0).describe("95th-percentile total latency of your answered queries of this pipeline in the last hour; 0 when none"),
 });
 
+const d1Probe = z.object({ connected: z.boolean(), response_time_ms: z.number().min(0), error: z.string().optional() });
+const serverStatus = z.enum(HEALTH_STATES).describe("unavailable: D1 unreachable or every pipeline failing; healthy: every pipeline healthy; degraded otherwise");
+
+/** What a signed-in caller sees: the server's status words, and their own figures only. */
 export const ragHealth = z.object({
-  status: z.enum(HEALTH_STATES),
+  status: serverStatus,
   pipelines: z.array(pipelineHealth),
-  d1: z.object({ connected: z.boolean(), response_time_ms: z.number().min(0), error: z.string().optional() }),
-  last_hour: z.object({
-    queries: z.int(),
-    queries_per_minute: z.number().min(0),
-    error_rate: z.number().min(0).max(1),
-    p50_ms: z.number().min(0),
-    p95_ms: z.number().min(0),
-  }),
+  d1: d1Probe,
+  last_hour: z
+    .object({
+      queries: z.int(),
+      queries_per_minute: z.number().min(0),
+      error_rate: z.number().min(0).max(1),
+      p50_ms: z.number().min(0),
+      p95_ms: z.number().min(0),
+    })
+    .describe("Your queries of the last hour, all pipelines together"),
   checked_at: z.string(),
 });
 export type RagHealth = z.output<typeof ragHealth>;
 export type PipelineHealth = z.output<typeof pipelineHealth>;
+
+/** What anonymous /health shows: status words only, no count, latency or time of anyone's queries. */
+export const ragStatus = z.object({
+  status: serverStatus,
+  pipelines: z.array(z.object({ pipeline: z.enum(PIPELINES), status: pipelineStatus })),
+  d1: d1Probe,
+  checked_at: z.string(),
+});
+export type RagStatus = z.output<typeof ragStatus>;
 export const healthInput = z.object({});

@@ -32,7 +32,7 @@ export class RagService {
     private readonly waitUntil: (promise: Promise<unknown>) => void,
   ) {
     this.config = readRagConfig(env);
-    this.gate = new QueryGate(env.RAG_GATE, this.config.maxConcurrentQueries);
+    this.gate = new QueryGate(env.RAG_GATE, { limit: this.config.maxConcurrentQueries, perUser: this.config.maxConcurrentQueriesPerUser });
   }
 
   private getModels(): Models {
@@ -89,8 +89,9 @@ export class RagService {
     return { deleted: true, doc_id: docId, chunks: result.deleted };
   }
 
-  health(): Promise<RagHealth> {
-    return checkRagHealth(this.db);
+  /** The server's status words and this user's own figures (never another user's). */
+  health(userId: number): Promise<RagHealth> {
+    return checkRagHealth(this.db, userId);
   }
 }
 

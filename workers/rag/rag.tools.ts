@@ -138,12 +138,12 @@ const documentTools: ToolDefinition[] = [
     name: "rag_health",
     title: "RAG health",
     description:
-      "Health of the RAG server: overall healthy, degraded or unavailable; each pipeline's status, last success and error rate; D1 connectivity and response time; p50/p95 latency, error rate and queries per minute over the last hour.",
+      "Health of the RAG server: overall healthy, degraded or unavailable and each pipeline's status (over all users' queries), D1 connectivity and response time; and your own queries' figures: per pipeline your last success, last error and error rate, and your p50/p95 latency, error rate and queries per minute over the last hour.",
     input: healthInput,
     output: ragHealth,
     annotations: READ_ONLY,
-    run: async (_args, { services }) => {
-      const health = await services.rag.health();
+    run: async (_args, { user, services }) => {
+      const health = await services.rag.health(user.id);
       return { data: health, text: formatHealth(health) };
     },
   }),

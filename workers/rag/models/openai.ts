@@ -5,7 +5,8 @@
  */
 import { z } from "zod";
 import { AppError } from "../../lib/errors";
-import { normalize } from "./hashed-embedder";
+import { providerError, retryAfterMs } from "../../lib/provider-errors";
+import { checkedVectors } from "./embedding-check";
 import { answerPrompt, SYSTEM_PROMPT } from "./prompt";
 import type { CorpusStats, Embedder, Generation, GenerationPassage, Generator, RerankCandidate, Reranker } from "./types";
 
@@ -20,9 +21,12 @@ const chatOutput = z.object({
   choices: z.array(z.object({ message: z.object({ content: z.string().nullish() }) })).min(1),
   usage: z.object({ total_tokens: z.number() }).partial().optional(),
 });
+/** The documented error body: `{ error: { message, type, param, code } }`. */
+const errorBody = z.object({ error: z.object({ type: z.string().nullish(), code: z.union([z.string(), z.number()]).nullish() }) });
 
 async function post<T>(endpoint: OpenAiEndpoint, path: string, body: unknown, schema: z.ZodType<T>, signal?: AbortSignal): Promise<T> {
   const url = `${endpoint.baseUrl.replace(/\/+$/, "")}${path}`;
+  const what = `OpenAI-compatible endpoint ${path}`;
   let response: Response;
   try {
     response = await fetch(url, {
@@ -33,16 +37,25 @@ async function post<T>(endpoint: OpenAiEndpoint, path: string, body: unknown, sc
     });
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
-    throw new AppError("upstream_error", `OpenAI-compatible endpoint ${path} is unreachable`, { cause: error });
+    throw new AppError("upstream_error", `${what} is unreachable`, { cause: error });
   }
   if (!response.ok) {
-    throw new AppError("upstream_error", `OpenAI-compatible endpoint ${path} answered HTTP ${response.status}`, {
-      cause: await response.text().catch(() => ""),
-    });
+    const text = await response.text().catch(() => "");
+    const parsed = errorBody.safeParse(parseJson(text));
+    const code = parsed.success ? (parsed.data.error.code ?? parsed.data.error.type ?? undefined) : undefined;
+    throw providerError(what, { status: response.status, code: code === undefined ? undefined : String(code), retryAfterMs: retryAfterMs(response.headers), cause: text });
   }
   const parsed = schema.safeParse(await response.json().catch(() => undefined));
-  if (!parsed.success) throw new AppError("upstream_error", `OpenAI-compatible endpoint ${path} returned an unexpected shape`);
+  if (!parsed.success) throw new AppError("upstream_error", `${what} returned an unexpected shape`, { cause: parsed.error });
   return parsed.data;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 export class OpenAiEmbedder implements Embedder {
@@ -54,9 +67,10 @@ export class OpenAiEmbedder implements Embedder {
   async embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
     const out: Float32Array[] = [];
     for (let i = 0; i < texts.length; i += 100) {
-      const result = await post(this.endpoint, "/embeddings", { model: this.model, input: texts.slice(i, i + 100) }, embeddingsOutput, signal);
+      const batch = texts.slice(i, i + 100);
+      const result = await post(this.endpoint, "/embeddings", { model: this.model, input: batch }, embeddingsOutput, signal);
       const ordered = [...result.data].sort((a, b) => a.index - b.index);
-      out.push(...ordered.map((d) => normalize(Float32Array.from(d.embedding))));
+      out.push(...checkedVectors(this.name, ordered.map((d) => d.embedding), batch.length, this.dimensions));
     }
     return out;
   }

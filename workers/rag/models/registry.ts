@@ -6,7 +6,7 @@ import { HashedEmbedder } from "./hashed-embedder";
 import { LexicalReranker } from "./lexical-reranker";
 import { OpenAiEmbedder, OpenAiGenerator, OpenAiReranker } from "./openai";
 import type { Embedder, Generator, Reranker } from "./types";
-import { WorkersAiEmbedder, WorkersAiGenerator, WorkersAiReranker } from "./workers-ai";
+import { type AiRunner, WorkersAiEmbedder, WorkersAiGenerator, WorkersAiReranker } from "./workers-ai";
 
 export interface Models {
   embedder: Embedder;
@@ -14,7 +14,7 @@ export interface Models {
   generator: Generator;
 }
 
-function requireAi(ai: Ai | undefined, role: string): Ai {
+function requireAi(ai: AiRunner | undefined, role: string): AiRunner {
   if (!ai) throw new AppError("unavailable", `RAG ${role} is set to workers-ai but the AI binding is not configured`);
   return ai;
 }
@@ -24,7 +24,7 @@ function requireOpenAi(config: RagConfig, role: string) {
   return config.openAi;
 }
 
-export function createModels(config: RagConfig, ai: Ai | undefined): Models {
+export function createModels(config: RagConfig, ai: AiRunner | undefined): Models {
   const { models } = config;
   const embedder: Embedder =
     config.embedder === "workers-ai"

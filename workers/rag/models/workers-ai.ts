@@ -1,9 +1,20 @@
-/** Workers AI adapters (the `AI` binding): embeddings, reranking and generation. */
+/**
+ * Workers AI adapters (the `AI` binding): embeddings, reranking and generation. Input and output
+ * shapes are the models' documented ones (developers.cloudflare.com/workers-ai/models/…); the
+ * binding's errors (`<internal code>: <description>`) become busy / unavailable / timeout /
+ * upstream_error AppErrors by their documented codes.
+ */
 import { z } from "zod";
 import { AppError } from "../../lib/errors";
-import { normalize } from "./hashed-embedder";
+import { workersAiError } from "../../lib/provider-errors";
+import { checkedVectors } from "./embedding-check";
 import { answerPrompt, SYSTEM_PROMPT } from "./prompt";
 import type { CorpusStats, Embedder, Generation, GenerationPassage, Generator, RerankCandidate, Reranker } from "./types";
+
+/** The one method of the AI binding these adapters use; the binding (`Ai`) has it. */
+export interface AiRunner {
+  run(model: string, inputs: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<unknown>;
+}
 
 const embeddingOutput = z.object({ data: z.array(z.array(z.number())) });
 const rerankOutput = z.object({ response: z.array(z.object({ id: z.int(), score: z.number() })) });
@@ -12,25 +23,25 @@ const generationOutput = z.object({
   usage: z.object({ total_tokens: z.number() }).partial().optional(),
 });
 
-async function run(ai: Ai, model: string, inputs: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
+async function run(ai: AiRunner, model: string, inputs: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
   signal?.throwIfAborted();
   try {
     return await ai.run(model, inputs, signal ? { signal } : undefined);
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
-    throw new AppError("upstream_error", `Workers AI model ${model} failed`, { cause: error });
+    throw workersAiError(`Workers AI model ${model}`, error);
   }
 }
 
 function parse<T>(schema: z.ZodType<T>, value: unknown, model: string): T {
   const result = schema.safeParse(value);
-  if (!result.success) throw new AppError("upstream_error", `Workers AI model ${model} returned an unexpected shape`);
+  if (!result.success) throw new AppError("upstream_error", `Workers AI model ${model} returned an unexpected shape`, { cause: result.error });
   return result.data;
 }
 
 export class WorkersAiEmbedder implements Embedder {
   readonly name: string;
-  constructor(private readonly ai: Ai, private readonly model: string, readonly dimensions: number) {
+  constructor(private readonly ai: AiRunner, private readonly model: string, readonly dimensions: number) {
     this.name = `workers-ai:${model}`;
   }
 
@@ -38,8 +49,9 @@ export class WorkersAiEmbedder implements Embedder {
     const out: Float32Array[] = [];
     // Workers AI embedding models take at most 100 texts per call.
     for (let i = 0; i < texts.length; i += 100) {
-      const result = parse(embeddingOutput, await run(this.ai, this.model, { text: texts.slice(i, i + 100) }, signal), this.model);
-      out.push(...result.data.map((v) => normalize(Float32Array.from(v))));
+      const batch = texts.slice(i, i + 100);
+      const result = parse(embeddingOutput, await run(this.ai, this.model, { text: batch }, signal), this.model);
+      out.push(...checkedVectors(this.name, result.data, batch.length, this.dimensions));
     }
     return out;
   }
@@ -47,7 +59,7 @@ export class WorkersAiEmbedder implements Embedder {
 
 export class WorkersAiReranker implements Reranker {
   readonly name: string;
-  constructor(private readonly ai: Ai, private readonly model: string) {
+  constructor(private readonly ai: AiRunner, private readonly model: string) {
     this.name = `workers-ai:${model}`;
   }
 
@@ -63,7 +75,7 @@ export class WorkersAiReranker implements Reranker {
 
 export class WorkersAiGenerator implements Generator {
   readonly name: string;
-  constructor(private readonly ai: Ai, private readonly model: string) {
+  constructor(private readonly ai: AiRunner, private readonly model: string) {
     this.name = `workers-ai:${model}`;
   }
 

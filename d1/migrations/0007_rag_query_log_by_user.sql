@@ -1,0 +1,1 @@
+CREATE INDEX `rag_query_log_user_idx` ON `rag_query_log` (`user_id`,`started_at`);

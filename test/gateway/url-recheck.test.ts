@@ -1,0 +1,95 @@
+/**
+ * A source's stored URL is checked again, with the setting in force, every time its Durable Object
+ * opens a connection — not only at registration. A loopback source registered while
+ * ALLOW_PRIVATE_UPSTREAMS was set stops being reached once the setting is gone: calls, refresh,
+ * the scheduled rediscovery and a warm singleton connection all answer a typed `url_refused`
+ * error, the breaker is left alone (the upstream did nothing wrong) and health says why.
+ *
+ * The Worker under test always has the setting (vitest.config.ts); "removed" is a SourceService
+ * built on the same bindings without it — the same service the Worker builds per request and the
+ * cron builds per run, talking to the real Durable Object and the real fixture upstream.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { BREAKER_THRESHOLD } from "../../workers/gateway/breaker";
+import { type GatewayAuditSink, type GatewayCall, gatewayCallEvent } from "../../workers/gateway/gateway-audit";
+import { rediscoverSources } from "../../workers/gateway/rediscovery.cron";
+import { SourceService, type SourceServiceDeps } from "../../workers/gateway/sources.service";
+import { openDb } from "../../workers/lib/db";
+import { parseQueueEvent } from "../../workers/queue-events";
+import { sourceRow } from "../helpers/gateway";
+import { fixtureUrl, registerSource } from "../helpers/upstreams";
+import { createUser } from "../helpers/users";
+
+const WITHOUT_SETTING = { ...env, ALLOW_PRIVATE_UPSTREAMS: undefined };
+const REFUSED = /^url host 127\.0\.0\.1 is a loopback address \(loopback, 127\.0\.0\.0\/8\); allowed only with ALLOW_PRIVATE_UPSTREAMS$/;
+
+function service(gatewayEnv: SourceServiceDeps["env"], audited: GatewayCall[] = []): SourceService {
+  const audit: GatewayAuditSink = { record: (call) => audited.push(call), recordBuiltin: () => undefined };
+  return new SourceService({ db: openDb(env.DB), env: gatewayEnv, audit });
+}
+
+function stub(sourceId: number) {
+  return env.GATEWAY_SOURCE.get(env.GATEWAY_SOURCE.idFromName(String(sourceId)));
+}
+
+function resultText(resultJson: string): string {
+  const result = JSON.parse(resultJson) as { isError?: boolean; content: { text: string }[] };
+  expect(result.isError).toBe(true);
+  return result.content[0]!.text;
+}
+
+describe("a loopback source after ALLOW_PRIVATE_UPSTREAMS is removed", { timeout: 60_000 }, () => {
+  it("refuses calls and refresh with a typed error, leaves the breaker closed, audits and reports why", async () => {
+    const owner = await createUser();
+    const { body: source } = await registerSource(owner, fixtureUrl("echo"));
+    expect(source.last_discovery_error).toBeNull();
+    const name = `${source.slug}__echo`;
+    expect((await service(env).call(owner.id, name, { said: "hi" })).meta.error_type).toBeUndefined();
+
+    const audited: GatewayCall[] = [];
+    const strict = service(WITHOUT_SETTING, audited);
+    for (let i = 0; i < BREAKER_THRESHOLD + 1; i++) {
+      const refused = await strict.call(owner.id, name, { said: "hi" });
+      expect(refused.meta.error_type).toBe("url_refused");
+      expect(resultText(refused.resultJson)).toMatch(/^url_refused: url host 127\.0\.0\.1 is a loopback address/);
+    }
+    // The refusals are typed outcomes the audit consumer accepts.
+    expect(audited.map((call) => call.outcome)).toEqual(Array(BREAKER_THRESHOLD + 1).fill("url_refused"));
+    expect(parseQueueEvent(gatewayCallEvent(audited[0]!)).success).toBe(true);
+
+    const refreshed = await strict.refresh(owner.id, source.id);
+    expect(refreshed.source.last_discovery_error).toMatch(/^url_refused: /);
+    expect(refreshed.source.last_discovery_error!.slice("url_refused: ".length)).toMatch(REFUSED);
+
+    const health = await strict.health.get(owner.id, source.id);
+    expect(health).toMatchObject({ breaker: "closed", state: "degraded", calls: { errors: BREAKER_THRESHOLD + 1 } });
+    expect(health.calls.last_error).toMatch(/^url_refused: url host 127\.0\.0\.1/);
+    expect(health.last_discovery_error).toMatch(/^url_refused: /);
+
+    // With the setting back, the same source is reached again.
+    expect((await service(env).call(owner.id, name, { said: "again" })).meta.error_type).toBeUndefined();
+  });
+
+  it("does not reuse a warm singleton connection opened under the old setting", async () => {
+    const owner = await createUser();
+    const { body: source } = await registerSource(owner, fixtureUrl("echo"), { mcp_lifecycle_mode: "singleton" });
+    const name = `${source.slug}__echo`;
+    expect((await service(env).call(owner.id, name, {})).meta.error_type).toBeUndefined();
+    expect((await stub(source.id).status()).warm).toBe(true);
+
+    const refused = await service(WITHOUT_SETTING).call(owner.id, name, {});
+    expect(refused.meta.error_type).toBe("url_refused");
+    // No connection is left open to deliver list_changed or serve the next call.
+    expect((await stub(source.id).status()).warm).toBe(false);
+  });
+
+  it("records the refusal on the source in the scheduled rediscovery", async () => {
+    const owner = await createUser();
+    const { body: source } = await registerSource(owner, fixtureUrl("echo"));
+    const run = await rediscoverSources(openDb(env.DB), { ...WITHOUT_SETTING, EVENTS: env.EVENTS }, () => undefined, Date.now() + 24 * 3_600_000);
+    expect(run.failed).toBeGreaterThanOrEqual(1);
+    const row = await sourceRow(source.id);
+    expect(String(row["last_discovery_error"])).toMatch(/^url_refused: url host 127\.0\.0\.1 is a loopback address/);
+  });
+});
