@@ -38,10 +38,10 @@ export function createApp(servers: readonly McpServerDefinition[] = mcpServers):
   app.use("/mcp/*", cors, originCheck, limitBody(MAX_MCP_BODY_BYTES), authenticated);
   // Tools vary per user, so the gateway is always served by the SDK, never the cached fast path.
   const gateway = createGatewayServer(servers);
-  app.all("/mcp", (c) => serveGateway(c.req.raw, gateway, { user: c.var.user, services: c.var.services }));
+  app.all("/mcp", (c) => serveGateway(c.req.raw, gateway, { user: c.var.user, services: c.var.services, access: c.var.access }));
   for (const definition of servers) {
     app.all(`/mcp/${definition.name}`, (c) =>
-      serveMcp(c.req.raw, definition, { user: c.var.user, services: c.var.services }),
+      serveMcp(c.req.raw, definition, { user: c.var.user, services: c.var.services, access: c.var.access }),
     );
   }
 

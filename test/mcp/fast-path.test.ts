@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { mcpServers } from "../../workers/mcp-servers";
 import type { AuthUser } from "../../workers/auth/auth.service";
 import { createServices } from "../../workers/http/context";
+import { fullAccess } from "../helpers/access";
 import { type McpServerDefinition, serveWithSdk } from "../../workers/mcp/hosting";
 import { workerFetch } from "../helpers/mcp";
 import { createUser, type TestUser } from "../helpers/users";
@@ -42,7 +43,7 @@ async function viaSdk(definition: McpServerDefinition, user: TestUser, request: 
   const ctx = createExecutionContext();
   const authUser: AuthUser = { id: user.id, name: user.name };
   const services = createServices(env, (promise) => ctx.waitUntil(promise));
-  return message(await serveWithSdk(request, definition, { user: authUser, services }));
+  return message(await serveWithSdk(request, definition, { user: authUser, services, access: fullAccess(authUser) }));
 }
 
 async function viaWorker(request: Request) {

@@ -2,7 +2,8 @@
  * What every request handler may use, built once per request by the middleware: the
  * authenticated user and the domain services. Routes and MCP servers both read it.
  */
-import type { AuthUser } from "../auth/auth.service";
+import type { Access } from "../auth/access";
+import type { AuthUser } from "../auth/principal";
 import { queueEventSink } from "../events/event-sink";
 import { queueAuditSink } from "../gateway/gateway-audit";
 import { SourceService } from "../gateway/sources.service";
@@ -48,6 +49,8 @@ export function createServices(env: Env, waitUntil: (promise: Promise<unknown>) 
 export interface AppVariables {
   services: Services;
   user: AuthUser;
+  /** Who is calling (user, scopes, how) and the request's 403 step-up answer. */
+  access: Access;
 }
 
 export type AppEnv = { Bindings: Env; Variables: AppVariables };

@@ -36,6 +36,7 @@ export function serverRoutes(servers: readonly McpServerDefinition[]) {
     defineRoute({
       method: "get",
       path: "/api/servers",
+      scopes: [],
       summary: "The MCP servers on this Worker (name, endpoint, description); list their tools over MCP",
       tag: "servers",
       response: serverList,

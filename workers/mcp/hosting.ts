@@ -9,8 +9,10 @@
  */
 import { type AuthInfo, McpServer, type ServerOptions } from "@modelcontextprotocol/server";
 import { createMcpHandler } from "agents/mcp/server";
+import type { Scope } from "../auth/scopes";
 import { AppError } from "../lib/errors";
 import { answerFast, fastPathVersion } from "./fast-path";
+import { scopeRefusal } from "./scope-gate";
 import { registerTools, type ToolContext, type ToolDefinition } from "./tool";
 
 /** Bodies over this are answered 413 before anything is parsed. */
@@ -26,6 +28,10 @@ export interface McpServerDefinition {
   tools: readonly ToolDefinition[];
   /** Resources, prompts and completions beyond the tools. */
   extend?: (server: McpServer, ctx: ToolContext) => void;
+  /** The scopes reading what `extend` registers needs (resources, prompts, completions). */
+  extensionScopes?: readonly Scope[];
+  /** The scopes a tool needs when the tools are registered per request (the gateway); default: from `tools`. */
+  toolScopes?: (name: string) => readonly Scope[] | undefined;
   /** 2026-07-28 cache hints (`ttlMs`, `cacheScope`) for the list results; absent = the SDK's `0` / `private`. */
   cacheHints?: ServerOptions["cacheHints"];
 }
@@ -79,17 +85,25 @@ export function serveWithSdk(request: Request, definition: McpServerDefinition, 
   return handlerFor(definition).fetch(request, parsedBody === undefined ? { authInfo } : { authInfo, parsedBody });
 }
 
-export async function serveMcp(request: Request, definition: McpServerDefinition, ctx: ToolContext): Promise<Response> {
-  const version = fastPathVersion(request);
-  if (!version) return serveWithSdk(request, definition, ctx);
+/** A POST body as text and, when it is JSON, parsed; undefined for other methods. */
+export async function readMcpBody(request: Request): Promise<{ text: string; body: unknown } | undefined> {
+  if (request.method !== "POST") return undefined;
   const text = await request.text();
-  let body: unknown;
   try {
-    body = JSON.parse(text);
+    return { text, body: JSON.parse(text) };
   } catch {
-    // Let the SDK answer malformed JSON in its own words, from the original bytes.
-    return serveWithSdk(new Request(request, { body: text }), definition, ctx);
+    return { text, body: undefined }; // the SDK answers malformed JSON in its own words, from the bytes
   }
+}
+
+export async function serveMcp(request: Request, definition: McpServerDefinition, ctx: ToolContext): Promise<Response> {
+  const read = await readMcpBody(request);
+  if (!read) return serveWithSdk(request, definition, ctx);
+  const refused = scopeRefusal(read.body, definition, ctx);
+  if (refused) return refused;
+  const forward = new Request(request, { body: read.text });
+  if (read.body === undefined) return serveWithSdk(forward, definition, ctx);
+  const version = fastPathVersion(request);
   const sdk = (probe: Request) => serveWithSdk(probe, definition, ctx);
-  return (await answerFast(body, version, request, definition, ctx, sdk)) ?? serveWithSdk(request, definition, ctx, body);
+  return (version ? await answerFast(read.body, version, request, definition, ctx, sdk) : undefined) ?? serveWithSdk(forward, definition, ctx, read.body);
 }

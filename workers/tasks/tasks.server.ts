@@ -10,4 +10,6 @@ export const tasksServer: McpServerDefinition = {
     "A personal task manager. Tasks belong to the signed-in user; ids come from list_tasks or search_tasks. Dates are ISO 8601.",
   tools: taskTools,
   extend: registerTaskResources,
+  // The task resources and the review prompt read tasks.
+  extensionScopes: ["tasks:read"],
 };
