@@ -1,5 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { routeMetadataHost } from "./test/upstreams/metadata-documents";
 import { reserveUpstreamPorts, upstreamUrls } from "./test/upstreams/ports";
 
 // Two projects:
@@ -30,6 +31,9 @@ export default defineConfig(async () => {
                   // Chat agent: the Worker's own gateway, reached through SELF with each user's token.
                   MCP_URL: "http://localhost/mcp",
                 },
+                // Client ID Metadata Documents: the reserved test host goes to the local document
+                // server (test/upstreams/metadata-documents.ts); every other request goes out as is.
+                outboundService: routeMetadataHost(upstreamPorts.metadataDocuments),
               },
             }),
           ],

@@ -1,6 +1,8 @@
-/** The HTTP surface: /health, /openapi.json, /api/*, /mcp/<server>. */
+/** The HTTP surface: /health, /openapi.json, OAuth (/.well-known/*, /oauth/*, /authorize), /api/*, /mcp/<server>. */
 import { Hono } from "hono";
 import { mountChatRoutes } from "./agent/chat.routes";
+import { mountAuthorizeRoutes } from "./auth/authorize/authorize.routes";
+import { mountOAuthRoutes } from "./auth/oauth.routes";
 import { buildOpenApi, mountRoutes } from "./http/api-route";
 import type { AppEnv } from "./http/context";
 import { errorResponse } from "./http/errors";
@@ -27,6 +29,8 @@ export function createApp(servers: readonly McpServerDefinition[] = mcpServers):
   const app = new Hono<AppEnv>();
 
   app.get("/health", healthRoute);
+  mountOAuthRoutes(app);
+  mountAuthorizeRoutes(app);
   app.get("/openapi.json", (c) => c.json(buildOpenApi(apiRoutes, { title: "mcp-edge REST API", version: VERSION })));
 
   app.use("/api/*", cors, limitBody(MAX_JSON_BODY_BYTES), authenticated);

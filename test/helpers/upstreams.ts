@@ -18,6 +18,8 @@ export interface TestUpstreams {
   /** `mcp-edge bridge --manifest test/upstreams/fixture-plugin.json` (the stdio fixture). */
   bridge_fixture: string;
   bridge_token: string;
+  /** The Client ID Metadata Document server: `PUT /documents/<path>`, served as https://client-metadata.test/<path>. */
+  metadata_documents: string;
 }
 
 export function upstreams(): TestUpstreams {

@@ -13,6 +13,8 @@ export interface UpstreamPorts {
   bridge: number;
   bridgeFixture: number;
   bridgeToken: string;
+  /** The Client ID Metadata Document server (test/upstreams/metadata-documents.ts). */
+  metadataDocuments: number;
 }
 
 const ENV_KEY = "MCP_EDGE_TEST_UPSTREAMS";
@@ -28,6 +30,7 @@ export async function reserveUpstreamPorts(): Promise<UpstreamPorts> {
     bridge: await freePort(),
     bridgeFixture: await freePort(),
     bridgeToken: randomBytes(24).toString("base64url"),
+    metadataDocuments: await freePort(),
   };
   process.env[ENV_KEY] = JSON.stringify(ports);
   return ports;
@@ -43,5 +46,6 @@ export function upstreamUrls(ports: UpstreamPorts): Record<string, string> {
     bridge: `${base(ports.bridge)}/mcp`,
     bridge_fixture: `${base(ports.bridgeFixture)}/mcp`,
     bridge_token: ports.bridgeToken,
+    metadata_documents: base(ports.metadataDocuments),
   };
 }

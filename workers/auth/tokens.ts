@@ -6,10 +6,15 @@
 export const TOKEN_PREFIX = "mcpe_";
 
 export function generateToken(): string {
+  return TOKEN_PREFIX + randomSecret();
+}
+
+/** 32 random bytes, base64url: API tokens, session ids, sign-in codes, CSRF tokens. */
+export function randomSecret(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   let binary = "";
   for (const byte of bytes) binary += String.fromCharCode(byte);
-  return TOKEN_PREFIX + btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
 export async function hashToken(token: string): Promise<string> {
