@@ -83,19 +83,17 @@ export interface ConsentChoice {
  */
 export async function authorizeInBrowser(browser: Browser, authorizationUrl: string, user: TestUser, choice: ConsentChoice = {}): Promise<{ callback: URL; consentShown: boolean }> {
   let response = await browser.get(authorizationUrl);
-  if (response.status === 200) {
-    const html = await response.text();
-    if (html.includes('value="sign_in"')) {
-      const fields = formFields(html, "api_token");
-      response = await browser.post("/authorize", [...Object.entries(fields), ["token", user.token]]);
-      expect(response.status, "sign-in answers with a redirect back to the authorization").toBe(303);
-      response = await browser.get(response.headers.get("location")!);
-    }
+  let html = response.status === 200 ? await response.text() : "";
+  if (html.includes('value="sign_in"')) {
+    const fields = formFields(html, "api_token");
+    response = await browser.post("/authorize", [...Object.entries(fields), ["token", user.token]]);
+    expect(response.status, "sign-in answers with a redirect back to the authorization").toBe(303);
+    response = await browser.get(response.headers.get("location")!);
+    html = response.status === 200 ? await response.text() : "";
   }
   let consentShown = false;
   if (response.status === 200) {
     consentShown = true;
-    const html = await response.text();
     expect(html).toContain("Allow");
     const fields = formFields(html, "consent");
     const scopes = choice.scopes ?? offeredScopes(html);

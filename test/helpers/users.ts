@@ -17,3 +17,12 @@ export async function createUser(name = `user-${crypto.randomUUID().slice(0, 8)}
     .run();
   return { id: user!.id, name, token, headers: { authorization: `Bearer ${token}` } };
 }
+
+/** Another API token of the same user, granting only `scopes` (the `--scope` flags of `npm run token`). */
+export async function withScopedToken(user: TestUser, scopes: string[]): Promise<TestUser> {
+  const token = generateToken();
+  await env.DB.prepare("INSERT INTO api_tokens (user_id, token_hash, label, scopes) VALUES (?, ?, 'scoped', ?)")
+    .bind(user.id, await hashToken(token), JSON.stringify(scopes))
+    .run();
+  return { ...user, token, headers: { authorization: `Bearer ${token}` } };
+}

@@ -22,11 +22,15 @@ const CORS = {
 
 type HonoExecutionContext = Context<AppEnv>["executionCtx"];
 
+/**
+ * Hono types the execution context narrowly; at run time it is the Worker's own. The library's
+ * authorization-server endpoints use nothing of it but `waitUntil` (its `ctx` reaches only API and
+ * default handlers, which we do not give it), so that is what is checked.
+ */
 function isWorkerContext(ctx: HonoExecutionContext): ctx is ExecutionContext {
-  return "abort" in ctx && "props" in ctx;
+  return typeof ctx.waitUntil === "function";
 }
 
-/** Hono types the Worker's execution context narrowly; the library wants the runtime's own, which it is. */
 function workerContext(c: Context<AppEnv>): ExecutionContext {
   const ctx = c.executionCtx;
   if (!isWorkerContext(ctx)) throw new Error("OAuth endpoints need the Worker's execution context");
