@@ -209,3 +209,69 @@ export async function connectWithOAuth(path: string, user: TestUser, provider: T
   await client.connect(oauthTransport(path, provider));
   return client;
 }
+
+/** A PKCE pair (S256). */
+export async function pkce(): Promise<{ verifier: string; challenge: string }> {
+  const verifier = `${crypto.randomUUID()}${crypto.randomUUID()}`.replace(/-/g, "");
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier)));
+  const challenge = btoa(String.fromCharCode(...digest)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return { verifier, challenge };
+}
+
+/** Registers a public client (DCR) from its own address, so rate limits of other tests never apply. */
+export async function registerClient(redirectUris: string[] = [LOOPBACK_REDIRECT], name = "Test client"): Promise<string> {
+  const res = await workerFetch(`${ORIGIN}/oauth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "cf-connecting-ip": `198.51.100.${Math.floor(Math.random() * 250)}-${crypto.randomUUID()}` },
+    body: JSON.stringify({ client_name: name, redirect_uris: redirectUris, token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], response_types: ["code"] }),
+  });
+  expect(res.status).toBe(201);
+  return (await res.json<{ client_id: string }>()).client_id;
+}
+
+export interface AuthorizeParams {
+  clientId: string;
+  scope?: string;
+  resource?: string | null;
+  redirectUri?: string;
+  challenge?: string | null;
+  method?: string | null;
+  state?: string;
+}
+
+export function authorizeUrl(params: AuthorizeParams): string {
+  const url = new URL("/authorize", ORIGIN);
+  url.searchParams.set("response_type", "code");
+  url.searchParams.set("client_id", params.clientId);
+  url.searchParams.set("redirect_uri", params.redirectUri ?? LOOPBACK_REDIRECT);
+  url.searchParams.set("state", params.state ?? "state-1");
+  if (params.scope !== undefined) url.searchParams.set("scope", params.scope);
+  if (params.resource !== null) url.searchParams.set("resource", params.resource ?? `${ORIGIN}/mcp/tasks`);
+  if (params.challenge !== null && params.challenge !== undefined) url.searchParams.set("code_challenge", params.challenge);
+  if (params.method !== null) url.searchParams.set("code_challenge_method", params.method ?? "S256");
+  return url.href;
+}
+
+export async function tokenRequest(fields: Record<string, string>): Promise<Response> {
+  return workerFetch(`${ORIGIN}/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields).toString() });
+}
+
+export interface IssuedTokens {
+  access_token: string;
+  refresh_token: string;
+  scope: string;
+  resource?: string;
+  expires_in: number;
+}
+
+/** Runs the whole flow by hand (registration, browser, code exchange) and returns the tokens. */
+export async function obtainTokens(user: TestUser, options: { scope?: string; resource?: string | null; browser?: Browser } = {}): Promise<{ tokens: IssuedTokens; clientId: string }> {
+  const clientId = await registerClient();
+  const { verifier, challenge } = await pkce();
+  const { callback } = await authorizeInBrowser(options.browser ?? new Browser(), authorizeUrl({ clientId, scope: options.scope ?? "tasks:read", resource: options.resource, challenge }), user);
+  const code = callback.searchParams.get("code");
+  expect(code, `authorization succeeded (callback ${callback.search})`).toBeTruthy();
+  const res = await tokenRequest({ grant_type: "authorization_code", code: code!, client_id: clientId, redirect_uri: LOOPBACK_REDIRECT, code_verifier: verifier });
+  expect(res.status).toBe(200);
+  return { tokens: await res.json<IssuedTokens>(), clientId };
+}
