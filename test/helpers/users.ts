@@ -26,3 +26,12 @@ export async function withScopedToken(user: TestUser, scopes: string[]): Promise
     .run();
   return { ...user, token, headers: { authorization: `Bearer ${token}` } };
 }
+
+/** A one-time sign-in code for `user`, as `npm run token -- login-link` stores it (hashed). */
+export async function createLoginCode(user: TestUser, expiresAt = new Date(Date.now() + 10 * 60_000)): Promise<string> {
+  const code = generateToken().slice("mcpe_".length);
+  await env.DB.prepare("INSERT INTO login_links (code_hash, user_id, expires_at) VALUES (?, ?, ?)")
+    .bind(await hashToken(code), user.id, expiresAt.toISOString())
+    .run();
+  return code;
+}
