@@ -57,3 +57,15 @@ export function normalizeScopes(values: Iterable<string>): Scope[] {
 
 /** An API token without a scopes column grants everything (tokens made before scopes existed). */
 export const ALL_SCOPES: ReadonlySet<Scope> = new Set(SCOPES);
+
+/**
+ * The scopes of `--scope` flags (repeatable, or space/comma separated): null when none are given
+ * (a token with every scope); an Error naming the unknown ones otherwise.
+ */
+export function parseScopeFlags(flags: readonly string[]): Scope[] | null {
+  const values = flags.flatMap((flag) => flag.split(/[\s,]+/)).filter((value) => value !== "");
+  if (values.length === 0) return null;
+  const unknown = values.filter((value) => !isScope(value));
+  if (unknown.length > 0) throw new Error(`Unknown scope ${unknown.join(", ")}: use ${SCOPES.join(", ")}`);
+  return normalizeScopes(values);
+}

@@ -24,3 +24,6 @@ export async function hashToken(token: string): Promise<string> {
 
 /** User names are identifiers typed on a command line: keep them plain. */
 export const USER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$/;
+
+/** One-time sign-in codes (`npm run token -- login-link`) are single use and live ten minutes. */
+export const LOGIN_CODE_SECONDS = 10 * 60;

@@ -9,7 +9,7 @@ import type { Db } from "../../lib/db";
 import { AppError } from "../../lib/errors";
 import { findApiToken } from "../api-tokens.repo";
 import type { AuthUser } from "../principal";
-import { hashToken, TOKEN_PREFIX } from "../tokens";
+import { hashToken, LOGIN_CODE_SECONDS, TOKEN_PREFIX } from "../tokens";
 import { consumeLink } from "./sign-in.repo";
 
 export interface SignInContext {
@@ -55,9 +55,6 @@ export const apiTokenSignIn: SignInMethod = {
   },
 };
 
-/** Sign-in codes: single use, valid for ten minutes (bin/token.ts prints them as links). */
-export const LOGIN_LINK_SECONDS = 10 * 60;
-
 export async function redeemLoginCode(db: Db, code: string): Promise<AuthUser> {
   const userId = await consumeLink(db, await hashToken(code), new Date().toISOString());
   if (userId === undefined) throw new AppError("unauthorized", "That sign-in code is not valid: it was already used, has expired, or was mistyped. Print a new one with `npm run token -- login-link --user NAME`.");
@@ -70,7 +67,7 @@ export const loginCodeSignIn: SignInMethod = {
   fields: () =>
     `<div class="field"><label class="field-label" for="code">Sign-in code</label>` +
     `<input id="code" name="code" autocomplete="one-time-code" spellcheck="false" required aria-describedby="code-help">` +
-    `<p class="help" id="code-help">Run <code>npm run token -- login-link --user NAME</code> and open the link it prints in this browser, or paste its code here. Each code works once, for ${LOGIN_LINK_SECONDS / 60} minutes.</p></div>`,
+    `<p class="help" id="code-help">Run <code>npm run token -- login-link --user NAME</code> and open the link it prints in this browser, or paste its code here. Each code works once, for ${LOGIN_CODE_SECONDS / 60} minutes.</p></div>`,
   async submit(form, { db }) {
     return { user: await redeemLoginCode(db, textField(form, "code", "a sign-in code")) };
   },
