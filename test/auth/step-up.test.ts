@@ -14,7 +14,7 @@ import { fullAccess } from "../helpers/access";
 import { callOk, workerFetch } from "../helpers/mcp";
 import { authorizeInBrowser, Browser, mcpClient, oauthTransport, TestOAuthProvider, connectWithOAuth } from "../helpers/oauth";
 import { api } from "../helpers/rest";
-import { registerSource, upstreams } from "../helpers/upstreams";
+import { registerTasksSource } from "../helpers/gateway";
 import { createUser, withScopedToken, type TestUser } from "../helpers/users";
 import { legacyPost, modernPost, rpcResponse } from "../protocol/wire";
 import { UnauthorizedError } from "@modelcontextprotocol/client";
@@ -88,21 +88,22 @@ describe("the scope gate on every serving path", () => {
 
   it("the gateway's call fast path refuses a source tool without gateway:read, before the upstream is called", async () => {
     const owner = await createUser();
-    const source = await registerSource(owner, upstreams().everything_http);
+    // The Worker's own /mcp/tasks as a source (reached through SELF): a real upstream, no network.
+    const source = await registerTasksSource(owner, owner, { mcp_lifecycle_mode: "singleton" });
     expect(source.status).toBe(201);
     const slug = source.body.slug;
     const tasksOnly = await withScopedToken(owner, ["tasks:read", "tasks:write"]);
     for (const version of ["2025-06-18", "2025-11-25"]) {
       const res = await workerFetch(
         `${ORIGIN}/mcp`,
-        legacyPost(tasksOnly.token, version, { id: 1, method: "tools/call", params: { name: `${slug}__echo`, arguments: { message: "hi" } } }),
+        legacyPost(tasksOnly.token, version, { id: 1, method: "tools/call", params: { name: `${slug}__list_tasks`, arguments: {} } }),
       );
       expectStepUp(res, "gateway:read", "/mcp");
     }
     const health = await api<{ calls: { window: number } }>(owner, "GET", `/api/sources/${source.body.id}/health`);
     expect(health.body.calls.window).toBe(0);
     // The owner's full token still reaches the same tool through the same path.
-    const ok = await workerFetch(`${ORIGIN}/mcp`, legacyPost(owner.token, "2025-11-25", { id: 1, method: "tools/call", params: { name: `${slug}__echo`, arguments: { message: "hi" } } }));
+    const ok = await workerFetch(`${ORIGIN}/mcp`, legacyPost(owner.token, "2025-11-25", { id: 1, method: "tools/call", params: { name: `${slug}__list_tasks`, arguments: {} } }));
     expect(ok.status).toBe(200);
   });
 
@@ -135,11 +136,11 @@ describe("tools/list", () => {
 
   it("on the gateway, source tools are marked gateway:read and built-ins keep their own scopes", async () => {
     const owner = await createUser();
-    const source = await registerSource(owner, upstreams().everything_http);
+    const source = await registerTasksSource(owner, owner);
     const res = await workerFetch(`${ORIGIN}/mcp`, modernPost(owner.token, "tools/list"));
     const tools = (await rpcResponse(res)).result!["tools"] as { name: string; _meta?: Record<string, unknown> }[];
     const scopes = Object.fromEntries(tools.map((tool) => [tool.name, tool._meta?.["mcp-edge/scopes"]]));
-    expect(scopes[`${source.body.slug}__echo`]).toEqual(["gateway:read"]);
+    expect(scopes[`${source.body.slug}__add_task`]).toEqual(["gateway:read"]);
     expect(scopes["add_task"]).toEqual(["tasks:write"]);
     expect(scopes["gateway_add_source"]).toEqual(["gateway:admin"]);
     expect(scopes["gateway_list_sources"]).toEqual(["gateway:read"]);

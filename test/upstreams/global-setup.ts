@@ -7,7 +7,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { acceptsConnections } from "../../bin/lib/ports";
-import { startMetadataDocumentServer } from "./metadata-documents";
 import { reserveUpstreamPorts } from "./ports";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -80,16 +79,13 @@ export default async function setup(): Promise<() => Promise<void>> {
       ports.bridgeFixture,
     ),
   ];
-  const metadataDocuments = await startMetadataDocumentServer(ports.metadataDocuments);
   try {
     await Promise.all(servers.map(waitReady));
   } catch (error) {
     servers.forEach(killGroup);
-    metadataDocuments.close();
     throw error;
   }
   return async () => {
-    metadataDocuments.close();
     servers.forEach(killGroup);
     await Promise.all(
       servers.map(
