@@ -41,6 +41,8 @@ export const oauthSessions = sqliteTable(
     userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
     /** How the user signed in: `api_token`, `login_link` (or a method added later). */
     method: text("method").notNull(),
+    /** JSON array: the most this sign-in may grant (a scoped API token's own scopes); NULL = every scope. */
+    scopes: text("scopes", { mode: "json" }).$type<string[]>(),
     createdAt: text("created_at").notNull().default(now),
     expiresAt: text("expires_at").notNull(),
   },

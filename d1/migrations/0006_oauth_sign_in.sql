@@ -24,6 +24,7 @@ CREATE TABLE `oauth_sessions` (
 	`id_hash` text PRIMARY KEY NOT NULL,
 	`user_id` integer NOT NULL,
 	`method` text NOT NULL,
+	`scopes` text,
 	`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
 	`expires_at` text NOT NULL,
 	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade

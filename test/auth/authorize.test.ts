@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { workerFetch } from "../helpers/mcp";
 import { authorizeInBrowser, authorizeUrl, Browser, formFields, LOOPBACK_REDIRECT, offeredScopes, ORIGIN, pkce, publishClientMetadata, registerClient } from "../helpers/oauth";
-import { createLoginCode, createUser, type TestUser } from "../helpers/users";
+import { createLoginCode, createUser, type TestUser, withScopedToken } from "../helpers/users";
 
 async function signInPage(browser: Browser, url: string): Promise<string> {
   const res = await browser.get(url);
@@ -82,6 +82,33 @@ describe("signing in", () => {
     const res = await browser.post("/authorize", [...Object.entries(fields), ["token", user.token]]);
     expect(res.status).toBe(400);
     expect(res.headers.get("location")).toBeNull();
+  });
+});
+
+describe("a scoped API token signs in only for what it grants", () => {
+  it("the consent page offers only the token's own scopes", async () => {
+    const reader = await withScopedToken(await createUser(), ["tasks:read"]);
+    const { url } = await newAuthorization({ scope: "tasks:read tasks:write" });
+    const browser = new Browser();
+    const signedIn = await signIn(browser, url, reader);
+    const html = await (await browser.get(signedIn.headers.get("location")!)).text();
+    expect(offeredScopes(html)).toEqual(["tasks:read"]);
+    // A forged form adding tasks:write is narrowed to what the sign-in may grant.
+    const res = await browser.post("/authorize", [...Object.entries(formFields(html, "consent")), ["decision", "approve"], ["scope", "tasks:read"], ["scope", "tasks:write"]]);
+    expect(res.status).toBe(302);
+    const row = await env.DB.prepare("SELECT scopes FROM oauth_consents WHERE user_id = ?").bind(reader.id).first<{ scopes: string }>();
+    expect(JSON.parse(row!.scopes)).toEqual(["tasks:read"]);
+  });
+
+  it("asking only for scopes the token does not grant is refused on the page", async () => {
+    const reader = await withScopedToken(await createUser(), ["tasks:read"]);
+    const { url } = await newAuthorization({ scope: "rag:write" });
+    const browser = new Browser();
+    const signedIn = await signIn(browser, url, reader);
+    const res = await browser.get(signedIn.headers.get("location")!);
+    expect(res.status).toBe(403);
+    expect(res.headers.get("location")).toBeNull();
+    expect(await res.text()).toContain("grants none of the permissions this app asks for");
   });
 });
 

@@ -20,7 +20,7 @@ import type { AuthUser } from "../principal";
 import { inferResource, issuerFor, RESOURCE_PATHS, type ResourcePath, resourceFacts, resourceUrl } from "../resources";
 import { normalizeScopes, type Scope } from "../scopes";
 import { hashToken } from "../tokens";
-import { checkCsrf, clearCookie, csrfToken, PENDING_COOKIE, pendingCookie, readCookie, safeReturnTo, sessionUser, startSession } from "./browser";
+import { checkCsrf, clearCookie, csrfToken, PENDING_COOKIE, pendingCookie, readCookie, safeReturnTo, signedIn, startSession } from "./browser";
 import { consentPage, errorPage, linkConfirmPage, signedInPage, signInPage } from "./pages";
 import { redeemLoginCode, SIGN_IN_METHODS } from "./sign-in-methods";
 import { findConsentScopes, findUsableLink, saveConsent } from "./sign-in.repo";
@@ -41,11 +41,17 @@ function pathOfResource(issuer: string, resource: string | undefined): ResourceP
   return RESOURCE_PATHS.find((path) => resourceUrl(issuer, path) === resource) ?? "";
 }
 
-/** What the consent page offers: the known scopes asked for, or — when none — all the resource serves. */
-function offeredScopes(issuer: string, request: AuthRequest): Scope[] {
+/**
+ * What the consent page offers: the known scopes asked for, or — when none — all the resource
+ * serves; never more than the sign-in may grant (`cap`: a scoped API token's own, null = all).
+ */
+function offeredScopes(issuer: string, request: AuthRequest, cap: readonly string[] | null): Scope[] {
   const asked = normalizeScopes(request.scope);
-  return asked.length > 0 ? asked : [...resourceFacts(pathOfResource(issuer, request.resource)).serves];
+  const wanted = asked.length > 0 ? asked : [...resourceFacts(pathOfResource(issuer, request.resource)).serves];
+  return cap === null ? wanted : wanted.filter((scope) => cap.includes(scope));
 }
+
+const NOTHING_TO_GRANT = "You signed in with an API token that grants none of the permissions this app asks for. Sign in with a one-time link (or a token with these scopes) instead.";
 
 /**
  * Our checks before the library's: size, repeated parameters, a fetchable metadata-document
@@ -97,9 +103,9 @@ async function showAuthorize(c: Context<AppEnv>): Promise<Response> {
   const oauth = oauthHelpers(issuer, c.env);
   const authRequest = await oauth.parseAuthRequest(request);
   const db = openDb(c.env.DB);
-  const user = await sessionUser(db, c.req.raw);
+  const session = await signedIn(db, c.req.raw);
   const url = new URL(request.url);
-  if (!user) {
+  if (!session) {
     const returnTo = `${url.pathname}${url.search}`;
     const csrf = csrfToken(c.req.raw);
     const headers = new Headers();
@@ -107,7 +113,9 @@ async function showAuthorize(c: Context<AppEnv>): Promise<Response> {
     headers.append("Set-Cookie", pendingCookie(returnTo));
     return signInPage({ methods: SIGN_IN_METHODS, csrf: csrf.token, returnTo, headers });
   }
-  const scopes = offeredScopes(issuer, authRequest);
+  const { user } = session;
+  const scopes = offeredScopes(issuer, authRequest, session.scopes);
+  if (scopes.length === 0) return errorPage(NOTHING_TO_GRANT, 403);
   const key = { userId: user.id, clientId: authRequest.clientId, redirectUri: authRequest.redirectUri, resource: authRequest.resource ?? issuer };
   const remembered = await findConsentScopes(db, key);
   if (remembered && scopes.every((scope) => remembered.includes(scope))) return completeFor(c, issuer, authRequest, user, scopes);
@@ -132,9 +140,9 @@ async function showAuthorize(c: Context<AppEnv>): Promise<Response> {
 }
 
 /** Signs this browser in as `user` and returns to the authorization in progress. Sign-in methods that leave the page (OpenID Connect) finish with it too. */
-export async function finishSignIn(c: Context<AppEnv>, user: AuthUser, method: string, returnTo: string): Promise<Response> {
+export async function finishSignIn(c: Context<AppEnv>, user: AuthUser, method: string, returnTo: string, scopes: readonly string[] | null = null): Promise<Response> {
   const headers = new Headers({ Location: returnTo, "Cache-Control": "no-store" });
-  headers.append("Set-Cookie", await startSession(openDb(c.env.DB), user, method));
+  headers.append("Set-Cookie", await startSession(openDb(c.env.DB), user, method, scopes));
   headers.append("Set-Cookie", clearCookie(PENDING_COOKIE));
   return new Response(null, { status: 303, headers });
 }
@@ -154,7 +162,7 @@ async function signIn(c: Context<AppEnv>, form: FormData): Promise<Response> {
   const db = openDb(c.env.DB);
   try {
     const result = await method.submit(form, { db, env: c.env, request: c.req.raw, returnTo });
-    return "response" in result ? result.response : await finishSignIn(c, result.user, method.id, returnTo);
+    return "response" in result ? result.response : await finishSignIn(c, result.user, method.id, returnTo, result.scopes);
   } catch (error) {
     if (!(error instanceof AppError) || error.code === "internal") throw error;
     const csrf = csrfToken(c.req.raw);
@@ -169,15 +177,16 @@ async function answerConsent(c: Context<AppEnv>, form: FormData): Promise<Respon
   const handle = form.get("handle");
   if (typeof handle !== "string" || handle === "") throw AppError.invalid("This consent form has no transaction; start again from the app");
   const oauth = oauthHelpers(issuer, c.env);
-  const user = await sessionUser(openDb(c.env.DB), c.req.raw);
+  const session = await signedIn(openDb(c.env.DB), c.req.raw);
   const chosen = form.getAll("scope").map(String);
-  if (!user || form.get("decision") !== "approve" || chosen.length === 0) {
-    const denied = await oauth.denyConsent(c.req.raw, handle, user ? {} : { description: "The sign-in expired" });
+  if (!session || form.get("decision") !== "approve" || chosen.length === 0) {
+    const denied = await oauth.denyConsent(c.req.raw, handle, session ? {} : { description: "The sign-in expired" });
     return new Response(null, { status: 302, headers: denied.headers });
   }
   // The request comes back from storage (never from the form); the user may only narrow its scopes.
   const approved = await oauth.approveConsent(c.req.raw, handle);
-  const offered = offeredScopes(issuer, approved.request);
+  const { user } = session;
+  const offered = offeredScopes(issuer, approved.request, session.scopes);
   const scopes = offered.filter((scope) => chosen.includes(scope));
   if (scopes.length === 0) {
     approved.headers.set("Location", authorizationErrorRedirect(approved.request, "access_denied", "No permission was allowed"));
@@ -216,9 +225,8 @@ async function useLink(c: Context<AppEnv>): Promise<Response> {
   const returnTo = safeReturnTo(readCookie(c.req.raw, PENDING_COOKIE));
   if (returnTo) return finishSignIn(c, user, "login_link", returnTo);
   const headers = new Headers();
-  headers.append("Set-Cookie", await startSession(db, user, "login_link"));
-  const named = await db.query.users.findFirst({ where: (users, { eq }) => eq(users.id, user.id), columns: { name: true } });
-  return signedInPage(named?.name ?? "you", headers);
+  headers.append("Set-Cookie", await startSession(db, user, "login_link", null));
+  return signedInPage(user.name, headers);
 }
 
 function guarded(handle: (c: Context<AppEnv>) => Promise<Response>) {

@@ -8,7 +8,7 @@ import { AppError } from "../../lib/errors";
 import type { Db } from "../../lib/db";
 import type { AuthUser } from "../principal";
 import { hashToken, randomSecret } from "../tokens";
-import { deleteExpired, findSessionUser, insertSession } from "./sign-in.repo";
+import { deleteExpired, findSession, insertSession, type SessionRow } from "./sign-in.repo";
 
 export const SESSION_COOKIE = "__Host-mcpe-session";
 export const CSRF_COOKIE = "__Host-mcpe-csrf";
@@ -41,18 +41,19 @@ export function readCookie(request: Request, name: string): string | undefined {
   return undefined;
 }
 
-export async function startSession(db: Db, user: AuthUser, method: string): Promise<string> {
+/** `scopes`: the most this sign-in may grant (a scoped API token's own); null = every scope. */
+export async function startSession(db: Db, user: AuthUser, method: string, scopes: readonly string[] | null): Promise<string> {
   const id = randomSecret();
   const now = new Date();
   await deleteExpired(db, now.toISOString());
-  await insertSession(db, await hashToken(id), user.id, method, new Date(now.getTime() + SESSION_SECONDS * 1000).toISOString());
+  await insertSession(db, await hashToken(id), user.id, method, scopes, new Date(now.getTime() + SESSION_SECONDS * 1000).toISOString());
   return setCookie(SESSION_COOKIE, id, SESSION_SECONDS);
 }
 
-export async function sessionUser(db: Db, request: Request): Promise<AuthUser | undefined> {
+export async function signedIn(db: Db, request: Request): Promise<SessionRow | undefined> {
   const id = readCookie(request, SESSION_COOKIE);
   if (!id) return undefined;
-  return findSessionUser(db, await hashToken(id), new Date().toISOString());
+  return findSession(db, await hashToken(id), new Date().toISOString());
 }
 
 /** This browser's CSRF token for our forms, and the cookie to set when it is new. */

@@ -20,8 +20,11 @@ export interface SignInContext {
   returnTo: string;
 }
 
-/** A signed-in user, or a response to send instead (for example a redirect to another sign-in site). */
-export type SignInResult = { user: AuthUser } | { response: Response };
+/**
+ * A signed-in user with the most the sign-in may grant (`scopes`: a scoped API token's own; null =
+ * every scope), or a response to send instead (for example a redirect to another sign-in site).
+ */
+export type SignInResult = { user: AuthUser; scopes: readonly string[] | null } | { response: Response };
 
 export interface SignInMethod {
   /** Posted as `method`; also stored on the session. */
@@ -51,14 +54,15 @@ export const apiTokenSignIn: SignInMethod = {
     const token = textField(form, "token", "an API token");
     const row = token.startsWith(TOKEN_PREFIX) ? await findApiToken(db, await hashToken(token)) : undefined;
     if (!row) throw new AppError("unauthorized", "That API token is not valid (or was revoked)");
-    return { user: row.user };
+    // A token limited to some scopes cannot be used to grant an app more than it has itself.
+    return { user: row.user, scopes: row.scopes };
   },
 };
 
 export async function redeemLoginCode(db: Db, code: string): Promise<AuthUser> {
-  const userId = await consumeLink(db, await hashToken(code), new Date().toISOString());
-  if (userId === undefined) throw new AppError("unauthorized", "That sign-in code is not valid: it was already used, has expired, or was mistyped. Print a new one with `npm run token -- login-link --user NAME`.");
-  return { id: userId, name: "" };
+  const user = await consumeLink(db, await hashToken(code), new Date().toISOString());
+  if (!user) throw new AppError("unauthorized", "That sign-in code is not valid: it was already used, has expired, or was mistyped. Print a new one with `npm run token -- login-link --user NAME`.");
+  return user;
 }
 
 export const loginCodeSignIn: SignInMethod = {
@@ -69,7 +73,7 @@ export const loginCodeSignIn: SignInMethod = {
     `<input id="code" name="code" autocomplete="one-time-code" spellcheck="false" required aria-describedby="code-help">` +
     `<p class="help" id="code-help">Run <code>npm run token -- login-link --user NAME</code> and open the link it prints in this browser, or paste its code here. Each code works once, for ${LOGIN_CODE_SECONDS / 60} minutes.</p></div>`,
   async submit(form, { db }) {
-    return { user: await redeemLoginCode(db, textField(form, "code", "a sign-in code")) };
+    return { user: await redeemLoginCode(db, textField(form, "code", "a sign-in code")), scopes: null };
   },
 };
 

@@ -4,17 +4,24 @@ import { loginLinks, oauthConsents, oauthSessions, users } from "../../../d1/sch
 import type { Db } from "../../lib/db";
 import type { AuthUser } from "../principal";
 
-export async function insertSession(db: Db, idHash: string, userId: number, method: string, expiresAt: string): Promise<void> {
-  await db.insert(oauthSessions).values({ idHash, userId, method, expiresAt });
+export interface SessionRow {
+  user: AuthUser;
+  /** The most this sign-in may grant; null = every scope. */
+  scopes: string[] | null;
 }
 
-export function findSessionUser(db: Db, idHash: string, now: string): Promise<AuthUser | undefined> {
-  return db
-    .select({ id: users.id, name: users.name })
+export async function insertSession(db: Db, idHash: string, userId: number, method: string, scopes: readonly string[] | null, expiresAt: string): Promise<void> {
+  await db.insert(oauthSessions).values({ idHash, userId, method, scopes: scopes === null ? null : [...scopes], expiresAt });
+}
+
+export async function findSession(db: Db, idHash: string, now: string): Promise<SessionRow | undefined> {
+  const row = await db
+    .select({ id: users.id, name: users.name, scopes: oauthSessions.scopes })
     .from(oauthSessions)
     .innerJoin(users, eq(users.id, oauthSessions.userId))
     .where(and(eq(oauthSessions.idHash, idHash), gt(oauthSessions.expiresAt, now)))
     .get();
+  return row ? { user: { id: row.id, name: row.name }, scopes: row.scopes } : undefined;
 }
 
 /** Expired sessions and links are dropped whenever a new one is made: no cron needed. */
@@ -35,14 +42,15 @@ export function findUsableLink(db: Db, codeHash: string, now: string): Promise<A
 }
 
 /** Marks the link used; only the first of two racing requests gets its user back. */
-export async function consumeLink(db: Db, codeHash: string, now: string): Promise<number | undefined> {
+export async function consumeLink(db: Db, codeHash: string, now: string): Promise<AuthUser | undefined> {
   const row = await db
     .update(loginLinks)
     .set({ usedAt: now })
     .where(and(eq(loginLinks.codeHash, codeHash), isNull(loginLinks.usedAt), gt(loginLinks.expiresAt, now)))
     .returning({ userId: loginLinks.userId })
     .get();
-  return row?.userId;
+  if (!row) return undefined;
+  return db.select({ id: users.id, name: users.name }).from(users).where(eq(users.id, row.userId)).get();
 }
 
 export interface ConsentKey {
