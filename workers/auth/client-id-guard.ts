@@ -14,13 +14,18 @@ export function isClientIdUrl(clientId: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(clientId);
 }
 
+function refused(reason: string): AppError {
+  return AppError.invalid(`This client's metadata document cannot be fetched: ${reason}`, "client_id");
+}
+
 /** Throws `invalid_input` naming why the metadata URL may not be fetched. */
 export function assertFetchableClientId(clientId: string): void {
+  if (!/^https:\/\//i.test(clientId)) throw refused("client_id must be an https URL");
   try {
-    const url = assertSafeUpstreamUrl(clientId, false);
-    if (url.protocol !== "https:") throw AppError.invalid("client_id must be an https URL");
+    assertSafeUpstreamUrl(clientId, false);
   } catch (error) {
-    const reason = error instanceof AppError ? error.message.replace(/^url\b/, "client_id") : "client_id is not a valid URL";
-    throw AppError.invalid(`This client's metadata document cannot be fetched: ${reason}`, "client_id");
+    if (!(error instanceof AppError)) throw refused("client_id is not a valid URL");
+    // The gateway's wording names its own field and setting; say it of the client_id.
+    throw refused(error.message.replace(/^url\b/, "client_id").replace(/\s*\([^)]*ALLOW_PRIVATE_UPSTREAMS[^)]*\)/, ""));
   }
 }
