@@ -1,44 +1,63 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { routeMetadataHost } from "./test/upstreams/metadata-documents";
 import { reserveUpstreamPorts, upstreamUrls } from "./test/upstreams/ports";
 
-// Two projects:
-// - workers: everything under test/ except test/node/ runs inside workerd against real (local)
-//   D1, Queues and Durable Objects, configured from wrangler.toml; test/setup.ts applies migrations.
+// Three projects:
+// - workers: everything under test/ except test/node/ and test/auth/ runs inside workerd against
+//   real (local) D1, Queues and Durable Objects, configured from wrangler.toml; test/setup.ts
+//   applies migrations.
+// - auth: test/auth/, the same Worker, plus one network route: the reserved host of the test
+//   Client ID Metadata Documents goes to a local document server. It is its own project so every
+//   other test keeps workerd's own outbound network (a route handler turns a refused connection
+//   into an HTTP 500, which would change what the gateway and agent tests see).
 // - node: test/node/ runs in Node, for what a Worker cannot do itself: the stdio bridge (child
 //   processes) and the console driven in a real Chromium against `wrangler dev`.
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("d1/migrations");
   // Real upstream servers for the gateway tests (test/upstreams/global-setup.ts starts them).
   const upstreamPorts = await reserveUpstreamPorts();
+  const bindings = {
+    TEST_MIGRATIONS: migrations,
+    // Gateway: tests register the Worker's own servers (http://localhost) as sources, served
+    // through SELF; the secrets key is a test-only constant, never a deployed one.
+    ALLOW_PRIVATE_UPSTREAMS: "1",
+    SELF_ORIGIN: "http://localhost",
+    SOURCE_SECRETS_KEY: "dGVzdC1vbmx5LXNvdXJjZS1zZWNyZXRzLWtleS0zMmI=",
+    TEST_UPSTREAMS: JSON.stringify(upstreamUrls(upstreamPorts)),
+    // Chat agent: the Worker's own gateway, reached through SELF with each user's token.
+    MCP_URL: "http://localhost/mcp",
+  };
   return {
     test: {
       projects: [
+        {
+          plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" }, miniflare: { bindings } })],
+          test: {
+            name: "workers",
+            include: ["test/**/*.test.ts"],
+            exclude: ["test/node/**", "test/auth/**"],
+            setupFiles: ["./test/setup.ts"],
+            globalSetup: ["./test/upstreams/global-setup.ts"],
+          },
+        },
         {
           plugins: [
             cloudflareTest({
               wrangler: { configPath: "./wrangler.toml" },
               miniflare: {
-                bindings: {
-                  TEST_MIGRATIONS: migrations,
-                  // Gateway: tests register the Worker's own servers (http://localhost) as sources, served
-                  // through SELF; the secrets key is a test-only constant, never a deployed one.
-                  ALLOW_PRIVATE_UPSTREAMS: "1",
-                  SELF_ORIGIN: "http://localhost",
-                  SOURCE_SECRETS_KEY: "dGVzdC1vbmx5LXNvdXJjZS1zZWNyZXRzLWtleS0zMmI=",
-                  TEST_UPSTREAMS: JSON.stringify(upstreamUrls(upstreamPorts)),
-                  // Chat agent: the Worker's own gateway, reached through SELF with each user's token.
-                  MCP_URL: "http://localhost/mcp",
-                },
+                bindings,
+                // Client ID Metadata Documents: the reserved test host goes to the local document
+                // server (test/upstreams/metadata-documents.ts); every other request goes out as is.
+                outboundService: routeMetadataHost(upstreamPorts.metadataDocuments),
               },
             }),
           ],
           test: {
-            name: "workers",
-            include: ["test/**/*.test.ts"],
-            exclude: ["test/node/**"],
+            name: "auth",
+            include: ["test/auth/**/*.test.ts"],
             setupFiles: ["./test/setup.ts"],
-            globalSetup: ["./test/upstreams/global-setup.ts"],
+            globalSetup: ["./test/upstreams/metadata-setup.ts"],
           },
         },
         {

@@ -10,6 +10,7 @@
  *   6. Node micro-benchmark of the MCP layer alone
  * Results go to bench/results/<date>.json, latest.json (the table) and *-extra.json (the rest).
  * `--only gateway` runs the gateway rows alone (mcp-edge only) into bench/results/gateway-*.json.
+ * `--only oauth` runs the OAuth-token row alone (bench/lib/oauth-row.ts) into bench/results/oauth-*.json.
  * Everything runs on 127.0.0.1 from a temp dir that is deleted at the end.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -21,6 +22,7 @@ import { readConfig } from "./lib/config";
 import { runCpuPhase } from "./lib/cpu-phase";
 import { describeMachine, describeSource } from "./lib/machine";
 import { printMicro, tryMicroBenchmark } from "./lib/micro";
+import { runOAuthRow } from "./lib/oauth-row";
 import { profileMcpEdge } from "./lib/profile";
 import {
   aggregate,
@@ -62,6 +64,10 @@ async function main(): Promise<void> {
     console.warn(`warning: load average ${load} before starting: other work on this machine will add noise (see "other load" per round)`);
   }
 
+  if (config.only === "oauth") {
+    await runOAuthRow(paths, phaseCleanup(), config);
+    return;
+  }
   const gatewayOnly = config.only === "gateway";
   let bundle: Awaited<ReturnType<typeof measureDeployBundle>> | undefined;
   if (!gatewayOnly) {

@@ -39,7 +39,7 @@ async function demoToken(): Promise<string> {
     const saved = readFileSync(TOKEN_FILE, "utf8").trim();
     if (saved && (await tokenIsValid(saved, "--local"))) return saved;
   }
-  const token = await createToken("demo", "npm run dev", "--local");
+  const token = await createToken("demo", "npm run dev", null, "--local");
   mkdirSync(join(ROOT, ".wrangler"), { recursive: true });
   writeFileSync(TOKEN_FILE, `${token}\n`, { mode: 0o600 });
   return token;

@@ -1,31 +1,64 @@
 /**
- * npm run token -- create --user <name> [--label <text>] [--remote]
+ * npm run token -- create --user <name> [--label <text>] [--scope <scope> …] [--remote]
  * npm run token -- revoke --user <name> [--remote]
+ * npm run token -- login-link --user <name> [--origin <url>] [--remote]
  *
- * `create` makes the user if needed and prints a new API token on its last line. Only the
- * token's SHA-256 is stored. `--remote` targets the production D1 database.
+ * `create` makes the user if needed and prints a new API token on its last line; `--scope`
+ * (repeatable) limits what it grants, default every scope. Only the token's SHA-256 is stored.
+ * `login-link` prints a one-time sign-in link for the /authorize page (single use, ten minutes);
+ * its code can also be pasted there. `--remote` targets the production D1 database.
  */
 import { parseArgs } from "node:util";
-import { createToken, revokeTokens } from "./lib/tokens";
+import { parseScopeFlags, SCOPES } from "../workers/auth/scopes";
+import { LOGIN_CODE_SECONDS } from "../workers/auth/tokens";
+import { createLoginCode, createToken, revokeTokens } from "./lib/tokens";
 
-const USAGE = "usage: npm run token -- create --user <name> [--label <text>] [--remote]\n       npm run token -- revoke --user <name> [--remote]";
+const USAGE = `usage: npm run token -- create --user <name> [--label <text>] [--scope <scope> …] [--remote]
+       npm run token -- revoke --user <name> [--remote]
+       npm run token -- login-link --user <name> [--origin <url>] [--remote]
+scopes: ${SCOPES.join(", ")} (default: all)`;
+
+const COMMANDS = new Set(["create", "revoke", "login-link"]);
+
+function originOf(value: string | undefined, remote: boolean): string {
+  if (value === undefined && remote) throw new Error("--origin <https://your-worker> is needed with --remote: the link must open your deployed Worker");
+  const raw = value ?? "http://localhost:8787";
+  const url = new URL(raw);
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw new Error(`--origin ${raw}: expected an http(s) URL`);
+  return url.origin;
+}
 
 async function main(): Promise<void> {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
-    options: { user: { type: "string" }, label: { type: "string" }, remote: { type: "boolean", default: false } },
+    options: {
+      user: { type: "string" },
+      label: { type: "string" },
+      scope: { type: "string", multiple: true },
+      origin: { type: "string" },
+      remote: { type: "boolean", default: false },
+    },
   });
   const command = positionals[0];
   const target = values.remote ? "--remote" : "--local";
-  if (!values.user || (command !== "create" && command !== "revoke")) throw new Error(USAGE);
+  if (!values.user || !command || !COMMANDS.has(command)) throw new Error(USAGE);
   if (command === "revoke") {
     revokeTokens(values.user, target);
     console.log(`Revoked every token of ${values.user} (${target.slice(2)}); cached verifications expire within TOKEN_CACHE_SECONDS.`);
     return;
   }
+  if (command === "login-link") {
+    const origin = originOf(values.origin, values.remote);
+    const code = await createLoginCode(values.user, LOGIN_CODE_SECONDS, target);
+    console.log(`A sign-in link for ${values.user}: open it in the browser where the app asked you to sign in (once, within ${LOGIN_CODE_SECONDS / 60} minutes), or paste the code there:`);
+    console.log(`${origin}/authorize/link?code=${encodeURIComponent(code)}`);
+    console.log(`code: ${code}`);
+    return;
+  }
+  const scopes = parseScopeFlags(values.scope ?? []);
   const label = (values.label ?? "cli").slice(0, 100);
-  const token = await createToken(values.user, label, target);
-  console.log(`Created a token for ${values.user} (${target.slice(2)} database). It is shown once; store it now:`);
+  const token = await createToken(values.user, label, scopes, target);
+  console.log(`Created a token for ${values.user} (${target.slice(2)} database) with ${scopes ? `the scopes ${scopes.join(" ")}` : "every scope"}. It is shown once; store it now:`);
   console.log(token);
 }
 

@@ -24,8 +24,61 @@ export const apiTokens = sqliteTable(
     label: text("label").notNull().default(""),
     createdAt: text("created_at").notNull().default(now),
     revokedAt: text("revoked_at"),
+    /** JSON array of the scopes the token grants; NULL = every scope (tokens made before scopes, or `--scope` not given). */
+    scopes: text("scopes", { mode: "json" }).$type<string[]>(),
   },
   (t) => [uniqueIndex("api_tokens_hash_idx").on(t.tokenHash)],
+);
+
+/**
+ * Browser sessions of the sign-in page at /authorize: the `__Host-` cookie holds a random id,
+ * only its SHA-256 is stored. A session signs the user in to authorize clients, nothing else.
+ */
+export const oauthSessions = sqliteTable(
+  "oauth_sessions",
+  {
+    idHash: text("id_hash").primaryKey(),
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    /** How the user signed in: `api_token`, `login_link` (or a method added later). */
+    method: text("method").notNull(),
+    /** JSON array: the most this sign-in may grant (a scoped API token's own scopes); NULL = every scope. */
+    scopes: text("scopes", { mode: "json" }).$type<string[]>(),
+    createdAt: text("created_at").notNull().default(now),
+    expiresAt: text("expires_at").notNull(),
+  },
+  (t) => [index("oauth_sessions_expiry_idx").on(t.expiresAt)],
+);
+
+/** One-time sign-in links printed by `npm run token -- login-link`: SHA-256 of the code, single use, short-lived. */
+export const loginLinks = sqliteTable(
+  "login_links",
+  {
+    codeHash: text("code_hash").primaryKey(),
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    createdAt: text("created_at").notNull().default(now),
+    expiresAt: text("expires_at").notNull(),
+    usedAt: text("used_at"),
+  },
+  (t) => [index("login_links_expiry_idx").on(t.expiresAt)],
+);
+
+/**
+ * Consent a user gave, per (user, client, redirect URI, resource) — never per client alone — and
+ * the scopes it covered: an authorization asking for a subset of them skips the consent page.
+ */
+export const oauthConsents = sqliteTable(
+  "oauth_consents",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    clientId: text("client_id").notNull(),
+    redirectUri: text("redirect_uri").notNull(),
+    resource: text("resource").notNull(),
+    /** JSON array of the scopes approved last time. */
+    scopes: text("scopes", { mode: "json" }).$type<string[]>().notNull(),
+    updatedAt: text("updated_at").notNull().default(now),
+  },
+  (t) => [uniqueIndex("oauth_consents_key_idx").on(t.userId, t.clientId, t.redirectUri, t.resource)],
 );
 
 export const tasks = sqliteTable(

@@ -1,6 +1,8 @@
-/** The HTTP surface: /health, /openapi.json, /api/*, /mcp/<server>. */
+/** The HTTP surface: /health, /openapi.json, OAuth (/.well-known/*, /oauth/*, /authorize), /api/*, /mcp/<server>. */
 import { Hono } from "hono";
 import { mountChatRoutes } from "./agent/chat.routes";
+import { authorizeRoutes } from "./auth/authorize/authorize.routes";
+import { oauthRoutes } from "./auth/oauth.routes";
 import { buildOpenApi, mountRoutes } from "./http/api-route";
 import type { AppEnv } from "./http/context";
 import { errorResponse } from "./http/errors";
@@ -12,7 +14,8 @@ import { serverRoutes } from "./http/servers.routes";
 import { healthRoute } from "./health/health.routes";
 import { VERSION } from "./health/health.service";
 import { AppError } from "./lib/errors";
-import { MAX_MCP_BODY_BYTES, type McpServerDefinition, serveMcp } from "./mcp/hosting";
+import { MAX_MCP_BODY_BYTES, serveMcp } from "./mcp/hosting";
+import type { McpServerDefinition } from "./mcp/server-definition";
 import { mcpServers } from "./mcp-servers";
 import { ragRoutes } from "./rag/rag.routes";
 import { taskRoutes } from "./tasks/tasks.routes";
@@ -27,6 +30,8 @@ export function createApp(servers: readonly McpServerDefinition[] = mcpServers):
   const app = new Hono<AppEnv>();
 
   app.get("/health", healthRoute);
+  app.route("/", oauthRoutes());
+  app.route("/", authorizeRoutes());
   app.get("/openapi.json", (c) => c.json(buildOpenApi(apiRoutes, { title: "mcp-edge REST API", version: VERSION })));
 
   app.use("/api/*", cors, limitBody(MAX_JSON_BODY_BYTES), authenticated);
@@ -40,10 +45,10 @@ export function createApp(servers: readonly McpServerDefinition[] = mcpServers):
   // from the built-in servers' per-isolate cache; a plain tools/call of a source tool takes the
   // gateway's own verified fast path (serveGateway, decision 0013).
   const gateway = createGatewayServer(servers);
-  app.all("/mcp", (c) => serveGateway(c.req.raw, gateway, { user: c.var.user, services: c.var.services }));
+  app.all("/mcp", (c) => serveGateway(c.req.raw, gateway, { user: c.var.user, services: c.var.services, access: c.var.access }));
   for (const definition of servers) {
     app.all(`/mcp/${definition.name}`, (c) =>
-      serveMcp(c.req.raw, definition, { user: c.var.user, services: c.var.services }),
+      serveMcp(c.req.raw, definition, { user: c.var.user, services: c.var.services, access: c.var.access }),
     );
   }
 

@@ -3,7 +3,7 @@
  * module so Node tools (bin/conformance.ts) can list them without importing the whole app, whose
  * agent routes pull in `agents` and with it `cloudflare:workers`, which only workerd resolves.
  */
-import type { McpServerDefinition } from "./mcp/hosting";
+import type { McpServerDefinition } from "./mcp/server-definition";
 import { ragServer } from "./rag/rag.server";
 import { tasksServer } from "./tasks/tasks.server";
 import { thinkingServer } from "./thinking/thinking.server";

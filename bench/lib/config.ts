@@ -24,8 +24,10 @@ export interface BenchConfig {
    * "gateway": only mcp-edge, only the gateway rows (direct vs gateway list_tasks, the latency
    * ladder, their CPU and profile); no peers, no bundle, no micro-benchmark. Results go to
    * bench/results/gateway-*.json so the full run's latest.json is left alone.
+   * "oauth": only mcp-edge, tools/list and list_tasks with an OAuth access token against an API
+   * token (bench/lib/oauth-row.ts), into bench/results/oauth-*.json.
    */
-  only: "gateway" | undefined;
+  only: "gateway" | "oauth" | undefined;
 }
 
 const OPTIONS = {
@@ -52,8 +54,8 @@ function numberOption(name: NumericOption, flags: Record<string, string | boolea
 
 function onlyOption(raw: string | undefined): BenchConfig["only"] {
   if (raw === undefined || raw === "") return undefined;
-  if (raw === "gateway") return raw;
-  throw new Error(`--only / BENCH_ONLY: the only subset is "gateway", got "${raw}"`);
+  if (raw === "gateway" || raw === "oauth") return raw;
+  throw new Error(`--only / BENCH_ONLY: the subsets are "gateway" and "oauth", got "${raw}"`);
 }
 
 export function readConfig(argv: readonly string[] = process.argv.slice(2)): BenchConfig {

@@ -67,7 +67,7 @@ export async function runRounds(
   if (config.warmupSeconds > 0) {
     console.log(`warm-up: ${config.warmupSeconds} s per cell, not recorded`);
     for (const cell of cells) {
-      await runLoad({ url: cell.target.url, route: cell.target.route, token, tool: cell.tool, connections: config.connections, seconds: config.warmupSeconds });
+      await runLoad({ url: cell.target.url, route: cell.target.route, token: cell.target.token ?? token, tool: cell.tool, connections: config.connections, seconds: config.warmupSeconds });
       await afterCell(cell);
     }
   }
@@ -75,7 +75,7 @@ export async function runRounds(
     for (let step = 0; step < cells.length; step++) {
       const index = (step + round) % cells.length;
       const cell = cells[index]!;
-      const sample = await measuredLoad(cell, config, token, config.roundSeconds);
+      const sample = await measuredLoad(cell, config, cell.target.token ?? token, config.roundSeconds);
       results[index]!.rounds.push(sample);
       console.log(
         `round ${round + 1}/${config.rounds}  ${label(cell).padEnd(28)} ${sample.rps.toFixed(0).padStart(6)} req/s  p50 ${sample.p50_ms.toFixed(2)} ms  p99 ${sample.p99_ms.toFixed(2)} ms  errors ${sample.errors}${sample.foreign_cpu_share === undefined ? "" : `  other load ${(sample.foreign_cpu_share * 100).toFixed(0)} %`}`,

@@ -23,9 +23,10 @@ import { serveWorker, type ServedWorker, wranglerWorkerOptions } from "./workerd
 /**
  * "mcp-edge sdk-path" and "gateway built-in" exist only in the gateway latency phase: the same
  * list_tasks answered by the SDK instead of the fast path, and a built-in tool called on /mcp,
- * which split the gateway's added time into its parts.
+ * which split the gateway's added time into its parts. "mcp-edge oauth" is mcp-edge called with
+ * an OAuth access token (`--only oauth`).
  */
-export const TARGET_NAMES = ["mcp-edge", "gateway", "node-sdk", "d1-floor", "ceiling", "mcp-edge sdk-path", "gateway built-in"] as const;
+export const TARGET_NAMES = ["mcp-edge", "gateway", "node-sdk", "d1-floor", "ceiling", "mcp-edge sdk-path", "gateway built-in", "mcp-edge oauth"] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
 export interface Target {
@@ -38,6 +39,8 @@ export interface Target {
   tools: readonly Tool[];
   /** Worker-side warnings/errors seen so far (workerd targets only). */
   problems: () => readonly string[];
+  /** This target's own bearer token (the OAuth row); default: the run's API token. */
+  token?: string;
 }
 
 export interface SampleInfo {

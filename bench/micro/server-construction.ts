@@ -8,6 +8,7 @@
  * `node --import tsx bench/micro/server-construction.ts` prints one JSON object on stdout.
  */
 import { z } from "zod";
+import { ALL_SCOPES } from "../../workers/auth/scopes";
 import { hashToken } from "../../workers/auth/tokens";
 import { getPlatformProxy } from "wrangler";
 import { createServices } from "../../workers/services";
@@ -35,9 +36,12 @@ async function timeIt(iterations: number, work: () => unknown | Promise<unknown>
 // Real services from the product's composition root, on wrangler's local bindings (nothing
 // persisted): building a server reads them, though tools/list never calls into them.
 const platform = await getPlatformProxy<Env>({ configPath: "wrangler.toml", persist: false });
+const benchUser = { id: 1, name: "bench" };
 const ctx: ToolContext = {
-  user: { id: 1, name: "bench" },
+  user: benchUser,
   services: createServices(platform.env, (promise) => platform.ctx.waitUntil(promise)),
+  // An API token's access: every scope, so no request is refused.
+  access: { principal: { user: benchUser, scopes: ALL_SCOPES, via: "api_token" }, refuse: () => new Response(null, { status: 403 }) },
 };
 const token = "mcpe_micro-benchmark-token";
 

@@ -1,20 +1,43 @@
 /** Creates a user (if new) and an API token for them, in the local or the production D1. */
-import { generateToken, hashToken, USER_NAME_PATTERN } from "../../workers/auth/tokens";
+import { generateToken, hashToken, randomSecret, USER_NAME_PATTERN } from "../../workers/auth/tokens";
 import { applyMigrations, executeSql, sqlString } from "./wrangler";
 
-export async function createToken(user: string, label: string, target: "--local" | "--remote"): Promise<string> {
+function checkUserName(user: string): void {
   if (!USER_NAME_PATTERN.test(user)) {
     throw new Error(`--user "${user}": use 1–64 letters, digits, '_', '.', '@' or '-', starting with a letter or digit`);
   }
+}
+
+/** `scopes` null = a token with every scope. */
+export async function createToken(user: string, label: string, scopes: readonly string[] | null, target: "--local" | "--remote"): Promise<string> {
+  checkUserName(user);
   if (target === "--local") applyMigrations("--local");
   const token = generateToken();
   const hash = await hashToken(token);
+  const scopesSql = scopes === null ? "NULL" : sqlString(JSON.stringify(scopes));
   executeSql(
     `INSERT INTO users (name) VALUES (${sqlString(user)}) ON CONFLICT(name) DO NOTHING;
-     INSERT INTO api_tokens (user_id, token_hash, label) SELECT id, ${sqlString(hash)}, ${sqlString(label)} FROM users WHERE name = ${sqlString(user)};`,
+     INSERT INTO api_tokens (user_id, token_hash, label, scopes) SELECT id, ${sqlString(hash)}, ${sqlString(label)}, ${scopesSql} FROM users WHERE name = ${sqlString(user)};`,
     target,
   );
   return token;
+}
+
+/**
+ * A one-time sign-in code for /authorize (single use, expires after `seconds`); only its SHA-256
+ * is stored. The user is created if new, as `create` does.
+ */
+export async function createLoginCode(user: string, seconds: number, target: "--local" | "--remote"): Promise<string> {
+  checkUserName(user);
+  if (target === "--local") applyMigrations("--local");
+  const code = randomSecret();
+  const expiresAt = new Date(Date.now() + seconds * 1000).toISOString();
+  executeSql(
+    `INSERT INTO users (name) VALUES (${sqlString(user)}) ON CONFLICT(name) DO NOTHING;
+     INSERT INTO login_links (code_hash, user_id, expires_at) SELECT ${sqlString(await hashToken(code))}, id, ${sqlString(expiresAt)} FROM users WHERE name = ${sqlString(user)};`,
+    target,
+  );
+  return code;
 }
 
 export async function tokenIsValid(token: string, target: "--local" | "--remote"): Promise<boolean> {

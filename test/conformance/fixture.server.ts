@@ -3,7 +3,7 @@
  * suite's server scenarios expect. It is served by the same `createApp` (middleware, Origin checks,
  * auth, `serveMcp`) as the real servers, only mounted on its own Worker (fixture.worker.ts).
  */
-import type { McpServerDefinition } from "../../workers/mcp/hosting";
+import type { McpServerDefinition } from "../../workers/mcp/server-definition";
 import { registerScenarioPrompts, registerScenarioResources } from "./fixture.content";
 import { registerScenarioTools, wrappedScenarioTools } from "./fixture.tools";
 

@@ -24,6 +24,7 @@ export const wrappedScenarioTools: ToolDefinition[] = [
     input: NO_INPUT,
     output: z.object({ text: z.string() }),
     annotations: READ_ONLY,
+    scopes: ["gateway:read"],
     run: async () => {
       const text = "This is a simple text response for testing.";
       return { data: { text }, text };
@@ -36,6 +37,7 @@ export const wrappedScenarioTools: ToolDefinition[] = [
     input: NO_INPUT,
     output: NO_INPUT,
     annotations: READ_ONLY,
+    scopes: ["gateway:read"],
     run: async () => {
       throw new AppError("invalid_input", "This tool intentionally returns an error for testing");
     },

@@ -13,6 +13,7 @@ import { mcpServers } from "../../workers/mcp-servers";
 import { BREAKER_THRESHOLD } from "../../workers/gateway/breaker";
 import { createGatewayServer, serveGateway } from "../../workers/gateway/gateway.server";
 import { createServices } from "../../workers/services";
+import { fullAccess } from "../helpers/access";
 import { registerTasksSource } from "../helpers/gateway";
 import { workerFetch } from "../helpers/mcp";
 import { api } from "../helpers/rest";
@@ -57,7 +58,7 @@ async function viaFastPath(request: Request) {
 async function viaSdk(user: TestUser, request: Request) {
   const ctx = createExecutionContext();
   const services = createServices(env, (promise) => ctx.waitUntil(promise));
-  const response = await serveGateway(request, gateway, { user: { id: user.id, name: user.name }, services }, { fastPath: false });
+  const response = await serveGateway(request, gateway, { user: { id: user.id, name: user.name }, services, access: fullAccess(user) }, { fastPath: false });
   return { status: response.status, contentType: response.headers.get("content-type"), message: await messageOf(response) };
 }
 
@@ -201,6 +202,7 @@ describe("gateway call fast path eligibility", () => {
     const sdkJsonOnly = await serveGateway(rpcRequest(owner, "2025-06-18", params, "application/json"), gateway, {
       user: { id: owner.id, name: owner.name },
       services: createServices(env, () => undefined),
+      access: fullAccess(owner),
     }, { fastPath: false });
     expect(jsonOnly.status).toBe(sdkJsonOnly.status);
 

@@ -8,7 +8,7 @@
  */
 import ipaddr from "ipaddr.js";
 import { describe, expect, it } from "vitest";
-import { assertSafeUpstreamUrl, privateUpstreamsAllowed } from "../../workers/gateway/url-safety";
+import { assertSafeUpstreamUrl, privateUpstreamsAllowed } from "../../workers/lib/url-safety";
 import { AppError } from "../../workers/lib/errors";
 
 /** The refusal message, or "ok" with the URL as the gateway would store it. */

@@ -26,6 +26,8 @@ export interface TestUpstreams {
   bridge_token: string;
   /** test/upstreams/model-providers.ts: OpenAI-compatible, Workers AI and Vectorize REST wire formats. */
   model_providers: string;
+  /** The Client ID Metadata Document server: `PUT /documents/<path>`, served as https://client-metadata.test/<path>. */
+  metadata_documents: string;
 }
 
 export function upstreams(): TestUpstreams {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { clearTokenCache } from "../../workers/auth/auth.service";
 import { connect, workerFetch } from "../helpers/mcp";
 import { revokeTokens } from "../helpers/db";
@@ -27,15 +27,30 @@ const SURFACES = {
     }),
 };
 
+/** The 401 challenge of each surface: its resource metadata and (for MCP servers) the baseline scope. */
+const CHALLENGES: Record<string, string> = {
+  "/api/tasks": 'resource_metadata="http://localhost/.well-known/oauth-protected-resource/api"',
+  "/mcp/tasks": 'resource_metadata="http://localhost/.well-known/oauth-protected-resource/mcp/tasks", scope="tasks:read"',
+};
+
 async function expectUnauthorized(res: Response, message: RegExp): Promise<void> {
   expect(res.status).toBe(401);
-  expect(res.headers.get("www-authenticate")).toBe('Bearer realm="mcp-edge"');
+  // RFC 6750: no error code when no credentials were sent; invalid_token for any token that failed.
+  const tokenSent = !message.source.startsWith("^Missing");
+  expect(res.headers.get("www-authenticate")).toBe(`Bearer realm="OAuth", ${tokenSent ? 'error="invalid_token", ' : ""}${CHALLENGES[currentSurface]}`);
   const body = await res.json<{ error: { code: string; message: string } }>();
   expect(body.error.code).toBe("unauthorized");
   expect(body.error.message).toMatch(message);
 }
 
-describe.each(Object.entries(SURFACES))("authentication on %s", (_path, request) => {
+/** The surface under test, for the challenge it must answer with. */
+let currentSurface = "";
+
+describe.each(Object.entries(SURFACES))("authentication on %s", (surface, request) => {
+  beforeEach(() => {
+    currentSurface = surface;
+  });
+
   it("rejects a request without an Authorization header", async () => {
     await expectUnauthorized(await request(), /^Missing Authorization header: send `Authorization: Bearer <token>`/);
   });

@@ -66,7 +66,11 @@ describe("/openapi.json", () => {
     const doc = await openApi();
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.info.title).toBeTruthy();
-    expect(doc.components.securitySchemes["bearer"]).toEqual({ type: "http", scheme: "bearer" });
+    expect(doc.components.securitySchemes["bearer"]).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(doc.components.securitySchemes["oauth2"]).toMatchObject({
+      type: "oauth2",
+      flows: { authorizationCode: { authorizationUrl: "/authorize", tokenUrl: "/oauth/token" } },
+    });
     const listed = Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method} ${path}`));
     expect(listed.sort()).toEqual([...ROUTES].sort());
   });

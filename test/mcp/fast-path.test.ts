@@ -8,7 +8,9 @@ import { describe, expect, it } from "vitest";
 import { mcpServers } from "../../workers/mcp-servers";
 import type { AuthUser } from "../../workers/auth/auth.service";
 import { createServices } from "../../workers/services";
-import { type McpServerDefinition, serveWithSdk } from "../../workers/mcp/hosting";
+import { fullAccess } from "../helpers/access";
+import { serveWithSdk } from "../../workers/mcp/hosting";
+import type { McpServerDefinition } from "../../workers/mcp/server-definition";
 import { workerFetch } from "../helpers/mcp";
 import { createUser, type TestUser } from "../helpers/users";
 
@@ -42,7 +44,7 @@ async function viaSdk(definition: McpServerDefinition, user: TestUser, request: 
   const ctx = createExecutionContext();
   const authUser: AuthUser = { id: user.id, name: user.name };
   const services = createServices(env, (promise) => ctx.waitUntil(promise));
-  return message(await serveWithSdk(request, definition, { user: authUser, services }));
+  return message(await serveWithSdk(request, definition, { user: authUser, services, access: fullAccess(authUser) }));
 }
 
 async function viaWorker(request: Request) {

@@ -4,7 +4,7 @@
  */
 import { env } from "cloudflare:test";
 import { createApp } from "../../workers/app";
-import type { McpServerDefinition } from "../../workers/mcp/hosting";
+import type { McpServerDefinition } from "../../workers/mcp/server-definition";
 import { workerFetch } from "../helpers/mcp";
 
 export const MODERN = "2026-07-28";

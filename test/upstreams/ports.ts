@@ -21,6 +21,8 @@ export interface UpstreamPorts {
   bridgeToken: string;
   /** test/upstreams/model-providers.ts: the model providers' documented wire formats. */
   modelProviders: number;
+  /** The Client ID Metadata Document server (test/upstreams/metadata-documents.ts). */
+  metadataDocuments: number;
 }
 
 const ENV_KEY = "MCP_EDGE_TEST_UPSTREAMS";
@@ -40,6 +42,7 @@ export async function reserveUpstreamPorts(): Promise<UpstreamPorts> {
     bridgeCapped: await freePort(),
     bridgeToken: randomBytes(24).toString("base64url"),
     modelProviders: await freePort(),
+    metadataDocuments: await freePort(),
   };
   process.env[ENV_KEY] = JSON.stringify(ports);
   return ports;
@@ -59,5 +62,6 @@ export function upstreamUrls(ports: UpstreamPorts): Record<string, string> {
     bridge_capped: `${base(ports.bridgeCapped)}/mcp`,
     bridge_token: ports.bridgeToken,
     model_providers: base(ports.modelProviders),
+    metadata_documents: base(ports.metadataDocuments),
   };
 }

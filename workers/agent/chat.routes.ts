@@ -9,7 +9,9 @@
 import { getAgentByName } from "agents";
 import type { Context, Hono } from "hono";
 import { z } from "zod";
+import { refusal } from "../auth/access";
 import { bearerToken } from "../auth/auth.service";
+import type { Scope } from "../auth/scopes";
 import type { AppEnv } from "../http/context";
 import { readJsonBody } from "../http/json-body";
 import { AppError, isErrorCode } from "../lib/errors";
@@ -58,7 +60,15 @@ function wantsStream(c: Context<AppEnv>): boolean {
   return /\btext\/event-stream\b/i.test(c.req.header("accept") ?? "");
 }
 
+/** Every chat route needs the `chat` scope (its MCP tool calls then need their own scopes). */
+const CHAT_SCOPES: readonly Scope[] = ["chat"];
+
 export function mountChatRoutes(app: Hono<AppEnv>): void {
+  app.use("/api/chat", async (c, next) => {
+    const refused = refusal(c.var.access, CHAT_SCOPES);
+    if (refused) return refused;
+    await next();
+  });
   app.post("/api/chat", async (c) => {
     const body = parseInput(chatBody, await readJsonBody(c.req.raw));
     const user = c.var.user;

@@ -1,21 +1,27 @@
 /**
- * Bearer-token authentication. A verified token is cached in the isolate for
- * TOKEN_CACHE_SECONDS (default 30), so most requests spend no D1 round trip on auth; a revoked
- * token therefore stops working within that bound. Unknown tokens are never cached.
+ * Bearer-token authentication: one validator for both kinds of token.
+ * - `mcpe_…` API tokens are checked against D1 (never KV). They are not bound to a resource and
+ *   grant the scopes in their `scopes` column (NULL = all).
+ * - OAuth access tokens (`<user>:<grant>:<secret>`) are checked against the authorization
+ *   server's KV (never D1 for the token; the user row is re-read so a deleted user's tokens die).
+ *   They are accepted only where their audience covers the request's resource.
+ * A verified token is cached in the isolate, keyed by its SHA-256, for TOKEN_CACHE_SECONDS and
+ * never beyond the token's own expiry: that is how long a revoked token can still be used.
+ * Unknown tokens are never cached.
  */
-import { and, eq, isNull } from "drizzle-orm";
-import { apiTokens, users } from "../../d1/schema";
 import type { Db } from "../lib/db";
 import { AppError } from "../lib/errors";
-import { hashToken } from "./tokens";
+import { findApiToken, findUser } from "./api-tokens.repo";
+import { isOAuthTokenShape, unwrapAccessToken } from "./authorization-server";
+import type { Principal } from "./principal";
+import { audienceCovers } from "./resources";
+import { ALL_SCOPES, expandScopes } from "./scopes";
+import { hashToken, TOKEN_PREFIX } from "./tokens";
 
-export interface AuthUser {
-  id: number;
-  name: string;
-}
+export type { AuthUser } from "./principal";
 
 const MAX_CACHED_TOKENS = 10_000;
-const cache = new Map<string, { user: AuthUser; expiresAt: number }>();
+const cache = new Map<string, { principal: Principal; expiresAt: number }>();
 
 export function clearTokenCache(): void {
   cache.clear();
@@ -23,33 +29,59 @@ export function clearTokenCache(): void {
 
 export function bearerToken(header: string | undefined | null): string {
   if (!header) {
-    throw new AppError("unauthorized", "Missing Authorization header: send `Authorization: Bearer <token>` (create one with `npm run token -- create --user <name>`)");
+    throw new AppError("unauthorized", "Missing Authorization header: send `Authorization: Bearer <token>` (sign in with OAuth, or create an API token with `npm run token -- create --user <name>`)");
   }
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw new AppError("unauthorized", "Malformed Authorization header: expected `Bearer <token>`");
   return match[1]!;
 }
 
-export async function authenticate(db: Db, authorization: string | undefined | null, cacheSeconds: number): Promise<AuthUser> {
+export interface AuthenticationContext {
+  db: Db;
+  env: Env;
+  cacheSeconds: number;
+  /** The issuer of this origin's OAuth tokens; undefined where OAuth is unavailable (see `issuerFor`). */
+  issuer: string | undefined;
+  /** The canonical resource the request is for; undefined = no audience check. */
+  resource: string | undefined;
+}
+
+async function verify(token: string, hash: string, ctx: AuthenticationContext, now: number): Promise<{ principal: Principal; expiresAt: number }> {
+  const cacheUntil = now + ctx.cacheSeconds * 1000;
+  if (token.startsWith(TOKEN_PREFIX)) {
+    const row = await findApiToken(ctx.db, hash);
+    if (!row) throw new AppError("unauthorized", "Invalid or revoked API token");
+    const scopes = row.scopes === null ? ALL_SCOPES : expandScopes(row.scopes);
+    return { principal: { user: row.user, scopes, via: "api_token" }, expiresAt: cacheUntil };
+  }
+  if (ctx.issuer && isOAuthTokenShape(token)) {
+    const summary = await unwrapAccessToken(ctx.issuer, ctx.env, token);
+    const user = summary ? await findUser(ctx.db, summary.grant.props.userId) : undefined;
+    if (!summary || !user) throw new AppError("unauthorized", "Invalid, expired or revoked access token");
+    const audience = Array.isArray(summary.audience) ? summary.audience[0] : summary.audience;
+    const principal: Principal = { user, scopes: expandScopes(summary.scope), via: "oauth", clientId: summary.grant.clientId, audience };
+    return { principal, expiresAt: Math.min(cacheUntil, summary.expiresAt * 1000) };
+  }
+  throw new AppError("unauthorized", "Invalid token: expected an OAuth access token or an `mcpe_` API token");
+}
+
+export async function authenticate(ctx: AuthenticationContext, authorization: string | undefined | null): Promise<Principal> {
   const token = bearerToken(authorization);
   const hash = await hashToken(token);
   const now = Date.now();
   const cached = cache.get(hash);
-  if (cached && cached.expiresAt > now) return cached.user;
-
-  const row = await db
-    .select({ id: users.id, name: users.name })
-    .from(apiTokens)
-    .innerJoin(users, eq(users.id, apiTokens.userId))
-    .where(and(eq(apiTokens.tokenHash, hash), isNull(apiTokens.revokedAt)))
-    .get();
-  if (!row) {
+  let principal = cached && cached.expiresAt > now ? cached.principal : undefined;
+  if (!principal) {
     cache.delete(hash);
-    throw new AppError("unauthorized", "Invalid or revoked API token");
+    const verified = await verify(token, hash, ctx, now);
+    principal = verified.principal;
+    if (ctx.cacheSeconds > 0 && verified.expiresAt > now) {
+      if (cache.size >= MAX_CACHED_TOKENS) cache.delete(cache.keys().next().value!);
+      cache.set(hash, verified);
+    }
   }
-  if (cacheSeconds > 0) {
-    if (cache.size >= MAX_CACHED_TOKENS) cache.delete(cache.keys().next().value!);
-    cache.set(hash, { user: row, expiresAt: now + cacheSeconds * 1000 });
+  if (principal.via === "oauth" && ctx.resource !== undefined && !(principal.audience && audienceCovers(principal.audience, ctx.resource))) {
+    throw new AppError("unauthorized", `This access token was issued for ${principal.audience ?? "another resource"}; it is not accepted at ${ctx.resource}`);
   }
-  return row;
+  return principal;
 }

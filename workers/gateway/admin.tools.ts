@@ -58,6 +58,7 @@ export function adminTools(builtins: ReadonlySet<string>): ToolDefinition[] {
       input: z.object({}),
       output: sourceList,
       annotations: READ_ONLY,
+      scopes: ["gateway:read"],
       run: async (_args, { user, services }) => {
         const list = await services.sources.list(user.id);
         const lines = list.sources.map(
@@ -74,6 +75,7 @@ export function adminTools(builtins: ReadonlySet<string>): ToolDefinition[] {
       input: createSourceInput,
       output: sourceDetail,
       annotations: WRITE,
+      scopes: ["gateway:admin"],
       run: async (args, { user, services }) => {
         const detail = await services.sources.create(user.id, args);
         return { data: detail, text: describeDetail("Added", detail) };
@@ -87,6 +89,7 @@ export function adminTools(builtins: ReadonlySet<string>): ToolDefinition[] {
       input: updateSourceToolInput,
       output: sourceDetail,
       annotations: { ...WRITE, idempotentHint: true },
+      scopes: ["gateway:admin"],
       run: async ({ source_id, ...change }, { user, services }) => {
         const detail = await services.sources.update(user.id, source_id, change);
         return { data: detail, text: describeDetail("Updated", detail) };
@@ -100,6 +103,7 @@ export function adminTools(builtins: ReadonlySet<string>): ToolDefinition[] {
       input: sourceIdInput,
       output: sourceDetail,
       annotations: { ...WRITE, idempotentHint: true },
+      scopes: ["gateway:admin"],
       run: async ({ source_id }, { user, services }) => {
         const detail = await services.sources.refresh(user.id, source_id);
         return { data: detail, text: describeDetail("Refreshed", detail) };
@@ -112,6 +116,7 @@ export function adminTools(builtins: ReadonlySet<string>): ToolDefinition[] {
       input: sourceIdInput,
       output: deleteSourceResult,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      scopes: ["gateway:admin"],
       run: async ({ source_id }, { user, services }) => {
         await services.sources.remove(user.id, source_id);
         return { data: { deleted: true as const, id: source_id }, text: `Deleted source ${source_id}` };
@@ -125,6 +130,7 @@ export function adminTools(builtins: ReadonlySet<string>): ToolDefinition[] {
       input: healthInput,
       output: sourceHealthList,
       annotations: READ_ONLY,
+      scopes: ["gateway:read"],
       run: async ({ source_id }, { user, services }) => {
         const list =
           source_id === undefined ? await services.sources.health.list(user.id) : { sources: [await services.sources.health.get(user.id, source_id)], count: 1 };
@@ -142,6 +148,7 @@ export function adminTools(builtins: ReadonlySet<string>): ToolDefinition[] {
       input: z.object({}),
       output: hiddenToolList,
       annotations: READ_ONLY,
+      scopes: ["gateway:read"],
       run: async (_args, { user, services }) => {
         const list = await services.sources.hidden.list(user.id);
         return { data: list, text: list.count ? list.hidden_tools.map((t) => t.name).join("\n") : "No hidden tools." };
@@ -155,6 +162,7 @@ export function adminTools(builtins: ReadonlySet<string>): ToolDefinition[] {
       input: toolName,
       output: hideToolResult,
       annotations: LOCAL_WRITE,
+      scopes: ["gateway:admin"],
       run: async ({ name }, { user, services }) => {
         const result = await services.sources.hidden.hide(user.id, name, builtins);
         return { data: result, text: `Hid ${result.tool.name} from your /mcp list` };
@@ -167,6 +175,7 @@ export function adminTools(builtins: ReadonlySet<string>): ToolDefinition[] {
       input: toolName,
       output: hideToolResult,
       annotations: LOCAL_WRITE,
+      scopes: ["gateway:admin"],
       run: async ({ name }, { user, services }) => {
         const result = await services.sources.hidden.unhide(user.id, name, builtins);
         return { data: result, text: `${result.tool.name} is listed on your /mcp again` };

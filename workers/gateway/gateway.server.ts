@@ -11,10 +11,15 @@
  * this module never imports the app (no import cycle).
  */
 import { isCallToolResult, type McpServer, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
+import { lacking } from "../auth/principal";
+import type { Scope } from "../auth/scopes";
+import { AppError } from "../lib/errors";
 import { isJsonObject, type JsonObject } from "../lib/json";
 import { fastPathVersion } from "../mcp/fast-path";
-import { type McpServerDefinition, serveWithSdk } from "../mcp/hosting";
-import { errorResult, registerTools, type ToolContext, type ToolDefinition } from "../mcp/tool";
+import { readMcpBody, serveWithSdk } from "../mcp/hosting";
+import type { McpServerDefinition } from "../mcp/server-definition";
+import { scopeRefusal } from "../mcp/scope-gate";
+import { errorResult, registerTools, SCOPES_META_KEY, type ToolContext, type ToolDefinition } from "../mcp/tool";
 import { ADMIN_TOOL_NAMES, adminTools } from "./admin.tools";
 import { answerSourceCall, asSourceCall, callFailure, type Replay } from "./call-fast-path";
 import type { InventoryRow } from "./sources.repo";
@@ -32,6 +37,9 @@ interface GatewayRequest {
   /** A call the fast path already made, whose result the SDK answers (reshaped or rejected) in its own words. */
   replay?: Replay | undefined;
 }
+
+/** Every source tool (`<slug>__<alias>`) needs this: seeing your sources and calling their tools. */
+export const SOURCE_TOOL_SCOPES: readonly Scope[] = ["gateway:read"];
 
 /** Each request's catalog, keyed by that request's own context object. */
 const requests = new WeakMap<ToolContext, GatewayRequest>();
@@ -62,8 +70,13 @@ function registerSourceTool(server: McpServer, ctx: ToolContext, name: string, {
       inputSchema: upstreamSchema(tool.inputSchema),
       ...(tool.outputSchema ? { outputSchema: upstreamSchema(tool.outputSchema) } : {}),
       annotations: tool.annotations,
+      _meta: { [SCOPES_META_KEY]: [...SOURCE_TOOL_SCOPES] },
     },
     async (args: JsonObject) => {
+      // The scope gate answered 403 before this; a second lock, as invokeTool has for built-ins.
+      if (lacking(ctx.access.principal, SOURCE_TOOL_SCOPES).length > 0) {
+        return errorResult(new AppError("forbidden", `This token does not grant ${SOURCE_TOOL_SCOPES.join(" ")}, which ${name} needs`));
+      }
       try {
         const request = requests.get(ctx);
         const replay = request?.replay?.name === name ? request.replay : undefined;
@@ -108,6 +121,7 @@ export function createGatewayServer(builtins: readonly McpServerDefinition[]): M
     ...builtins.flatMap((definition) => definition.tools.map((tool) => audited(tool, definition.name))),
     ...adminTools(builtinNames).map((tool) => audited(tool, "gateway")),
   ];
+  const builtinScopes = new Map(tools.map((tool) => [tool.name, tool.scopes]));
   const definition: McpServerDefinition = {
     name: "gateway",
     route: "/mcp",
@@ -117,6 +131,8 @@ export function createGatewayServer(builtins: readonly McpServerDefinition[]): M
     // Registered per request in `extend`: which built-ins are listed depends on the user's hidden tools.
     tools: [],
     cacheHints: { "tools/list": { ttlMs: GATEWAY_LIST_TTL_MS, cacheScope: "private" } },
+    // Built-ins carry their own scopes; every other `<slug>__<alias>` is a source tool.
+    toolScopes: (name) => builtinScopes.get(name) ?? (splitGatewayName(name) === undefined ? undefined : SOURCE_TOOL_SCOPES),
     extend: (server, ctx) => {
       const request = requests.get(ctx);
       const hidden = request?.hiddenBuiltins ?? new Set<string>();
@@ -165,18 +181,12 @@ export async function serveGateway(
   options: { fastPath?: boolean } = {},
 ): Promise<Response> {
   // A context object of this request alone, so the catalog keyed by it cannot reach another request.
-  const requestCtx: ToolContext = { user: ctx.user, services: ctx.services };
-  let body: unknown;
-  let forward = request;
-  if (request.method === "POST") {
-    const text = await request.text();
-    forward = new Request(request, { body: text });
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = undefined; // the SDK answers malformed JSON in its own words, from the bytes
-    }
-  }
+  const requestCtx: ToolContext = { user: ctx.user, services: ctx.services, access: ctx.access };
+  const read = await readMcpBody(request);
+  const body = read?.body;
+  const forward = read ? new Request(request, { body: read.text }) : request;
+  const refused = scopeRefusal(body, definition, ctx);
+  if (refused) return refused;
   let replay: Replay | undefined;
   const builtins = builtinNamesOf.get(definition);
   const call = options.fastPath !== false && builtins && body !== undefined && fastPathVersion(request) ? asSourceCall(body, builtins) : undefined;

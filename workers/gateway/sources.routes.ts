@@ -25,6 +25,7 @@ export const sourceRoutes = [
   defineRoute({
     method: "post",
     path: "/api/sources",
+    scopes: ["gateway:admin"],
     summary: "Register an upstream MCP server and discover its tools",
     tag: TAG,
     body: createSourceInput,
@@ -38,6 +39,7 @@ export const sourceRoutes = [
   defineRoute({
     method: "get",
     path: "/api/sources",
+    scopes: ["gateway:read"],
     summary: "Your sources",
     tag: TAG,
     response: sourceList,
@@ -46,6 +48,7 @@ export const sourceRoutes = [
   defineRoute({
     method: "get",
     path: "/api/sources/{source_id}",
+    scopes: ["gateway:read"],
     summary: "One source with its discovered tools",
     tag: TAG,
     params: idParams,
@@ -55,6 +58,7 @@ export const sourceRoutes = [
   defineRoute({
     method: "patch",
     path: "/api/sources/{source_id}",
+    scopes: ["gateway:admin"],
     summary: "Change, enable, disable or hide a source; a new url, transport, env vars or bridge token re-runs discovery",
     tag: TAG,
     params: idParams,
@@ -65,6 +69,7 @@ export const sourceRoutes = [
   defineRoute({
     method: "post",
     path: "/api/sources/{source_id}/refresh",
+    scopes: ["gateway:admin"],
     summary: "Discover the source's tools again",
     tag: TAG,
     params: idParams,
@@ -74,6 +79,7 @@ export const sourceRoutes = [
   defineRoute({
     method: "delete",
     path: "/api/sources/{source_id}",
+    scopes: ["gateway:admin"],
     summary: "Delete a source, its inventory and its connection state",
     tag: TAG,
     params: idParams,
@@ -86,6 +92,7 @@ export const sourceRoutes = [
   defineRoute({
     method: "get",
     path: "/api/sources/{source_id}/health",
+    scopes: ["gateway:read"],
     summary: "The source's state, circuit breaker, last discovery and recent calls (error rate, latency, last success)",
     tag: TAG,
     params: idParams,
@@ -103,6 +110,7 @@ export function hiddenToolRoutes(builtins: ReadonlySet<string>) {
     defineRoute({
       method: "get",
       path: "/api/gateway/hidden-tools",
+      scopes: ["gateway:read"],
       summary: "The tools you hid from your own /mcp list",
       tag: HIDDEN_TAG,
       response: hiddenToolList,
@@ -111,6 +119,7 @@ export function hiddenToolRoutes(builtins: ReadonlySet<string>) {
     defineRoute({
       method: "put",
       path: "/api/gateway/hidden-tools/{name}",
+      scopes: ["gateway:admin"],
       summary: "Hide a tool (built-in name or <source_slug>__<tool>) from your /mcp list; its calls are refused",
       tag: HIDDEN_TAG,
       params: nameParams,
@@ -120,6 +129,7 @@ export function hiddenToolRoutes(builtins: ReadonlySet<string>) {
     defineRoute({
       method: "delete",
       path: "/api/gateway/hidden-tools/{name}",
+      scopes: ["gateway:admin"],
       summary: "List a hidden tool on your /mcp again",
       tag: HIDDEN_TAG,
       params: nameParams,

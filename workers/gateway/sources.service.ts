@@ -20,7 +20,7 @@ import { secretBox, type SecretBox } from "./secrets";
 import * as repo from "./sources.repo";
 import { type CreateSourceInput, type EnvVarInput, slugify, type SourceView, type UpdateSourceInput } from "./sources.schema";
 import { type UpstreamCallOutcome, type UpstreamConfig, upstreamToolsSchema } from "./upstream.types";
-import { assertSafeUpstreamUrl, privateUpstreamsAllowed } from "./url-safety";
+import { assertSafeUpstreamUrl, privateUpstreamsAllowed } from "../lib/url-safety";
 
 export interface SourceServiceDeps {
   db: Db;

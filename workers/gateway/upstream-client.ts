@@ -24,7 +24,7 @@ import { base64url } from "../lib/encoding";
 import { AppError } from "../lib/errors";
 import { selfRoutedFetch } from "../lib/self-fetch";
 import { BRIDGE_AT_CAPACITY, BRIDGE_ENV_HEADER, BRIDGE_PROCESS_EXITED, type UpstreamConfig, type UpstreamErrorType, type UpstreamTool } from "./upstream.types";
-import { assertSafeUpstreamUrl } from "./url-safety";
+import { assertSafeUpstreamUrl } from "../lib/url-safety";
 
 const CLIENT_INFO = { name: "mcp-edge-gateway", version: "0.1.0" };
 /** Pages of tools/list read at most, so a misbehaving upstream cannot keep discovery looping. */

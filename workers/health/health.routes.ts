@@ -4,8 +4,7 @@
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../http/context";
-import { errorResponse } from "../http/errors";
-import { identify, requestServices } from "../http/middleware";
+import { identify, requestServices, unauthorizedResponse } from "../http/middleware";
 import { checkHealth, type HealthReport } from "./health.service";
 
 export async function healthRoute(c: Context<AppEnv>): Promise<Response> {
@@ -14,9 +13,9 @@ export async function healthRoute(c: Context<AppEnv>): Promise<Response> {
   if (c.req.header("authorization")) {
     let userId: number;
     try {
-      userId = (await identify(c, services)).id;
+      userId = (await identify(c, services)).user.id;
     } catch (error) {
-      return errorResponse(c, error);
+      return unauthorizedResponse(c, error);
     }
     report = await checkHealth(services.db, { userId, sources: services.sources });
   } else {

@@ -4,6 +4,8 @@
  */
 import type { Context, Hono } from "hono";
 import { z } from "zod";
+import { refusal } from "../auth/access";
+import { SCOPE_DESCRIPTIONS, type Scope } from "../auth/scopes";
 import { parseInput } from "../lib/validation";
 import type { AppEnv } from "./context";
 import { readJsonBody } from "./json-body";
@@ -15,6 +17,11 @@ export interface ApiRoute<P extends AnyObject = AnyObject, Q extends AnyObject =
   method: Method;
   /** OpenAPI-style path: `/api/tasks/{task_id}`. */
   path: string;
+  /**
+   * Every scope a request needs; a token without them gets 403 with the step-up challenge before
+   * the input is read. `[]` only for routes that show nothing of the user's (any valid token).
+   */
+  scopes: readonly Scope[];
   summary: string;
   tag: string;
   params?: P;
@@ -45,7 +52,10 @@ function honoPath(path: string): string {
 
 export function mountRoutes(app: Hono<AppEnv>, routes: readonly ApiRoute[]): void {
   for (const route of routes) {
+    if (!Array.isArray(route.scopes)) throw new Error(`Route ${route.method.toUpperCase()} ${route.path} declares no scopes`);
     app.on(route.method.toUpperCase(), honoPath(route.path), async (c) => {
+      const refused = refusal(c.var.access, route.scopes);
+      if (refused) return refused;
       const params = route.params ? parseInput(route.params, c.req.param()) : {};
       const query = route.query ? parseInput(route.query, c.req.query()) : {};
       const body = route.body ? parseInput(route.body, await readJsonBody(c.req.raw)) : {};
@@ -89,7 +99,7 @@ export function buildOpenApi(routes: readonly ApiRoute[], info: { title: string;
     const operation: Record<string, unknown> = {
       summary: route.summary,
       tags: [route.tag],
-      security: [{ bearer: [] }],
+      security: [{ bearer: [] }, { oauth2: [...route.scopes] }],
       parameters: [...parameters(route.params, "path"), ...parameters(route.query, "query")],
       responses: {
         [String(route.status ?? 200)]: {
@@ -110,7 +120,15 @@ export function buildOpenApi(routes: readonly ApiRoute[], info: { title: string;
   return {
     openapi: "3.1.0",
     info,
-    components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+    components: {
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", description: "An `mcpe_` API token (its scopes apply) or an OAuth access token" },
+        oauth2: {
+          type: "oauth2",
+          flows: { authorizationCode: { authorizationUrl: "/authorize", tokenUrl: "/oauth/token", refreshUrl: "/oauth/token", scopes: SCOPE_DESCRIPTIONS } },
+        },
+      },
+    },
     paths,
   };
 }

@@ -14,7 +14,7 @@ export function errorResponse(c: Context, thrown: unknown): Response {
     log.error("unhandled error", { path: new URL(c.req.url).pathname, cause: String(error.cause ?? error), stack: error.cause instanceof Error ? error.cause.stack : undefined });
   }
   const headers: Record<string, string> = {};
-  if (error.code === "unauthorized") headers["WWW-Authenticate"] = 'Bearer realm="mcp-edge"';
+  if (error.code === "unauthorized") headers["WWW-Authenticate"] = 'Bearer realm="OAuth"';
   const retryAfter = error.details?.["retry_after_ms"];
   if (typeof retryAfter === "number") headers["Retry-After"] = String(Math.ceil(retryAfter / 1000));
   return c.json(errorBody(error), error.status as ContentfulStatusCode, headers);

@@ -4,7 +4,7 @@
  * (tools/list), so the console sees exactly what any MCP client sees, per user.
  */
 import { z } from "zod";
-import type { McpServerDefinition } from "../mcp/hosting";
+import type { McpServerDefinition } from "../mcp/server-definition";
 import { defineRoute } from "./api-route";
 
 /** Display titles; a server not named here is shown by its name. */
@@ -36,6 +36,7 @@ export function serverRoutes(servers: readonly McpServerDefinition[]) {
     defineRoute({
       method: "get",
       path: "/api/servers",
+      scopes: [],
       summary: "The MCP servers on this Worker (name, endpoint, description); list their tools over MCP",
       tag: "servers",
       response: serverList,

@@ -7,28 +7,17 @@
  * The handler itself holds no per-request state, so it is built once per server per isolate; the
  * request's user and services reach the factory through the `authInfo` the SDK passes through.
  */
-import { type AuthInfo, McpServer, type ServerOptions } from "@modelcontextprotocol/server";
+import { type AuthInfo, McpServer } from "@modelcontextprotocol/server";
 import { createMcpHandler } from "agents/mcp/server";
 import { AppError } from "../lib/errors";
 import { answerFast, fastPathVersion } from "./fast-path";
-import { registerTools, type ToolContext, type ToolDefinition } from "./tool";
+import { scopeRefusal } from "./scope-gate";
+import type { McpServerDefinition } from "./server-definition";
+import { registerTools, type ToolContext } from "./tool";
 
 /** Bodies over this are answered 413 before anything is parsed. */
 export const MAX_MCP_BODY_BYTES = 1024 * 1024;
 
-export interface McpServerDefinition {
-  /** Mounted at /mcp/<name>. */
-  name: string;
-  /** Where the SDK handler answers, when not /mcp/<name> (the gateway serves /mcp itself). */
-  route?: string;
-  version: string;
-  instructions: string;
-  tools: readonly ToolDefinition[];
-  /** Resources, prompts and completions beyond the tools. */
-  extend?: (server: McpServer, ctx: ToolContext) => void;
-  /** 2026-07-28 cache hints (`ttlMs`, `cacheScope`) for the list results; absent = the SDK's `0` / `private`. */
-  cacheHints?: ServerOptions["cacheHints"];
-}
 
 export function buildServer(definition: McpServerDefinition, ctx: ToolContext): McpServer {
   const server = new McpServer(
@@ -79,17 +68,25 @@ export function serveWithSdk(request: Request, definition: McpServerDefinition, 
   return handlerFor(definition).fetch(request, parsedBody === undefined ? { authInfo } : { authInfo, parsedBody });
 }
 
-export async function serveMcp(request: Request, definition: McpServerDefinition, ctx: ToolContext): Promise<Response> {
-  const version = fastPathVersion(request);
-  if (!version) return serveWithSdk(request, definition, ctx);
+/** A POST body as text and, when it is JSON, parsed; undefined for other methods. */
+export async function readMcpBody(request: Request): Promise<{ text: string; body: unknown } | undefined> {
+  if (request.method !== "POST") return undefined;
   const text = await request.text();
-  let body: unknown;
   try {
-    body = JSON.parse(text);
+    return { text, body: JSON.parse(text) };
   } catch {
-    // Let the SDK answer malformed JSON in its own words, from the original bytes.
-    return serveWithSdk(new Request(request, { body: text }), definition, ctx);
+    return { text, body: undefined }; // the SDK answers malformed JSON in its own words, from the bytes
   }
+}
+
+export async function serveMcp(request: Request, definition: McpServerDefinition, ctx: ToolContext): Promise<Response> {
+  const read = await readMcpBody(request);
+  if (!read) return serveWithSdk(request, definition, ctx);
+  const refused = scopeRefusal(read.body, definition, ctx);
+  if (refused) return refused;
+  const forward = new Request(request, { body: read.text });
+  if (read.body === undefined) return serveWithSdk(forward, definition, ctx);
+  const version = fastPathVersion(request);
   const sdk = (probe: Request) => serveWithSdk(probe, definition, ctx);
-  return (await answerFast(body, version, request, definition, ctx, sdk)) ?? serveWithSdk(request, definition, ctx, body);
+  return (version ? await answerFast(read.body, version, request, definition, ctx, sdk) : undefined) ?? serveWithSdk(forward, definition, ctx, read.body);
 }

@@ -5,16 +5,24 @@
  */
 import type { McpServer, ServerContext } from "@modelcontextprotocol/server";
 import type { z } from "zod";
-import type { AuthUser } from "../auth/auth.service";
+import type { Access } from "../auth/access";
+import type { AuthUser } from "../auth/principal";
+import { lacking } from "../auth/principal";
+import type { Scope } from "../auth/scopes";
+import { AppError, toAppError } from "../lib/errors";
 import type { Services } from "../services";
-import { toAppError } from "../lib/errors";
 import { log } from "../lib/log";
 import { cachedJsonSchema } from "./schema-cache";
 
 export interface ToolContext {
   user: AuthUser;
   services: Services;
+  /** The caller's principal (scopes included) and the request's 403 step-up answer. */
+  access: Access;
 }
+
+/** Where tools/list tells a client which scopes each tool needs. */
+export const SCOPES_META_KEY = "mcp-edge/scopes";
 
 /** Per-call facilities from the SDK, narrowed: cancellation and (when the client asked) progress. */
 export interface ToolCall {
@@ -40,6 +48,8 @@ export interface ToolDefinition<I extends AnyObject = AnyObject, O extends AnyOb
   input: I;
   output: O;
   annotations: ToolAnnotations;
+  /** Every scope a call needs (all of them); never empty. Listed in tools/list `_meta["mcp-edge/scopes"]`. */
+  scopes: readonly Scope[];
   run(args: z.output<I>, ctx: ToolContext, call: ToolCall): Promise<{ data: z.output<O>; text: string }>;
 }
 
@@ -50,7 +60,13 @@ export interface ToolDefinition<I extends AnyObject = AnyObject, O extends AnyOb
  * the arguments its own `input` parsed (invokeTool).
  */
 export function defineTool<I extends AnyObject, O extends AnyObject>(tool: ToolDefinition<I, O>): ToolDefinition {
+  assertScoped(tool.name, tool.scopes);
   return tool;
+}
+
+/** A tool without scopes could be called by any token: building a server with one fails. */
+export function assertScoped(name: string, scopes: readonly Scope[] | undefined): void {
+  if (!Array.isArray(scopes) || scopes.length === 0) throw new Error(`Tool ${name} declares no scopes: every tool must name the scopes a call needs`);
 }
 
 /** Read-only, side-effect-free tools (the common case) */
@@ -67,6 +83,7 @@ export function errorResult(error: unknown) {
 
 export function registerTools(server: McpServer, tools: readonly ToolDefinition[], ctx: ToolContext): void {
   for (const tool of tools) {
+    assertScoped(tool.name, tool.scopes);
     server.registerTool(
       tool.name,
       {
@@ -75,6 +92,7 @@ export function registerTools(server: McpServer, tools: readonly ToolDefinition[
         inputSchema: cachedJsonSchema(tool.input),
         outputSchema: cachedJsonSchema(tool.output),
         annotations: { title: tool.title, ...tool.annotations },
+        _meta: { [SCOPES_META_KEY]: [...tool.scopes] },
       },
       (args: unknown, sdk: ServerContext) => invokeTool(tool, args, ctx, toolCall(sdk)),
     );
@@ -83,6 +101,9 @@ export function registerTools(server: McpServer, tools: readonly ToolDefinition[
 
 /** Runs a tool on validated arguments and shapes its result; the one place tool errors are caught. */
 export async function invokeTool(tool: ToolDefinition, args: unknown, ctx: ToolContext, call: ToolCall) {
+  // The scope gate (mcp/scope-gate.ts) answers 403 before any tool runs; this is the second lock.
+  const missing = lacking(ctx.access.principal, tool.scopes);
+  if (missing.length > 0) return errorResult(new AppError("forbidden", `This token does not grant ${missing.join(" ")}, which ${tool.name} needs`));
   try {
     const { data, text } = await tool.run(args as z.output<AnyObject>, ctx, call);
     return { content: [{ type: "text" as const, text }], structuredContent: data as Record<string, unknown> };

@@ -11,6 +11,7 @@ export const ragRoutes = [
   defineRoute({
     method: "post",
     path: "/api/documents",
+    scopes: ["rag:write"],
     summary: "Ingest documents (chunked, embedded, entity graph); a known id replaces its document",
     tag: TAG,
     body: ingestInput,
@@ -21,6 +22,7 @@ export const ragRoutes = [
   defineRoute({
     method: "get",
     path: "/api/documents",
+    scopes: ["rag:read"],
     summary: "List documents, oldest first",
     tag: TAG,
     query: listQuery,
@@ -30,6 +32,7 @@ export const ragRoutes = [
   defineRoute({
     method: "get",
     path: "/api/documents/{doc_id}",
+    scopes: ["rag:read"],
     summary: "One document's summary",
     tag: TAG,
     params: docParams,
@@ -39,6 +42,7 @@ export const ragRoutes = [
   defineRoute({
     method: "delete",
     path: "/api/documents/{doc_id}",
+    scopes: ["rag:write"],
     summary: "Delete a document with its chunks, vectors and graph mentions",
     tag: TAG,
     params: docParams,
@@ -48,6 +52,7 @@ export const ragRoutes = [
   defineRoute({
     method: "get",
     path: "/api/rag/health",
+    scopes: ["rag:read"],
     summary: "RAG health: the status of the server and each pipeline, and the caller's own query figures (also part of /health with a token)",
     tag: TAG,
     response: ragHealth,

@@ -1,5 +1,5 @@
 /** The RAG MCP server at /mcp/rag. */
-import type { McpServerDefinition } from "../mcp/hosting";
+import type { McpServerDefinition } from "../mcp/server-definition";
 import { ragTools } from "./rag.tools";
 
 export const ragServer: McpServerDefinition = {

@@ -42,6 +42,7 @@ function queryTool<I extends QueryInput>(spec: { pipeline: Pipeline<z.output<I>>
     input: spec.input,
     output: queryResult,
     annotations: READ_ONLY,
+    scopes: ["rag:read"],
     run: async (args, { user, services }, call) => {
       const result = await services.rag.query(user.id, spec.pipeline, args, call.signal);
       return { data: result, text: formatQuery(result) };
@@ -105,6 +106,7 @@ const documentTools: ToolDefinition[] = [
     input: ingestInput,
     output: ingestResult,
     annotations: WRITE,
+    scopes: ["rag:write"],
     run: async (args, { user, services }, call) => {
       const result = await services.rag.ingest(user.id, args, call.progress, call.signal);
       return { data: result, text: formatIngest(result) };
@@ -117,6 +119,7 @@ const documentTools: ToolDefinition[] = [
     input: listDocumentsInput,
     output: documentPage,
     annotations: READ_ONLY,
+    scopes: ["rag:read"],
     run: async (args, { user, services }) => {
       const page = await services.rag.list(user.id, args.limit, args.cursor);
       return { data: page, text: formatDocuments(page) };
@@ -129,6 +132,7 @@ const documentTools: ToolDefinition[] = [
     input: deleteDocumentInput,
     output: deleteDocumentResult,
     annotations: { ...WRITE, destructiveHint: true, idempotentHint: true },
+    scopes: ["rag:write"],
     run: async (args, { user, services }) => {
       const result = await services.rag.delete(user.id, args.doc_id);
       return { data: result, text: `Deleted document ${result.doc_id} (${result.chunks} chunks).` };
@@ -142,6 +146,7 @@ const documentTools: ToolDefinition[] = [
     input: healthInput,
     output: ragHealth,
     annotations: READ_ONLY,
+    scopes: ["rag:read"],
     run: async (_args, { user, services }) => {
       const health = await services.rag.health(user.id);
       return { data: health, text: formatHealth(health) };

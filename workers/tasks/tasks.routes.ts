@@ -31,6 +31,7 @@ export const taskRoutes = [
   defineRoute({
     method: "post",
     path: "/api/tasks",
+    scopes: ["tasks:write"],
     summary: "Create a task",
     tag: TAG,
     body: addTaskInput,
@@ -41,6 +42,7 @@ export const taskRoutes = [
   defineRoute({
     method: "get",
     path: "/api/tasks",
+    scopes: ["tasks:read"],
     summary: "List tasks with filters, sorting and paging",
     tag: TAG,
     query: listQuery,
@@ -50,6 +52,7 @@ export const taskRoutes = [
   defineRoute({
     method: "get",
     path: "/api/tasks/search",
+    scopes: ["tasks:read"],
     summary: "Full-text search over titles and descriptions, ranked",
     tag: TAG,
     query: searchQuery,
@@ -59,6 +62,7 @@ export const taskRoutes = [
   defineRoute({
     method: "get",
     path: "/api/tasks/stats",
+    scopes: ["tasks:read"],
     summary: "Totals, completion rate, priority breakdown and overdue count",
     tag: TAG,
     response: analyticsResult,
@@ -67,6 +71,7 @@ export const taskRoutes = [
   defineRoute({
     method: "get",
     path: "/api/tasks/recurring",
+    scopes: ["tasks:read"],
     summary: "Pending recurring tasks, optionally of one pattern",
     tag: TAG,
     query: recurringTasksInput,
@@ -76,6 +81,7 @@ export const taskRoutes = [
   defineRoute({
     method: "get",
     path: "/api/tasks/{task_id}",
+    scopes: ["tasks:read"],
     summary: "Get one task",
     tag: TAG,
     params: idParams,
@@ -85,6 +91,7 @@ export const taskRoutes = [
   defineRoute({
     method: "patch",
     path: "/api/tasks/{task_id}",
+    scopes: ["tasks:write"],
     summary: "Change any of title, description, priority, due_date, tags, recurrence_pattern",
     tag: TAG,
     params: idParams,
@@ -97,6 +104,7 @@ export const taskRoutes = [
   defineRoute({
     method: "delete",
     path: "/api/tasks/{task_id}",
+    scopes: ["tasks:write"],
     summary: "Delete a task",
     tag: TAG,
     params: idParams,
@@ -109,6 +117,7 @@ export const taskRoutes = [
   defineRoute({
     method: "post",
     path: "/api/tasks/{task_id}/complete",
+    scopes: ["tasks:write"],
     summary: "Toggle completion; completing a recurring task creates its next occurrence",
     tag: TAG,
     params: idParams,
@@ -118,6 +127,7 @@ export const taskRoutes = [
   defineRoute({
     method: "post",
     path: "/api/tasks/{task_id}/tags",
+    scopes: ["tasks:write"],
     summary: "Add tags, merged with the task's existing ones",
     tag: TAG,
     params: idParams,
@@ -130,6 +140,7 @@ export const taskRoutes = [
   defineRoute({
     method: "get",
     path: "/api/tasks/{task_id}/reminders",
+    scopes: ["tasks:read"],
     summary: "The task's reminders",
     tag: TAG,
     params: idParams,
@@ -141,6 +152,7 @@ export const taskRoutes = [
   defineRoute({
     method: "post",
     path: "/api/tasks/{task_id}/reminders",
+    scopes: ["tasks:write"],
     summary: "Schedule a reminder for the task",
     tag: TAG,
     params: idParams,

@@ -1,5 +1,5 @@
 /** The tasks MCP server at /mcp/tasks. */
-import type { McpServerDefinition } from "../mcp/hosting";
+import type { McpServerDefinition } from "../mcp/server-definition";
 import { registerTaskResources } from "./tasks.resources";
 import { taskTools } from "./tasks.tools";
 
@@ -10,4 +10,6 @@ export const tasksServer: McpServerDefinition = {
     "A personal task manager. Tasks belong to the signed-in user; ids come from list_tasks or search_tasks. Dates are ISO 8601.",
   tools: taskTools,
   extend: registerTaskResources,
+  // The task resources and the review prompt read tasks.
+  extensionScopes: ["tasks:read"],
 };

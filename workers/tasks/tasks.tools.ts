@@ -34,6 +34,7 @@ export const taskTools = [
     input: addTaskInput,
     output: taskResult,
     annotations: WRITE,
+    scopes: ["tasks:write"],
     run: async (args, { user, services }) => {
       const task = await services.tasks.add(user.id, args);
       return { data: { task }, text: `Created ${formatTask(task)}` };
@@ -47,6 +48,7 @@ export const taskTools = [
     input: listTasksInput,
     output: taskPage,
     annotations: READ_ONLY,
+    scopes: ["tasks:read"],
     run: async (args, { user, services }) => {
       const page = await services.tasks.list(user.id, args);
       const more = page.next_cursor ? `\nMore tasks: pass cursor "${page.next_cursor}".` : "";
@@ -61,6 +63,7 @@ export const taskTools = [
     input: taskIdInput,
     output: completeResult,
     annotations: WRITE,
+    scopes: ["tasks:write"],
     run: async (args, { user, services }) => {
       const result = await services.tasks.toggleComplete(user.id, args.task_id);
       const verb = result.task.status === "completed" ? "Completed" : "Reopened";
@@ -75,6 +78,7 @@ export const taskTools = [
     input: taskIdInput,
     output: deleteResult,
     annotations: { ...WRITE, destructiveHint: true, idempotentHint: true },
+    scopes: ["tasks:write"],
     run: async (args, { user, services }) => {
       const task = await services.tasks.delete(user.id, args.task_id);
       return { data: { deleted: true as const, task }, text: `Deleted ${formatTask(task)}` };
@@ -88,6 +92,7 @@ export const taskTools = [
     input: updateTaskInput,
     output: taskResult,
     annotations: IDEMPOTENT_WRITE,
+    scopes: ["tasks:write"],
     run: async ({ task_id, ...fields }, { user, services }) => {
       const task = await services.tasks.update(user.id, task_id, fields);
       return { data: { task }, text: `Updated ${formatTask(task)}` };
@@ -101,6 +106,7 @@ export const taskTools = [
     input: searchTasksInput,
     output: searchResult,
     annotations: READ_ONLY,
+    scopes: ["tasks:read"],
     run: async (args, { user, services }) => {
       const result = await services.tasks.search(user.id, args);
       return { data: result, text: formatTaskList(result.tasks, `No tasks match "${args.query}".`) };
@@ -113,6 +119,7 @@ export const taskTools = [
     input: setPriorityInput,
     output: taskResult,
     annotations: IDEMPOTENT_WRITE,
+    scopes: ["tasks:write"],
     run: async (args, { user, services }) => {
       const task = await services.tasks.setPriority(user.id, args.task_id, args.priority);
       return { data: { task }, text: `Priority set: ${formatTask(task)}` };
@@ -125,6 +132,7 @@ export const taskTools = [
     input: addTagsInput,
     output: taskResult,
     annotations: IDEMPOTENT_WRITE,
+    scopes: ["tasks:write"],
     run: async (args, { user, services }) => {
       const task = await services.tasks.addTags(user.id, args.task_id, args.tags);
       return { data: { task }, text: `Tags now: ${task.tags.join(", ")} on ${formatTask(task)}` };
@@ -138,6 +146,7 @@ export const taskTools = [
     input: scheduleReminderInput,
     output: reminderResult,
     annotations: WRITE,
+    scopes: ["tasks:write"],
     run: async (args, { user, services }) => {
       const result = await services.tasks.scheduleReminder(user.id, args.task_id, args.reminder_time);
       return {
@@ -153,6 +162,7 @@ export const taskTools = [
     input: recurringTasksInput,
     output: recurringResult,
     annotations: READ_ONLY,
+    scopes: ["tasks:read"],
     run: async (args, { user, services }) => {
       const result = await services.tasks.recurring(user.id, args.pattern);
       return { data: result, text: formatTaskList(result.tasks, "No recurring tasks.") };
@@ -166,6 +176,7 @@ export const taskTools = [
     input: analyticsInput,
     output: analyticsResult,
     annotations: READ_ONLY,
+    scopes: ["tasks:read"],
     run: async (_args, { user, services }) => {
       const stats = await services.tasks.analytics(user.id);
       return { data: stats, text: formatAnalytics(stats) };

@@ -1,5 +1,5 @@
 /** The sequential-thinking MCP server at /mcp/thinking (the reference server's tool, stored per user). */
-import type { McpServerDefinition } from "../mcp/hosting";
+import type { McpServerDefinition } from "../mcp/server-definition";
 import { thinkingTools } from "./thinking.tools";
 
 export const thinkingServer: McpServerDefinition = {

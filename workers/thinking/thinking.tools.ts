@@ -29,6 +29,7 @@ export const thinkingTools = [
     output: thoughtResult,
     // Not the reference's readOnly/idempotent: here every call appends to a stored history.
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    scopes: ["thinking"],
     run: async (args, { user, services }) => {
       const data = await services.thinking.record(user.id, args);
       // The reference answers with this JSON as its text; clients that read only text still get it.
@@ -43,6 +44,7 @@ export const thinkingTools = [
     input: resetInput,
     output: resetResult,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    scopes: ["thinking"],
     run: async (_args, { user, services }) => {
       const cleared = await services.thinking.reset(user.id);
       return { data: { cleared }, text: `Deleted ${cleared} thought${cleared === 1 ? "" : "s"}.` };

@@ -10,7 +10,7 @@
  * Host names are not resolved (Workers have no DNS API): a public name that resolves to a private
  * address is not caught here (docs/security.md, Upstream URL safety).
  */
-import { AppError } from "../lib/errors";
+import { AppError } from "./errors";
 import { type AddressKind, classifyAddress, ipLiteral } from "./address-kind";
 
 const METADATA_NAMES = new Set([

@@ -1,0 +1,96 @@
+/**
+ * The browser side of sign-in: `__Host-` cookies (Secure, host-only, Path=/, HttpOnly), the
+ * session they name (a random id; D1 keeps only its SHA-256), the CSRF token of our own forms
+ * (a cookie and a form field that must match, plus a same-origin check) and the authorization in
+ * progress, so a sign-in link opened in the same browser can return to it.
+ */
+import { AppError } from "../../lib/errors";
+import type { Db } from "../../lib/db";
+import type { AuthUser } from "../principal";
+import { hashToken, randomSecret } from "../tokens";
+import { deleteExpired, findSession, insertSession, type SessionRow } from "./sign-in.repo";
+
+export const SESSION_COOKIE = "__Host-mcpe-session";
+export const CSRF_COOKIE = "__Host-mcpe-csrf";
+export const PENDING_COOKIE = "__Host-mcpe-pending";
+
+/** A sign-in lasts a working day; it only lets the user authorize clients, nothing else. */
+export const SESSION_SECONDS = 8 * 60 * 60;
+const CSRF_SECONDS = 60 * 60;
+const PENDING_SECONDS = 15 * 60;
+
+export function setCookie(name: string, value: string, maxAgeSeconds: number, sameSite: "Lax" | "Strict" = "Lax"): string {
+  return `${name}=${encodeURIComponent(value)}; Path=/; Secure; HttpOnly; SameSite=${sameSite}; Max-Age=${maxAgeSeconds}`;
+}
+
+export function clearCookie(name: string): string {
+  return `${name}=; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age=0`;
+}
+
+export function readCookie(request: Request, name: string): string | undefined {
+  for (const part of (request.headers.get("cookie") ?? "").split(";")) {
+    const [key, ...rest] = part.trim().split("=");
+    if (key === name) {
+      try {
+        return decodeURIComponent(rest.join("="));
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** `scopes`: the most this sign-in may grant (a scoped API token's own); null = every scope. */
+export async function startSession(db: Db, user: AuthUser, method: string, scopes: readonly string[] | null): Promise<string> {
+  const id = randomSecret();
+  const now = new Date();
+  await deleteExpired(db, now.toISOString());
+  await insertSession(db, await hashToken(id), user.id, method, scopes, new Date(now.getTime() + SESSION_SECONDS * 1000).toISOString());
+  return setCookie(SESSION_COOKIE, id, SESSION_SECONDS);
+}
+
+export async function signedIn(db: Db, request: Request): Promise<SessionRow | undefined> {
+  const id = readCookie(request, SESSION_COOKIE);
+  if (!id) return undefined;
+  return findSession(db, await hashToken(id), new Date().toISOString());
+}
+
+/** This browser's CSRF token for our forms, and the cookie to set when it is new. */
+export function csrfToken(request: Request): { token: string; cookie?: string } {
+  const existing = readCookie(request, CSRF_COOKIE);
+  if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return { token: existing };
+  const token = randomSecret();
+  return { token, cookie: setCookie(CSRF_COOKIE, token, CSRF_SECONDS, "Strict") };
+}
+
+function equalInConstantTime(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let difference = 0;
+  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return difference === 0;
+}
+
+/**
+ * Refuses a form post another site made: the Origin, when the browser sends one, must be ours,
+ * and the posted `csrf` field must equal this browser's CSRF cookie (which another site can
+ * neither read nor set: it is `__Host-`, HttpOnly and SameSite=Strict).
+ */
+export function checkCsrf(request: Request, form: FormData): void {
+  const origin = request.headers.get("origin");
+  if (origin !== null && origin !== new URL(request.url).origin) throw new AppError("forbidden", "This form was posted from another site");
+  const cookie = readCookie(request, CSRF_COOKIE);
+  const field = form.get("csrf");
+  if (!cookie || typeof field !== "string" || !equalInConstantTime(cookie, field)) {
+    throw new AppError("forbidden", "This form has expired or was not opened in this browser; start again from the app");
+  }
+}
+
+/** Only an authorization request on this origin may be returned to: never an open redirect. */
+export function safeReturnTo(value: unknown): string | undefined {
+  return typeof value === "string" && value.startsWith("/authorize?") && !value.includes("\\") ? value : undefined;
+}
+
+export function pendingCookie(returnTo: string): string {
+  return setCookie(PENDING_COOKIE, returnTo, PENDING_SECONDS);
+}

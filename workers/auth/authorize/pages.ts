@@ -1,0 +1,116 @@
+/** The pages of /authorize: sign in, consent, a sign-in link's confirmation, and errors shown here. */
+import { SCOPE_DESCRIPTIONS, type Scope } from "../scopes";
+import { errorBox, escapeHtml, hidden, page } from "./html";
+import type { SignInMethod } from "./sign-in-methods";
+
+export function signInPage(options: {
+  methods: readonly SignInMethod[];
+  csrf: string;
+  returnTo: string;
+  error?: string | undefined;
+  status?: number;
+  headers?: Headers;
+}): Response {
+  const forms = options.methods
+    .map(
+      (method) => `<form method="post" action="/authorize" aria-labelledby="method-${escapeHtml(method.id)}">
+<h3 id="method-${escapeHtml(method.id)}">${escapeHtml(method.title)}</h3>
+${hidden("form", "sign_in")}${hidden("method", method.id)}${hidden("csrf", options.csrf)}${hidden("return_to", options.returnTo)}
+${method.fields()}
+<div class="actions"><button class="primary" type="submit">Continue</button></div>
+</form>`,
+    )
+    .join("\n<hr>\n");
+  return page({
+    title: "Sign in to authorize an app",
+    status: options.status ?? 200,
+    ...(options.headers ? { headers: options.headers } : {}),
+    body: `${options.error ? errorBox(options.error) : ""}<p>An app asked to use mcp-edge on your behalf. Sign in first; you will then see what it asks for and can allow or deny it.</p>
+${forms}`,
+  });
+}
+
+export interface ConsentFacts {
+  clientName: string;
+  /** A metadata-document client's domain (verified: its client_id is a URL there). */
+  clientDomain?: string | undefined;
+  redirectUri: string;
+  redirectHost: string;
+  redirectIsLoopback: boolean;
+  resource: string;
+  resourceName: string;
+  userName: string;
+  scopes: readonly Scope[];
+  handle: string;
+}
+
+export function consentPage(facts: ConsentFacts, headers: Headers): Response {
+  const name = escapeHtml(facts.clientName);
+  const origin = facts.clientDomain
+    ? `<p>Published by <strong>${escapeHtml(facts.clientDomain)}</strong> (its identity is a document on that domain).</p>`
+    : `<p class="warning">This app registered itself: its name is not verified.</p>`;
+  const loopback = facts.redirectIsLoopback
+    ? `<p class="warning" role="note"><strong>Access will be sent to an app on this computer (${escapeHtml(facts.redirectHost)}).</strong> Any program on this computer can listen there: continue only if you just started signing in from the app.</p>`
+    : "";
+  const scopes = facts.scopes
+    .map(
+      (scope) =>
+        `<div class="inline"><input type="checkbox" id="scope-${escapeHtml(scope)}" name="scope" value="${escapeHtml(scope)}" checked>` +
+        `<label for="scope-${escapeHtml(scope)}"><code>${escapeHtml(scope)}</code> — ${escapeHtml(SCOPE_DESCRIPTIONS[scope])}</label></div>`,
+    )
+    .join("\n");
+  let redirectOrigin: string[] = [];
+  try {
+    const url = new URL(facts.redirectUri);
+    if (url.protocol === "https:" || url.protocol === "http:") redirectOrigin = [url.origin];
+  } catch {
+    // a redirect URI the library accepted always parses; nothing to add otherwise
+  }
+  return page({
+    title: `Allow ${facts.clientName} to use your account?`,
+    headers,
+    formAction: redirectOrigin,
+    body: `<p>Signed in as <strong>${escapeHtml(facts.userName)}</strong>.</p>
+<p><strong>${name}</strong> asks to use <strong>${escapeHtml(facts.resourceName)}</strong> (<code>${escapeHtml(facts.resource)}</code>) as you.</p>
+${origin}
+<p>Access will be sent to <strong>${escapeHtml(facts.redirectHost)}</strong>.</p>
+${loopback}
+<form method="post" action="/authorize">
+${hidden("form", "consent")}${hidden("handle", facts.handle)}
+<fieldset class="checks" aria-describedby="scopes-help"><legend class="field-label">It will be able to:</legend>
+${scopes}
+</fieldset>
+<p class="help" id="scopes-help">Untick what you do not want to allow. You can revoke access by signing in again with fewer permissions.</p>
+<div class="actions"><button class="primary" type="submit" name="decision" value="approve">Allow</button> <button type="submit" name="decision" value="deny">Deny</button></div>
+</form>`,
+  });
+}
+
+export function linkConfirmPage(userName: string, code: string, csrf: string, headers: Headers): Response {
+  return page({
+    title: "Sign in with this link?",
+    headers,
+    body: `<p>This one-time link signs this browser in as <strong>${escapeHtml(userName)}</strong>. If that is not you, close this page.</p>
+<form method="post" action="/authorize/link">
+${hidden("code", code)}${hidden("csrf", csrf)}
+<div class="actions"><button class="primary" type="submit">Sign in as ${escapeHtml(userName)}</button></div>
+</form>`,
+  });
+}
+
+export function signedInPage(userName: string, headers: Headers): Response {
+  return page({
+    title: "You are signed in",
+    headers,
+    body: `<p>This browser is signed in as <strong>${escapeHtml(userName)}</strong>. Go back to the app and connect again: you will be asked to allow it.</p>`,
+  });
+}
+
+/** An error shown on this page, never sent back to a client whose redirect URI is not validated. */
+export function errorPage(message: string, status = 400): Response {
+  return page({
+    title: "This sign-in cannot continue",
+    status,
+    body: `${errorBox(message)}<p>Go back to the app and start connecting again.</p>`,
+  });
+}
