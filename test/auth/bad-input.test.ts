@@ -94,6 +94,8 @@ describe("the SSRF pre-check of a metadata-document client_id", () => {
     ["https://127.0.0.1/client.json", OURS],
     ["https://169.254.169.254/latest/meta-data", OURS],
     ["https://metadata.google.internal/client.json", OURS],
+    ["https://printer.local/client.json", OURS],
+    ["https://localhost./client.json", OURS],
     ["http://client-metadata.test/client.json", OURS],
   ])("refuses %s before anything is fetched, naming why", async (clientId, reason) => {
     const { challenge } = await pkce();

@@ -254,6 +254,24 @@ describe("public upstreams and the rest of the URL", () => {
   });
 });
 
+describe("allowSpecialUseNames (the OAuth client_id check)", () => {
+  it("lets special-use names through and nothing else that production refuses", () => {
+    const relaxed = (url: string) => {
+      try {
+        return `ok ${assertSafeUpstreamUrl(url, false, { allowSpecialUseNames: true }).href}`;
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    expect(verdict("https://client.test/doc.json", false)).toMatch(/special-use name/);
+    expect(relaxed("https://client.test/doc.json")).toBe("ok https://client.test/doc.json");
+    expect(relaxed("https://client.example/doc.json")).toBe("ok https://client.example/doc.json");
+    for (const refused of ["https://printer.local/", "https://localhost./", "https://intranet/", "https://10.0.0.1/", "https://[::ffff:127.0.0.1]/", "https://metadata.google.internal/", "http://client.test/"]) {
+      expect(relaxed(refused), refused).not.toMatch(/^ok /);
+    }
+  });
+});
+
 describe("ALLOW_PRIVATE_UPSTREAMS", () => {
   it("reads 1 or true only", () => {
     expect(privateUpstreamsAllowed({ ALLOW_PRIVATE_UPSTREAMS: "1" })).toBe(true);

@@ -4,7 +4,9 @@
  * internet; this check also holds where that flag does nothing (wrangler dev, tests) and names
  * the reason: a CIMD client_id must be https and must not be an IP literal of a private,
  * loopback or link-local network, nor a cloud metadata host. It reuses the gateway's URL rules
- * (never allowing private upstreams, whatever ALLOW_PRIVATE_UPSTREAMS says).
+ * (never allowing private upstreams, whatever ALLOW_PRIVATE_UPSTREAMS says). Special-use names
+ * (.test, .example, …) pass: no public DNS server answers them, so they can reach nothing on
+ * Cloudflare, and they are what the tests route to a local document server.
  */
 import { assertSafeUpstreamUrl } from "../lib/url-safety";
 import { AppError } from "../lib/errors";
@@ -22,7 +24,7 @@ function refused(reason: string): AppError {
 export function assertFetchableClientId(clientId: string): void {
   if (!/^https:\/\//i.test(clientId)) throw refused("client_id must be an https URL");
   try {
-    assertSafeUpstreamUrl(clientId, false);
+    assertSafeUpstreamUrl(clientId, false, { allowSpecialUseNames: true });
   } catch (error) {
     if (!(error instanceof AppError)) throw refused("client_id is not a valid URL");
     // The gateway's wording names its own field and setting; say it of the client_id.

@@ -51,14 +51,24 @@ function nameKind(name: string): { kind: Exclude<AddressKind, "link_local">; why
 
 const DEV_ONLY = "allowed only with ALLOW_PRIVATE_UPSTREAMS";
 
+/**
+ * What a caller may relax beyond `allowPrivate`. `allowSpecialUseNames`: names under .test,
+ * .example, .invalid, … (RFC 6761) resolve on no public DNS server, so on Cloudflare a fetch of
+ * one reaches nothing; locally they are no riskier than any public name (neither is resolved here).
+ */
+export interface UrlRuleOptions {
+  allowSpecialUseNames?: boolean;
+}
+
 /** Refuses `host` (a URL hostname) when it is not allowed; the messages name why. */
-function checkHost(host: string, allowPrivate: boolean): void {
+function checkHost(host: string, allowPrivate: boolean, options: UrlRuleOptions): void {
   const literal = ipLiteral(host);
   if (literal === undefined) {
     const name = host.replace(/\.+$/, "");
     if (name === "" || name.split(".").includes("")) throw AppError.invalid(`url host ${host} is not a valid host name`, "url");
     const { kind, why } = nameKind(name);
     if (kind === "metadata") throw AppError.invalid(`url host ${host} is a cloud metadata service`, "url");
+    if (kind === "special" && options.allowSpecialUseNames) return;
     if (kind !== "public" && !allowPrivate) throw AppError.invalid(`url host ${host} is ${why}; ${DEV_ONLY}`, "url");
     return;
   }
@@ -72,7 +82,7 @@ function checkHost(host: string, allowPrivate: boolean): void {
 }
 
 /** Throws `invalid_input` naming why the URL is refused; returns the parsed URL otherwise. */
-export function assertSafeUpstreamUrl(raw: string, allowPrivate: boolean): URL {
+export function assertSafeUpstreamUrl(raw: string, allowPrivate: boolean, options: UrlRuleOptions = {}): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -81,7 +91,7 @@ export function assertSafeUpstreamUrl(raw: string, allowPrivate: boolean): URL {
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") throw AppError.invalid("url must be http(s)", "url");
   if (url.username || url.password) throw AppError.invalid("url must not carry credentials; use mcp_env_vars", "url");
-  checkHost(url.hostname.toLowerCase(), allowPrivate);
+  checkHost(url.hostname.toLowerCase(), allowPrivate, options);
   if (!allowPrivate && url.protocol === "http:") throw AppError.invalid(`url must use https (plain http is ${DEV_ONLY})`, "url");
   return url;
 }
