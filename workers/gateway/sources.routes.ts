@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { defineRoute } from "../http/api-route";
+import { urlNumber } from "../http/url-number";
 import {
   createSourceInput,
   createSourceResult,
@@ -19,7 +20,7 @@ import {
 } from "./sources.schema";
 
 const TAG = "sources";
-const idParams = z.object({ source_id: z.coerce.number<string>().pipe(fields.source_id) });
+const idParams = z.object({ source_id: urlNumber(fields.source_id) });
 
 export const sourceRoutes = [
   defineRoute({
