@@ -13,6 +13,8 @@ export const SORT_KEYS = ["created", "due_date", "priority", "title"] as const;
 
 export const MAX_TAGS = 20;
 export const MAX_TAG_LENGTH = 50;
+/** Separates tags in the tags filter (`tags=work,home`), so no tag may contain it (decision 0016). */
+export const TAG_SEPARATOR = ",";
 
 const isoDateTime = z.iso.datetime({ offset: true });
 const isoDate = z.iso.date();
@@ -38,15 +40,23 @@ export const fields = {
   ),
   priority: z.enum(PRIORITIES).describe("Priority: high, medium, low or none"),
   tags: z
-    .array(z.string().max(MAX_TAG_LENGTH, `each tag must be at most ${MAX_TAG_LENGTH} characters`))
+    .array(
+      z
+        .string()
+        .max(MAX_TAG_LENGTH, `each tag must be at most ${MAX_TAG_LENGTH} characters`)
+        .refine((tag) => !tag.includes(TAG_SEPARATOR), "must not contain a comma (the tags filter separates tags with commas)"),
+    )
     .max(MAX_TAGS, `at most ${MAX_TAGS} tags`)
     .transform(normalizeTags)
-    .describe("Labels; trimmed, empty ones dropped, duplicates removed"),
+    .describe("Labels; trimmed, empty ones dropped, duplicates removed; a tag may not contain a comma (commas separate tags in the tags filter)"),
   recurrence_pattern: z.enum(RECURRENCE_PATTERNS).describe("Repeat daily, weekly or monthly; omit for a one-time task"),
   status: z.enum(STATUS_FILTERS).describe("Which tasks: all, pending or completed"),
   sort_by: z.enum(SORT_KEYS).describe("Order: created (newest first), due_date (soonest first), priority (highest first) or title"),
   search: z.string().trim().max(200).describe("Only tasks whose title or description contains this text"),
-  tag_filter: z.string().max(MAX_TAGS * (MAX_TAG_LENGTH + 1)).describe("Comma-separated tags; only tasks carrying all of them"),
+  tag_filter: z
+    .string()
+    .max(MAX_TAGS * (MAX_TAG_LENGTH + 1))
+    .describe("Comma-separated tags (work,home); only tasks carrying all of them"),
   query: z.string().trim().min(1, "must not be empty").max(200).describe("Words to search for in titles and descriptions"),
   reminder_time: isoInstant.describe("When to remind, ISO 8601 date-time with zone, in the future, up to 9999-12-31T23:59:59.999Z (UTC)"),
   limit: z.int().min(1).max(100).describe("How many tasks to return, 1–100"),
@@ -64,7 +74,7 @@ export function normalizeTags(tags: readonly string[]): string[] {
 
 /** "work, home,,work" → ["work", "home"] */
 export function parseTagFilter(value: string | undefined): string[] {
-  return value === undefined ? [] : normalizeTags(value.split(","));
+  return value === undefined ? [] : normalizeTags(value.split(TAG_SEPARATOR));
 }
 
 // ---- inputs -------------------------------------------------------------------------------
