@@ -13,7 +13,7 @@
 import { isCallToolResult, type McpServer, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import { isJsonObject, type JsonObject } from "../lib/json";
 import { fastPathVersion } from "../mcp/fast-path";
-import { type McpServerDefinition, serveWithSdk } from "../mcp/hosting";
+import { type McpServerDefinition, readMcpPost, serveWithSdk } from "../mcp/hosting";
 import { errorResult, registerTools, type ToolContext, type ToolDefinition } from "../mcp/tool";
 import { ADMIN_TOOL_NAMES, adminTools } from "./admin.tools";
 import { answerSourceCall, asSourceCall, callFailure, type Replay } from "./call-fast-path";
@@ -169,13 +169,9 @@ export async function serveGateway(
   let body: unknown;
   let forward = request;
   if (request.method === "POST") {
-    const text = await request.text();
-    forward = new Request(request, { body: text });
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = undefined; // the SDK answers malformed JSON in its own words, from the bytes
-    }
+    const post = await readMcpPost(request);
+    if ("refusal" in post) return post.refusal;
+    ({ request: forward, body } = post); // body undefined: the SDK answers malformed JSON in its own words
   }
   let replay: Replay | undefined;
   const builtins = builtinNamesOf.get(definition);

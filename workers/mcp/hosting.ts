@@ -10,6 +10,7 @@
 import { type AuthInfo, McpServer, type ServerOptions } from "@modelcontextprotocol/server";
 import { createMcpHandler } from "agents/mcp/server";
 import { AppError } from "../lib/errors";
+import { refuseEnvelope } from "./envelope";
 import { answerFast, fastPathVersion } from "./fast-path";
 import { registerTools, type ToolContext, type ToolDefinition } from "./tool";
 
@@ -79,17 +80,31 @@ export function serveWithSdk(request: Request, definition: McpServerDefinition, 
   return handlerFor(definition).fetch(request, parsedBody === undefined ? { authInfo } : { authInfo, parsedBody });
 }
 
-export async function serveMcp(request: Request, definition: McpServerDefinition, ctx: ToolContext): Promise<Response> {
-  const version = fastPathVersion(request);
-  if (!version) return serveWithSdk(request, definition, ctx);
+/**
+ * A POST's body, parsed once for the envelope check, the fast path and the SDK: `request` is the
+ * request to forward (the body re-attached), `body` undefined when the bytes are not JSON (the SDK
+ * then answers the parse error in its own words), or the envelope check's refusal.
+ */
+export async function readMcpPost(request: Request): Promise<{ request: Request; body: unknown } | { refusal: Response }> {
   const text = await request.text();
+  const forward = new Request(request, { body: text });
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    // Let the SDK answer malformed JSON in its own words, from the original bytes.
-    return serveWithSdk(new Request(request, { body: text }), definition, ctx);
+    return { request: forward, body: undefined };
   }
+  const refusal = refuseEnvelope(body, request);
+  return refusal ? { refusal } : { request: forward, body };
+}
+
+export async function serveMcp(request: Request, definition: McpServerDefinition, ctx: ToolContext): Promise<Response> {
+  if (request.method !== "POST") return serveWithSdk(request, definition, ctx);
+  const post = await readMcpPost(request);
+  if ("refusal" in post) return post.refusal;
+  if (post.body === undefined) return serveWithSdk(post.request, definition, ctx);
+  const version = fastPathVersion(request);
   const sdk = (probe: Request) => serveWithSdk(probe, definition, ctx);
-  return (await answerFast(body, version, request, definition, ctx, sdk)) ?? serveWithSdk(request, definition, ctx, body);
+  const fast = version ? await answerFast(post.body, version, request, definition, ctx, sdk) : undefined;
+  return fast ?? serveWithSdk(post.request, definition, ctx, post.body);
 }
