@@ -42,7 +42,22 @@ export function buildServer(definition: McpServerDefinition, ctx: ToolContext): 
   );
   registerTools(server, definition.tools, ctx);
   definition.extend?.(server, ctx);
+  advertiseNoListChanges(server);
   return server;
+}
+
+const LISTS = ["tools", "resources", "prompts"] as const;
+
+/**
+ * The SDK advertises `listChanged: true` for every list it serves. Served statelessly, no stream
+ * outlives a request here, so no list_changed notification is ever sent: advertise none, and let
+ * clients rely on the list results' cache hints (`cacheHints`) instead.
+ */
+function advertiseNoListChanges(server: McpServer): void {
+  const advertised = server.server.getCapabilities();
+  for (const list of LISTS) {
+    if (advertised[list]) server.server.registerCapabilities({ [list]: { listChanged: false } });
+  }
 }
 
 type Handler = ReturnType<typeof createMcpHandler>;
