@@ -7,7 +7,6 @@ import { defineRoute } from "../http/api-route";
 import { urlNumber } from "../http/url-number";
 import {
   createSourceInput,
-  createSourceResult,
   deleteSourceResult,
   fields,
   hiddenToolList,
@@ -29,12 +28,9 @@ export const sourceRoutes = [
     summary: "Register an upstream MCP server and discover its tools",
     tag: TAG,
     body: createSourceInput,
-    response: createSourceResult,
+    response: sourceDetail,
     status: 201,
-    handle: async ({ body }, c) => {
-      const { source, tools } = await c.var.services.sources.create(c.var.user.id, body);
-      return { ...source, tools };
-    },
+    handle: ({ body }, c) => c.var.services.sources.create(c.var.user.id, body),
   }),
   defineRoute({
     method: "get",

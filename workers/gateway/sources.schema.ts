@@ -171,7 +171,6 @@ export const sourceSchema = z.object({
 export type SourceView = z.output<typeof sourceSchema>;
 
 export const sourceResult = z.object({ source: sourceSchema });
-export const createSourceResult = sourceSchema.extend({ tools: z.array(sourceToolSchema) });
 export const sourceDetail = z.object({ source: sourceSchema, tools: z.array(sourceToolSchema) });
 export const sourceList = z.object({ sources: z.array(sourceSchema), count: z.int() });
 export const deleteSourceResult = z.object({ deleted: z.literal(true), id: z.int() });
