@@ -169,7 +169,7 @@ export async function serveGateway(
   let body: unknown;
   let forward = request;
   if (request.method === "POST") {
-    const post = await readMcpPost(request);
+    const post = await readMcpPost(request, definition, requestCtx);
     if ("refusal" in post) return post.refusal;
     ({ request: forward, body } = post); // body undefined: the SDK answers malformed JSON in its own words
   }

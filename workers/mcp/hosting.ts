@@ -7,11 +7,12 @@
  * The handler itself holds no per-request state, so it is built once per server per isolate; the
  * request's user and services reach the factory through the `authInfo` the SDK passes through.
  */
-import { type AuthInfo, McpServer, type ServerOptions } from "@modelcontextprotocol/server";
+import { type AuthInfo, McpServer, type ServerCapabilities, type ServerOptions } from "@modelcontextprotocol/server";
 import { createMcpHandler } from "agents/mcp/server";
 import { AppError } from "../lib/errors";
 import { refuseEnvelope } from "./envelope";
 import { answerFast, fastPathVersion } from "./fast-path";
+import { refuseInvalidParams } from "./spec-params";
 import { registerTools, type ToolContext, type ToolDefinition } from "./tool";
 
 /** Bodies over this are answered 413 before anything is parsed. */
@@ -95,12 +96,25 @@ export function serveWithSdk(request: Request, definition: McpServerDefinition, 
   return handlerFor(definition).fetch(request, parsedBody === undefined ? { authInfo } : { authInfo, parsedBody });
 }
 
+/** What each server advertises, from one server built per definition per isolate (it depends on the definition only). */
+const advertised = new WeakMap<McpServerDefinition, ServerCapabilities>();
+
+function capabilitiesOf(definition: McpServerDefinition, ctx: ToolContext): ServerCapabilities {
+  let capabilities = advertised.get(definition);
+  if (!capabilities) advertised.set(definition, (capabilities = buildServer(definition, ctx).server.getCapabilities()));
+  return capabilities;
+}
+
 /**
- * A POST's body, parsed once for the envelope check, the fast path and the SDK: `request` is the
- * request to forward (the body re-attached), `body` undefined when the bytes are not JSON (the SDK
- * then answers the parse error in its own words), or the envelope check's refusal.
+ * A POST's body, parsed once for the envelope and params checks, the fast path and the SDK:
+ * `request` is the request to forward (the body re-attached), `body` undefined when the bytes are
+ * not JSON (the SDK then answers the parse error in its own words), or a check's refusal.
  */
-export async function readMcpPost(request: Request): Promise<{ request: Request; body: unknown } | { refusal: Response }> {
+export async function readMcpPost(
+  request: Request,
+  definition: McpServerDefinition,
+  ctx: ToolContext,
+): Promise<{ request: Request; body: unknown } | { refusal: Response }> {
   const text = await request.text();
   const forward = new Request(request, { body: text });
   let body: unknown;
@@ -109,13 +123,13 @@ export async function readMcpPost(request: Request): Promise<{ request: Request;
   } catch {
     return { request: forward, body: undefined };
   }
-  const refusal = refuseEnvelope(body, request);
+  const refusal = refuseEnvelope(body, request) ?? refuseInvalidParams(body, request, capabilitiesOf(definition, ctx));
   return refusal ? { refusal } : { request: forward, body };
 }
 
 export async function serveMcp(request: Request, definition: McpServerDefinition, ctx: ToolContext): Promise<Response> {
   if (request.method !== "POST") return serveWithSdk(request, definition, ctx);
-  const post = await readMcpPost(request);
+  const post = await readMcpPost(request, definition, ctx);
   if ("refusal" in post) return post.refusal;
   if (post.body === undefined) return serveWithSdk(post.request, definition, ctx);
   const version = fastPathVersion(request);
