@@ -69,13 +69,11 @@ describe("a stdio source's manifest", { timeout: 60_000 }, () => {
 
   it("REST: a manifest nested 3,000 levels is a 400 naming manifest, and no source is stored", async () => {
     const user = await createUser();
-    const res = await registerSource(user, upstreams().bridge_fixture, {
-      mcp_transport_type: "stdio",
-      bridge_token: upstreams().bridge_token,
-      manifest: manifest(nested(3000)),
+    const res = await api<ErrorBody>(user, "POST", "/api/sources", {
+      body: { name: "deep", url: upstreams().bridge_fixture, mcp_transport_type: "stdio", bridge_token: upstreams().bridge_token, manifest: manifest(nested(3000)) },
     });
     expect(res.status).toBe(400);
-    const error = (res.body as unknown as ErrorBody).error;
+    const error = res.body.error;
     expect(error).toMatchObject({ code: "invalid_input", details: { field: "manifest" } });
     expect(error.message).toMatch(/manifest: must nest at most 32 levels/);
     expect(await rowCount("sources", user)).toBe(0);
