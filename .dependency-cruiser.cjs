@@ -112,10 +112,11 @@ module.exports = {
     },
     {
       name: "schema-imports-only-schema",
-      comment: "Schemas (zod field schemas, event schemas, the drizzle tables) import nothing of ours but other schemas.",
+      comment:
+        "Schemas (zod field schemas, event schemas, the drizzle tables) import nothing of ours but other schemas and lib/ primitives (the bottom layer: pure rules such as the storable date range or the stored-JSON limits).",
       severity: "error",
       from: { path: SCHEMA },
-      to: { path: "^(workers|durable-objects|d1)/", pathNot: SCHEMA },
+      to: { path: "^(workers|durable-objects|d1)/", pathNot: `${SCHEMA}|^workers/lib/` },
     },
     {
       name: "only-the-entry-imports-durable-objects",

@@ -27,6 +27,9 @@ export default defineConfig(async () => {
     TEST_UPSTREAMS: JSON.stringify(upstreamUrls(upstreamPorts)),
     // Chat agent: the Worker's own gateway, reached through SELF with each user's token.
     MCP_URL: "http://localhost/mcp",
+    // test/fuzz: runs per property and seed; unset = the bounded, fixed-seed run of `npm test`.
+    FUZZ_RUNS: process.env["FUZZ_RUNS"] ?? "",
+    FUZZ_SEED: process.env["FUZZ_SEED"] ?? "",
   };
   return {
     test: {

@@ -6,6 +6,9 @@ declare global {
       TEST_MIGRATIONS: D1Migration[];
       /** JSON of the test upstreams' URLs (test/upstreams/ports.ts). */
       TEST_UPSTREAMS: string;
+      /** test/fuzz: runs per property ("" = the bounded run of `npm test`) and seed ("" = the fixed one). */
+      FUZZ_RUNS: string;
+      FUZZ_SEED: string;
     }
   }
 }

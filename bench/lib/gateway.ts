@@ -22,9 +22,9 @@ export function gatewayVars(port: number): Record<string, string> {
   };
 }
 
+/** POST /api/sources answers the source and its discovered tools. */
 interface SourceResponse {
-  slug?: string;
-  last_discovery_error?: string | null;
+  source?: { slug?: string; last_discovery_error?: string | null };
   tools?: { name: string; gateway_name: string }[];
 }
 
@@ -48,8 +48,8 @@ export async function registerTasksSource(base: URL, token: string): Promise<str
   if (response.status !== 201) throw new Error(`registering the gateway source: HTTP ${response.status} ${text.slice(0, 300)}`);
   const body = JSON.parse(text) as SourceResponse;
   const listTasks = body.tools?.find((tool) => tool.name === "list_tasks");
-  if (!body.slug || !listTasks) {
-    throw new Error(`the gateway source discovered no list_tasks (${body.last_discovery_error ?? "no error reported"}): ${text.slice(0, 300)}`);
+  if (!body.source?.slug || !listTasks) {
+    throw new Error(`the gateway source discovered no list_tasks (${body.source?.last_discovery_error ?? "no error reported"}): ${text.slice(0, 300)}`);
   }
   return listTasks.gateway_name.slice(0, -"list_tasks".length);
 }

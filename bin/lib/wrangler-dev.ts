@@ -52,13 +52,14 @@ export async function prepareLocalDatabase(user: string, label: string, target: 
 const live = new Set<ChildProcess>();
 
 export function stopAllWorkers(): Promise<void> {
-  return Promise.all([...live].map(stopProcessGroup)).then(() => undefined);
+  return Promise.all([...live].map((child) => stopProcessGroup(child))).then(() => undefined);
 }
 
-function stopProcessGroup(child: ChildProcess): Promise<void> {
+/** `SIGTERM` asks the group to stop (then SIGKILL after 5 s); `SIGKILL` kills it at once, as a crash would. */
+function stopProcessGroup(child: ChildProcess, first: "SIGTERM" | "SIGKILL" = "SIGTERM"): Promise<void> {
   live.delete(child);
   return new Promise((resolve) => {
-    if (child.exitCode !== null || child.pid === undefined) return resolve();
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return resolve();
     const pid = child.pid;
     const signalGroup = (signal: NodeJS.Signals) => {
       try {
@@ -73,7 +74,7 @@ function stopProcessGroup(child: ChildProcess): Promise<void> {
       signalGroup("SIGKILL"); // anything of the group that outlived wrangler itself
       resolve();
     });
-    signalGroup("SIGTERM");
+    signalGroup(first);
   });
 }
 
@@ -98,7 +99,7 @@ async function waitUntilReady(origin: string, child: ChildProcess, logFile: stri
 export async function runWranglerDev(
   args: (port: number) => string[],
   logFile: string,
-): Promise<{ origin: string; stop(): Promise<void> }> {
+): Promise<{ origin: string; stop(): Promise<void>; crash(): Promise<void> }> {
   const [port, inspectorPort] = [await freePort(), await freePort()];
   const origin = `http://127.0.0.1:${port}`;
   mkdirSync(dirname(logFile), { recursive: true });
@@ -118,5 +119,6 @@ export async function runWranglerDev(
     await stop();
     throw error;
   }
-  return { origin, stop };
+  // SIGKILL to the whole group: wrangler and workerd die mid-request, with no chance to flush anything.
+  return { origin, stop, crash: () => stopProcessGroup(child, "SIGKILL") };
 }

@@ -91,7 +91,7 @@ describe("the scope gate on every serving path", () => {
     // The Worker's own /mcp/tasks as a source (reached through SELF): a real upstream, no network.
     const source = await registerTasksSource(owner, owner, { mcp_lifecycle_mode: "singleton" });
     expect(source.status).toBe(201);
-    const slug = source.body.slug;
+    const slug = source.body.source.slug;
     const tasksOnly = await withScopedToken(owner, ["tasks:read", "tasks:write"]);
     for (const version of ["2025-06-18", "2025-11-25"]) {
       const res = await workerFetch(
@@ -100,7 +100,7 @@ describe("the scope gate on every serving path", () => {
       );
       expectStepUp(res, "gateway:read", "/mcp");
     }
-    const health = await api<{ calls: { window: number } }>(owner, "GET", `/api/sources/${source.body.id}/health`);
+    const health = await api<{ calls: { window: number } }>(owner, "GET", `/api/sources/${source.body.source.id}/health`);
     expect(health.body.calls.window).toBe(0);
     // The owner's full token still reaches the same tool through the same path.
     const ok = await workerFetch(`${ORIGIN}/mcp`, legacyPost(owner.token, "2025-11-25", { id: 1, method: "tools/call", params: { name: `${slug}__list_tasks`, arguments: {} } }));
@@ -140,7 +140,7 @@ describe("tools/list", () => {
     const res = await workerFetch(`${ORIGIN}/mcp`, modernPost(owner.token, "tools/list"));
     const tools = (await rpcResponse(res)).result!["tools"] as { name: string; _meta?: Record<string, unknown> }[];
     const scopes = Object.fromEntries(tools.map((tool) => [tool.name, tool._meta?.["mcp-edge/scopes"]]));
-    expect(scopes[`${source.body.slug}__add_task`]).toEqual(["gateway:read"]);
+    expect(scopes[`${source.body.source.slug}__add_task`]).toEqual(["gateway:read"]);
     expect(scopes["add_task"]).toEqual(["tasks:write"]);
     expect(scopes["gateway_add_source"]).toEqual(["gateway:admin"]);
     expect(scopes["gateway_list_sources"]).toEqual(["gateway:read"]);

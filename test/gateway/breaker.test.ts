@@ -45,11 +45,11 @@ describe("source circuit breaker", () => {
 
   it("closes again when a discovery succeeds", async () => {
     const owner = await createUser();
-    const { body: source } = await registerTasksSource(owner, owner, { name: "Flaky" });
+    const { body: registered } = await registerTasksSource(owner, owner, { name: "Flaky" });
     const client = await connectGateway(owner);
 
     // Point the source at a failing URL: discovery fails but the inventory stays listed.
-    const patched = await api<{ source: { last_discovery_error: string | null } }>(owner, "PATCH", `/api/sources/${source.id}`, {
+    const patched = await api<{ source: { last_discovery_error: string | null } }>(owner, "PATCH", `/api/sources/${registered.source.id}`, {
       body: { url: "http://localhost/api/no-such-mcp-endpoint" },
     });
     expect(patched.body.source.last_discovery_error).toMatch(/^connection:/);
@@ -63,7 +63,7 @@ describe("source circuit breaker", () => {
     expect(textOf(open)).toContain("circuit breaker is open");
 
     // Back to the real server: a successful refresh closes the breaker and calls flow again.
-    await api(owner, "PATCH", `/api/sources/${source.id}`, { body: { url: "http://localhost/mcp/tasks" } });
+    await api(owner, "PATCH", `/api/sources/${registered.source.id}`, { body: { url: "http://localhost/mcp/tasks" } });
     const ok = await client.callTool({ name: "flaky__list_tasks", arguments: {} });
     expect(ok.isError, textOf(ok)).toBeFalsy();
   });

@@ -20,13 +20,13 @@ describe("a bridge at capacity", { timeout: 90_000 }, () => {
     const owner = await createUser();
     const url = upstreams().bridge_capped;
     const { body: caller } = await registerSource(owner, url, capped("Caller", "transient"));
-    expect(caller.last_discovery_error).toBeNull();
+    expect(caller.source.last_discovery_error).toBeNull();
 
     // The transient discovery's process may still be exiting: refresh until the singleton holds the slot.
     const { body: holder } = await registerSource(owner, url, capped("Holder", "singleton"));
     await eventually(async () => {
-      if (holder.last_discovery_error === null) return true;
-      const { body } = await api<SourceDetailBody>(owner, "POST", `/api/sources/${holder.id}/refresh`);
+      if (holder.source.last_discovery_error === null) return true;
+      const { body } = await api<SourceDetailBody>(owner, "POST", `/api/sources/${holder.source.id}/refresh`);
       return body.source.last_discovery_error === null ? true : undefined;
     }, "the singleton source to hold the bridge's one process");
 
@@ -35,10 +35,10 @@ describe("a bridge at capacity", { timeout: 90_000 }, () => {
     expect(refused.isError).toBe(true);
     expect(refused._meta).toMatchObject({ source: "caller", error_type: "busy" });
     expect(textOf(refused)).toMatch(/^busy: bridge at capacity: .*\(--max-processes 1\); retry after \d+ s$/);
-    const health = await api<{ breaker: string }>(owner, "GET", `/api/sources/${caller.id}/health`);
+    const health = await api<{ breaker: string }>(owner, "GET", `/api/sources/${caller.source.id}/health`);
     expect(health.body.breaker).toBe("closed");
 
-    expect((await api<SourceBody>(owner, "DELETE", `/api/sources/${holder.id}`)).status).toBe(200);
+    expect((await api<SourceBody>(owner, "DELETE", `/api/sources/${holder.source.id}`)).status).toBe(200);
     const served = await eventually(async () => {
       const result = await client.callTool({ name: "caller__pid", arguments: {} });
       return result.isError ? undefined : result;

@@ -112,10 +112,10 @@ describe.each(FAST_VERSIONS)("gateway call fast path (%s)", (version) => {
 
   it("an open circuit breaker answers the same typed circuit_open error", async () => {
     const owner = await createUser();
-    const { body: source } = await registerTasksSource(owner, owner, { name: "Open Tasks", mcp_lifecycle_mode: "singleton" });
+    const { body: registered } = await registerTasksSource(owner, owner, { name: "Open Tasks", mcp_lifecycle_mode: "singleton" });
     // Real failures on the source's own Durable Object open its breaker.
-    const stub = env.GATEWAY_SOURCE.get(env.GATEWAY_SOURCE.idFromName(String(source.id)));
-    const failing = { sourceId: source.id, slug: "open_tasks", url: "http://localhost/api/no-such-mcp-endpoint", headers: {}, lifecycle: "transient" as const, timeoutMs: 5_000, allowPrivateUpstreams: true, fingerprint: "failing" };
+    const stub = env.GATEWAY_SOURCE.get(env.GATEWAY_SOURCE.idFromName(String(registered.source.id)));
+    const failing = { sourceId: registered.source.id, slug: "open_tasks", url: "http://localhost/api/no-such-mcp-endpoint", headers: {}, lifecycle: "transient" as const, timeoutMs: 5_000, allowPrivateUpstreams: true, fingerprint: "failing" };
     for (let i = 0; i < BREAKER_THRESHOLD; i++) await stub.callTool(failing, { name: "list_tasks", argumentsJson: "{}", idempotent: false });
     const message = await compare(owner, version, { name: "open_tasks__list_tasks", arguments: {} }, true);
     expect(resultOf(message)).toMatchObject({ isError: true, _meta: { source: "open_tasks", error_type: "circuit_open" } });
@@ -133,14 +133,14 @@ describe.each(FAST_VERSIONS)("gateway call fast path (%s)", (version) => {
     const owner = await createUser();
     const stranger = await createUser();
     const { body: kept } = await registerTasksSource(owner, owner, { name: "Kept", mcp_lifecycle_mode: "singleton" });
-    const { body: hiddenSource } = await registerTasksSource(owner, owner, { name: "Veiled" });
-    const { body: disabled } = await registerTasksSource(owner, owner, { name: "Off" });
-    const { body: deleted } = await registerTasksSource(owner, owner, { name: "Gone" });
+    const { body: { source: hiddenSource } } = await registerTasksSource(owner, owner, { name: "Veiled" });
+    const { body: { source: disabled } } = await registerTasksSource(owner, owner, { name: "Off" });
+    const { body: { source: deleted } } = await registerTasksSource(owner, owner, { name: "Gone" });
     expect((await api(owner, "PUT", "/api/gateway/hidden-tools/kept__delete_task")).status).toBe(200);
     expect((await api(owner, "PATCH", `/api/sources/${hiddenSource.id}`, { body: { hidden: true } })).status).toBe(200);
     expect((await api(owner, "PATCH", `/api/sources/${disabled.id}`, { body: { enabled: false } })).status).toBe(200);
     expect((await api(owner, "DELETE", `/api/sources/${deleted.id}`)).status).toBeLessThan(300);
-    expect(kept.slug).toBe("kept");
+    expect(kept.source.slug).toBe("kept");
 
     const cases: [TestUser, string][] = [
       [owner, "kept__no_such_tool"],
@@ -177,19 +177,19 @@ describe.each(FAST_VERSIONS)("gateway call fast path (%s)", (version) => {
     const { body: identity } = await registerSource(owner, fixtureUrl("identity"), { name: "Plain" });
     // As discovery would store them: a non-object output schema root (the SDK wraps
     // structuredContent), and an object output schema on a tool that returns no structuredContent.
-    await setOutputSchema(echo.id, "echo", { type: "array" });
-    await setOutputSchema(identity.id, "whoami", { type: "object" });
+    await setOutputSchema(echo.source.id, "echo", { type: "array" });
+    await setOutputSchema(identity.source.id, "whoami", { type: "object" });
 
     const wrapped = await compare(owner, version, { name: "shaped__echo", arguments: { word: "once" } }, false);
     expect(resultOf(wrapped).structuredContent).toEqual({ result: { word: "once" } });
     // Two requests (fast path, then SDK) reached the upstream twice, not three times: the fast
     // path's call was answered by the SDK path without being re-run.
-    expect((await sourceStatus(echo.id)).calls.window).toBe(2);
+    expect((await sourceStatus(echo.source.id)).calls.window).toBe(2);
 
     const missing = await compare(owner, version, { name: "plain__whoami", arguments: { user_id: 1, note: "n" } }, false);
     expect(resultOf(missing)).toMatchObject({ isError: true });
     expect(resultOf(missing).content[0]!.text).toMatch(/has an output schema but no structured content/);
-    expect((await sourceStatus(identity.id)).calls.window).toBe(2);
+    expect((await sourceStatus(identity.source.id)).calls.window).toBe(2);
   });
 });
 

@@ -89,7 +89,7 @@ describe("stdio sources (through mcp-edge bridge)", { timeout: 60_000 }, () => {
       }),
     );
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    const source = res.body;
+    const { source } = res.body;
     expect(source.last_discovery_error).toBeNull();
     expect(source.mcp_transport_type).toBe("stdio");
     expect(source.mcp_env_vars).toEqual([{ name: "FIXTURE_GREETING", secret: true }]);
@@ -102,7 +102,7 @@ describe("stdio sources (through mcp-edge bridge)", { timeout: 60_000 }, () => {
     // Only the name changes: the stored (redacted) manifest still passes its own checks.
     const renamed = await api<SourceDetailBody>(owner, "PATCH", `/api/sources/${source.id}`, { body: { name: "Greeter Plugin", mcp_transport_type: "stdio" } });
     expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
-    const text = JSON.stringify(source);
+    const text = JSON.stringify(res.body);
     expect(text).not.toContain(greeting);
     expect(text).not.toContain(upstreams().bridge_token);
 
@@ -124,18 +124,18 @@ describe("stdio sources (through mcp-edge bridge)", { timeout: 60_000 }, () => {
   it("seals a stored plain variable when a later manifest marks it secret, and the process still gets it", async () => {
     const owner = await createUser();
     const greeting = `plain-then-secret-${crypto.randomUUID().slice(0, 8)}`;
-    const { body: source } = await registerSource(
+    const { body: registered } = await registerSource(
       owner,
       upstreams().bridge_fixture,
       stdio({ name: "Late Manifest", mcp_env_vars: [{ name: "FIXTURE_GREETING", value: greeting, secret: false }] }),
     );
-    expect(source.mcp_env_vars).toEqual([{ name: "FIXTURE_GREETING", secret: false, value: greeting }]);
+    expect(registered.source.mcp_env_vars).toEqual([{ name: "FIXTURE_GREETING", secret: false, value: greeting }]);
 
-    const patched = await api<SourceDetailBody>(owner, "PATCH", `/api/sources/${source.id}`, { body: { manifest: MANIFEST } });
+    const patched = await api<SourceDetailBody>(owner, "PATCH", `/api/sources/${registered.source.id}`, { body: { manifest: MANIFEST } });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
     expect(patched.body.source.mcp_env_vars).toEqual([{ name: "FIXTURE_GREETING", secret: true }]);
     expect(patched.body.source.mcp_command).toBe("node");
-    expect(String((await sourceRow(source.id))["mcp_env_vars"])).not.toContain(greeting);
+    expect(String((await sourceRow(registered.source.id))["mcp_env_vars"])).not.toContain(greeting);
 
     const result = await (await connectGateway(owner)).callTool({ name: "late_manifest__greeting", arguments: {} });
     expect(textOf(result)).toBe(greeting);
@@ -143,7 +143,7 @@ describe("stdio sources (through mcp-edge bridge)", { timeout: 60_000 }, () => {
     // A manifest the stored variables do not satisfy is refused, naming what is missing.
     const stricter = structuredClone(MANIFEST);
     stricter.packages[0]!.environmentVariables.push({ name: "FIXTURE_REGION", isRequired: true, isSecret: false });
-    const refused = await api<ErrorBody>(owner, "PATCH", `/api/sources/${source.id}`, { body: { manifest: stricter } });
+    const refused = await api<ErrorBody>(owner, "PATCH", `/api/sources/${registered.source.id}`, { body: { manifest: stricter } });
     expect(refused.status).toBe(400);
     expect(refused.body.error.message).toContain("FIXTURE_REGION");
   });
@@ -157,8 +157,8 @@ describe("stdio sources (through mcp-edge bridge)", { timeout: 60_000 }, () => {
     const wrong = await registerSource(owner, upstreams().bridge_fixture, stdio({ bridge_token: "not-the-bridge-token-at-all" }));
     expect(wrong.status).toBe(201);
     expect(wrong.body.tools).toEqual([]);
-    expect(wrong.body.last_discovery_error).toMatch(/^connection: upstream answered HTTP 401/);
-    expect(wrong.body.last_discovery_error).not.toContain("not-the-bridge-token-at-all");
+    expect(wrong.body.source.last_discovery_error).toMatch(/^connection: upstream answered HTTP 401/);
+    expect(wrong.body.source.last_discovery_error).not.toContain("not-the-bridge-token-at-all");
   });
 
   it("validates variable names by transport and refuses stdio-only fields on remote sources", async () => {
@@ -181,7 +181,7 @@ describe("stdio sources (through mcp-edge bridge)", { timeout: 60_000 }, () => {
 
   it("switching a source to stdio needs a bridge token; leaving stdio drops the token and manifest", async () => {
     const owner = await createUser();
-    const { body: created } = await registerTasksSource(owner, owner, { name: "Switcher" });
+    const { body: { source: created } } = await registerTasksSource(owner, owner, { name: "Switcher" });
     const path = `/api/sources/${created.id}`;
 
     const refused = await api<ErrorBody>(owner, "PATCH", path, { body: { mcp_transport_type: "stdio", mcp_env_vars: [] } });
@@ -214,21 +214,21 @@ describe("sse sources and slugs", { timeout: 60_000 }, () => {
       mcp_env_vars: [{ name: "X-Trace", value: "abc", secret: false }],
     });
     expect(res.status).toBe(201);
-    expect(res.body.mcp_transport_type).toBe("sse");
-    expect(res.body.last_discovery_error).toBeNull();
-    expect(res.body.mcp_env_vars).toEqual([{ name: "X-Trace", secret: false, value: "abc" }]);
+    expect(res.body.source.mcp_transport_type).toBe("sse");
+    expect(res.body.source.last_discovery_error).toBeNull();
+    expect(res.body.source.mcp_env_vars).toEqual([{ name: "X-Trace", secret: false, value: "abc" }]);
   });
 
   it("renaming a source to a slug the owner already has is a 409 that changes nothing", async () => {
     const owner = await createUser();
     await registerTasksSource(owner, owner, { name: "First" });
     const { body: second } = await registerTasksSource(owner, owner, { name: "Second" });
-    const clash = await api<ErrorBody>(owner, "PATCH", `/api/sources/${second.id}`, { body: { name: "first!" } });
+    const clash = await api<ErrorBody>(owner, "PATCH", `/api/sources/${second.source.id}`, { body: { name: "first!" } });
     expect(clash.status).toBe(409);
     expect(clash.body.error.message).toContain("slug first");
-    expect((await api<SourceDetailBody>(owner, "GET", `/api/sources/${second.id}`)).body.source.slug).toBe("second");
+    expect((await api<SourceDetailBody>(owner, "GET", `/api/sources/${second.source.id}`)).body.source.slug).toBe("second");
 
-    const renamed = await api<SourceDetailBody>(owner, "PATCH", `/api/sources/${second.id}`, { body: { name: "Third One" } });
+    const renamed = await api<SourceDetailBody>(owner, "PATCH", `/api/sources/${second.source.id}`, { body: { name: "Third One" } });
     expect(renamed.body.source.slug).toBe("third_one");
     const client = await connectGateway(owner);
     const names = (await client.listTools()).tools.map((tool) => tool.name);

@@ -14,13 +14,13 @@ import { createUser } from "../helpers/users";
 describe("gateway faults against real upstreams", { timeout: 60_000 }, () => {
   it("a stdio process killed mid-call answers a connection error, and the next call gets a fresh process", async () => {
     const owner = await createUser();
-    const { body: source } = await registerSource(owner, upstreams().bridge_fixture, {
+    const { body: registered } = await registerSource(owner, upstreams().bridge_fixture, {
       name: "Crashy",
       mcp_transport_type: "stdio",
       bridge_token: upstreams().bridge_token,
       mcp_lifecycle_mode: "singleton",
     });
-    expect(source.last_discovery_error).toBeNull();
+    expect(registered.source.last_discovery_error).toBeNull();
     const client = await connectGateway(owner);
     const before = textOf(await client.callTool({ name: "crashy__pid", arguments: {} }));
 
@@ -34,7 +34,7 @@ describe("gateway faults against real upstreams", { timeout: 60_000 }, () => {
     expect(textOf(after)).toMatch(/^\d+$/);
     expect(textOf(after)).not.toBe(before);
 
-    const { calls } = await sourceStatus(source.id);
+    const { calls } = await sourceStatus(registered.source.id);
     expect(calls).toMatchObject({ window: 3, errors: 1, error_rate: 1 / 3 });
     expect(calls.last_error).toMatch(/^connection: /);
     expect(calls.p50_ms).not.toBeNull();
@@ -43,8 +43,8 @@ describe("gateway faults against real upstreams", { timeout: 60_000 }, () => {
 
   it("a hanging upstream answers `timeout` after the source's timeout_ms", async () => {
     const owner = await createUser();
-    const { body: source } = await registerSource(owner, fixtureUrl("hang"), { name: "Hangs", timeout_ms: 1500 });
-    expect(source.tools.map((tool) => tool.name)).toEqual(["wait_forever"]);
+    const { body: registered } = await registerSource(owner, fixtureUrl("hang"), { name: "Hangs", timeout_ms: 1500 });
+    expect(registered.tools.map((tool) => tool.name)).toEqual(["wait_forever"]);
     const client = await connectGateway(owner);
 
     const result = await client.callTool({ name: "hangs__wait_forever", arguments: {} });
@@ -65,7 +65,7 @@ describe("gateway faults against real upstreams", { timeout: 60_000 }, () => {
 
   it("re-establishes the session transparently after the upstream restarts", async () => {
     const owner = await createUser();
-    const { body: source } = await registerSource(owner, fixtureUrl("restartable"), { name: "Phoenix", mcp_lifecycle_mode: "singleton" });
+    const { body: { source } } = await registerSource(owner, fixtureUrl("restartable"), { name: "Phoenix", mcp_lifecycle_mode: "singleton" });
     const client = await connectGateway(owner);
     expect(textOf(await client.callTool({ name: "phoenix__ping", arguments: {} }))).toBe("pong");
     const oldSession = (await sourceStatus(source.id)).sessionId;
@@ -84,7 +84,7 @@ describe("gateway faults against real upstreams", { timeout: 60_000 }, () => {
 
   it("follows notifications/tools/list_changed into the /mcp listing, and keeps the cache hint", async () => {
     const owner = await createUser();
-    const { body: source } = await registerSource(owner, fixtureUrl("mutable"), { name: "Shifty", mcp_lifecycle_mode: "singleton" });
+    const { body: { source } } = await registerSource(owner, fixtureUrl("mutable"), { name: "Shifty", mcp_lifecycle_mode: "singleton" });
     expect(source.last_discovery_error).toBeNull();
     const status = await sourceStatus(source.id);
     expect(status.warm).toBe(true);

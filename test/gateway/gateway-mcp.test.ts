@@ -15,13 +15,13 @@ import { createUser } from "../helpers/users";
 describe("/mcp (gateway)", () => {
   it("lists the built-in tools and the source's tools as <slug>__<tool>", async () => {
     const owner = await createUser();
-    const { body: source } = await registerTasksSource(owner, owner, { name: "Remote Tasks" });
+    const { body: registered } = await registerTasksSource(owner, owner, { name: "Remote Tasks" });
     const client = await connectGateway(owner);
     const names = (await client.listTools()).tools.map((tool) => tool.name);
 
     expect(names).toContain("add_task");
     expect(names).toContain("remote_tasks__add_task");
-    expect(names.filter((name) => name.startsWith("remote_tasks__")).length).toBe(source.tools.length);
+    expect(names.filter((name) => name.startsWith("remote_tasks__")).length).toBe(registered.tools.length);
   });
 
   it("routes a call to the upstream, which acts as the source's configured token user", async () => {
@@ -70,7 +70,7 @@ describe("/mcp (gateway)", () => {
 
   it("drops a disabled source's tools from the list and refuses its calls", async () => {
     const owner = await createUser();
-    const { body: source } = await registerTasksSource(owner, owner, { name: "Toggle" });
+    const { body: { source } } = await registerTasksSource(owner, owner, { name: "Toggle" });
     await api(owner, "PATCH", `/api/sources/${source.id}`, { body: { enabled: false } });
     const client = await connectGateway(owner);
 

@@ -56,26 +56,26 @@ describe("GET /api/sources/:id/health", { timeout: 60_000 }, () => {
   it("is healthy after discovery and a successful call, with the call window; 404 for anyone else", async () => {
     const owner = await createUser();
     const stranger = await createUser();
-    const { body: source } = await registerTasksSource(owner, owner, { name: "Fine" });
+    const { body: registered } = await registerTasksSource(owner, owner, { name: "Fine" });
     const client = await connectGateway(owner);
     await client.callTool({ name: "fine__list_tasks", arguments: {} });
 
-    const res = await api<Health>(owner, "GET", `/api/sources/${source.id}/health`);
+    const res = await api<Health>(owner, "GET", `/api/sources/${registered.source.id}/health`);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
-      source_id: source.id,
+      source_id: registered.source.id,
       slug: "fine",
       enabled: true,
       state: "healthy",
       breaker: "closed",
-      tool_count: source.tools.length,
+      tool_count: registered.tools.length,
       last_discovery_error: null,
       calls: { window: 1, errors: 0, error_rate: 0, last_error: null },
     });
     expect(res.body.calls.p50_ms).toEqual(expect.any(Number));
     expect(res.body.calls.last_success_at).toEqual(expect.any(String));
 
-    const foreign = await api<ErrorBody>(stranger, "GET", `/api/sources/${source.id}/health`);
+    const foreign = await api<ErrorBody>(stranger, "GET", `/api/sources/${registered.source.id}/health`);
     expect(foreign.status).toBe(404);
     expect(foreign.body.error.code).toBe("not_found");
   });
@@ -83,15 +83,15 @@ describe("GET /api/sources/:id/health", { timeout: 60_000 }, () => {
   it("is degraded when calls fail or the last discovery failed, disabled when switched off", async () => {
     const owner = await createUser();
     const { body: malformed } = await registerSource(owner, fixtureUrl("malformed"), { name: "Garbled" });
-    expect(malformed.last_discovery_error).toBeNull();
+    expect(malformed.source.last_discovery_error).toBeNull();
     const client = await connectGateway(owner);
     const broken = await client.callTool({ name: "garbled__broken", arguments: {} });
     expect(broken.isError).toBe(true);
-    const degraded = await api<Health>(owner, "GET", `/api/sources/${malformed.id}/health`);
+    const degraded = await api<Health>(owner, "GET", `/api/sources/${malformed.source.id}/health`);
     expect(degraded.body).toMatchObject({ state: "degraded", breaker: "closed", calls: { window: 1, errors: 1, error_rate: 1 } });
     expect(degraded.body.calls.last_error).toMatch(/^protocol:/);
 
-    const { body: unauthorised } = await registerTasksSource(owner, owner, { name: "No Token", mcp_env_vars: [] });
+    const { body: { source: unauthorised } } = await registerTasksSource(owner, owner, { name: "No Token", mcp_env_vars: [] });
     const noToken = await api<Health>(owner, "GET", `/api/sources/${unauthorised.id}/health`);
     expect(noToken.body).toMatchObject({ state: "degraded", last_discovered_at: null, tool_count: 0 });
     expect(noToken.body.last_discovery_error).toMatch(/^connection: upstream answered HTTP 401/);
@@ -102,7 +102,7 @@ describe("GET /api/sources/:id/health", { timeout: 60_000 }, () => {
 
   it("is unhealthy while the circuit breaker is open", async () => {
     const owner = await createUser();
-    const { body: source } = await registerTasksSource(owner, owner, { name: "Breaking" });
+    const { body: { source } } = await registerTasksSource(owner, owner, { name: "Breaking" });
     // Discovery against the dead URL fails too (degraded); the calls then open the breaker.
     await api(owner, "PATCH", `/api/sources/${source.id}`, { body: { url: "http://localhost/api/no-such-mcp-endpoint" } });
     const client = await connectGateway(owner);
@@ -130,7 +130,7 @@ describe("GET /health with sources", { timeout: 60_000 }, () => {
     const withToken = await api<{ sources: { total: number; healthy: number; mine: Health[] } }>(owner, "GET", "/health");
     expect(withToken.body.sources).toMatchObject({ total: 1, healthy: 1, degraded: 0, unhealthy: 0, disabled: 0, unknown: 0 });
     expect(withToken.body.sources.mine.map((h) => h.slug)).toEqual(["listed"]);
-    expect(withToken.body.sources.mine[0]).toMatchObject({ source_id: mine.id, state: "healthy" });
+    expect(withToken.body.sources.mine[0]).toMatchObject({ source_id: mine.source.id, state: "healthy" });
 
     const bad = await api<ErrorBody>(undefined, "GET", "/health", { headers: { authorization: "Bearer not-a-real-token" } });
     expect(bad.status).toBe(401);

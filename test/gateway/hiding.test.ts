@@ -48,10 +48,10 @@ describe("hiding tools and sources", () => {
 
   it("hides one tool of a source, shown as hidden in the source's detail; the entry follows a source rename", async () => {
     const owner = await createUser();
-    const { body: source } = await registerTasksSource(owner, owner, { name: "Hide Me" });
+    const { body: registered } = await registerTasksSource(owner, owner, { name: "Hide Me" });
 
     const res = await api(owner, "PUT", "/api/gateway/hidden-tools/hide_me__delete_task");
-    expect(res.body).toEqual({ hidden: true, tool: { name: "hide_me__delete_task", source_id: source.id } });
+    expect(res.body).toEqual({ hidden: true, tool: { name: "hide_me__delete_task", source_id: registered.source.id } });
 
     const client = await connectGateway(owner);
     const names = await toolNames(client);
@@ -59,38 +59,38 @@ describe("hiding tools and sources", () => {
     expect(names).not.toContain("hide_me__delete_task");
     await expect(client.callTool({ name: "hide_me__delete_task", arguments: { task_id: 1 } })).rejects.toThrow(/not found/);
 
-    const detail = await api<SourceDetailBody>(owner, "GET", `/api/sources/${source.id}`);
+    const detail = await api<SourceDetailBody>(owner, "GET", `/api/sources/${registered.source.id}`);
     expect(detail.body.tools.find((tool) => tool.name === "delete_task")?.hidden).toBe(true);
     expect(detail.body.tools.find((tool) => tool.name === "add_task")?.hidden).toBe(false);
 
     // Stored by source and tool, so a new slug keeps the tool hidden.
-    await api(owner, "PATCH", `/api/sources/${source.id}`, { body: { name: "Renamed" } });
+    await api(owner, "PATCH", `/api/sources/${registered.source.id}`, { body: { name: "Renamed" } });
     const renamed = await toolNames(await connectGateway(owner));
     expect(renamed).toContain("renamed__add_task");
     expect(renamed).not.toContain("renamed__delete_task");
     expect((await api<HiddenList>(owner, "GET", "/api/gateway/hidden-tools")).body.hidden_tools).toEqual([
-      { name: "renamed__delete_task", source_id: source.id },
+      { name: "renamed__delete_task", source_id: registered.source.id },
     ]);
 
     // Deleting the source takes its hidden entries with it.
-    await api(owner, "DELETE", `/api/sources/${source.id}`);
+    await api(owner, "DELETE", `/api/sources/${registered.source.id}`);
     expect((await api<HiddenList>(owner, "GET", "/api/gateway/hidden-tools")).body.count).toBe(0);
   });
 
   it("hides a whole source (still enabled, discovered and health-checked) and shows it again", async () => {
     const owner = await createUser();
-    const { body: source } = await registerTasksSource(owner, owner, { name: "Quiet" });
-    const patched = await api<SourceDetailBody>(owner, "PATCH", `/api/sources/${source.id}`, { body: { hidden: true } });
+    const { body: registered } = await registerTasksSource(owner, owner, { name: "Quiet" });
+    const patched = await api<SourceDetailBody>(owner, "PATCH", `/api/sources/${registered.source.id}`, { body: { hidden: true } });
     expect(patched.body.source).toMatchObject({ hidden: true, enabled: true });
 
     const client = await connectGateway(owner);
     expect((await toolNames(client)).some((name) => name.startsWith("quiet__"))).toBe(false);
     await expect(client.callTool({ name: "quiet__list_tasks", arguments: {} })).rejects.toThrow(/not found/);
     // A refresh still works on a hidden source.
-    const refreshed = await api<SourceDetailBody>(owner, "POST", `/api/sources/${source.id}/refresh`);
+    const refreshed = await api<SourceDetailBody>(owner, "POST", `/api/sources/${registered.source.id}/refresh`);
     expect(refreshed.body.source.last_discovery_error).toBeNull();
 
-    await api(owner, "PATCH", `/api/sources/${source.id}`, { body: { hidden: false } });
+    await api(owner, "PATCH", `/api/sources/${registered.source.id}`, { body: { hidden: false } });
     expect(await toolNames(await connectGateway(owner))).toContain("quiet__list_tasks");
   });
 

@@ -113,10 +113,10 @@ describe("the provider's remote registration body", { timeout: 60_000 }, () => {
     // The tasks server refuses a call without its bearer token: discovery works only if the object's value became the header.
     const tokenUser = await createUser();
     const tasks = await registerTasksSource(owner, tokenUser, { mcp_env_vars: { Authorization: `Bearer ${tokenUser.token}` } });
-    expect(tasks.body.url).toBe(TASKS_URL);
-    expect(tasks.body.last_discovery_error).toBeNull();
+    expect(tasks.body.source.url).toBe(TASKS_URL);
+    expect(tasks.body.source.last_discovery_error).toBeNull();
     expect(tasks.body.tools.map((t) => t.name)).toContain("add_task");
-    expect(tasks.body.mcp_env_vars).toEqual([{ name: "Authorization", secret: true }]);
+    expect(tasks.body.source.mcp_env_vars).toEqual([{ name: "Authorization", secret: true }]);
   });
 });
 

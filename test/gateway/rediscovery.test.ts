@@ -76,12 +76,12 @@ describe("renamed tools end to end", { timeout: 60_000 }, () => {
     const owner = await createUser();
     const upstreamUser = await createUser();
     const { body: outer } = await registerTasksSource(owner, upstreamUser, { name: "Outer", url: "http://localhost/mcp" });
-    expect(outer.last_discovery_error).toBeNull();
+    expect(outer.source.last_discovery_error).toBeNull();
     expect(outer.tools.map((t) => t.gateway_name)).toContain("outer__add_task");
 
     await registerTasksSource(upstreamUser, upstreamUser, { name: "Inner" });
     await api(upstreamUser, "PUT", "/api/gateway/hidden-tools/add_task");
-    const refreshed = await api<SourceDetailBody>(owner, "POST", `/api/sources/${outer.id}/refresh`);
+    const refreshed = await api<SourceDetailBody>(owner, "POST", `/api/sources/${outer.source.id}/refresh`);
     expect(refreshed.body.source.warnings).toEqual([]);
     const renamed = refreshed.body.tools.find((t) => t.name === "inner__add_task");
     expect(renamed).toMatchObject({ gateway_name: "outer__inner__add_task", aliases: ["outer__add_task"] });
@@ -103,7 +103,7 @@ describe("renamed tools end to end", { timeout: 60_000 }, () => {
 
     // The upstream gets a real add_task again: the alias would shadow it, so it goes, with a warning.
     await api(upstreamUser, "DELETE", "/api/gateway/hidden-tools/add_task");
-    const clash = await api<SourceDetailBody>(owner, "POST", `/api/sources/${outer.id}/refresh`);
+    const clash = await api<SourceDetailBody>(owner, "POST", `/api/sources/${outer.source.id}/refresh`);
     expect(clash.body.source.warnings).toEqual([
       "alias outer__add_task (an older name of inner__add_task) clashes with the tool add_task of the same source; not created",
     ]);
@@ -126,27 +126,27 @@ describe("scheduled rediscovery", { timeout: 60_000 }, () => {
 
   it("rediscovers a source once its inventory is older than the interval, records failures and never throws", async () => {
     const owner = await createUser();
-    const { body: source } = await registerTasksSource(owner, owner, { name: "Aging" });
-    const first = String((await sourceRow(source.id))["last_discovery_attempt_at"]);
+    const { body: registered } = await registerTasksSource(owner, owner, { name: "Aging" });
+    const first = String((await sourceRow(registered.source.id))["last_discovery_attempt_at"]);
 
     // Not due yet: nothing of this source changes.
     await rediscoverSources(db, env, waitUntil, Date.now());
-    expect((await sourceRow(source.id))["last_discovery_attempt_at"]).toBe(first);
+    expect((await sourceRow(registered.source.id))["last_discovery_attempt_at"]).toBe(first);
 
     // Point it at a dead URL behind the API's back (as an upstream going away would look), then let time pass.
-    await env.DB.prepare("UPDATE sources SET mcp_server_url = 'http://localhost/api/gone-away' WHERE id = ?").bind(source.id).run();
+    await env.DB.prepare("UPDATE sources SET mcp_server_url = 'http://localhost/api/gone-away' WHERE id = ?").bind(registered.source.id).run();
     const later = Date.now() + (DEFAULT_REDISCOVERY_MINUTES + 1) * MINUTE;
-    await drain(later, source.id);
-    const failed = await sourceRow(source.id);
+    await drain(later, registered.source.id);
+    const failed = await sourceRow(registered.source.id);
     expect(failed["last_discovery_error"]).toMatch(/^connection:/);
     expect(failed["last_discovered_at"]).toBe(first);
     // The inventory survives a failed rediscovery.
-    expect((await api<SourceDetailBody>(owner, "GET", `/api/sources/${source.id}`)).body.tools.length).toBe(source.tools.length);
+    expect((await api<SourceDetailBody>(owner, "GET", `/api/sources/${registered.source.id}`)).body.tools.length).toBe(registered.tools.length);
   });
 
   it("rediscovers early when the upstream's tools/list cache hint has expired", async () => {
     const owner = await createUser();
-    const { body: source } = await registerSource(owner, fixtureUrl("mutable"), { name: "Hinted" });
+    const { body: { source } } = await registerSource(owner, fixtureUrl("mutable"), { name: "Hinted" });
     expect(source.last_discovery_error).toBeNull();
     const staleAt = Date.parse(String(source.inventory_stale_at));
     expect(staleAt).toBeGreaterThan(Date.now());
@@ -169,13 +169,13 @@ describe("scheduled rediscovery", { timeout: 60_000 }, () => {
 
   it("runs from the Worker's scheduled handler", async () => {
     const owner = await createUser();
-    const { body: source } = await registerTasksSource(owner, owner, { name: "Cron Run" });
+    const { body: registered } = await registerTasksSource(owner, owner, { name: "Cron Run" });
     // Make this source the oldest attempt of all, and due.
-    await env.DB.prepare("UPDATE sources SET last_discovery_attempt_at = NULL WHERE id = ?").bind(source.id).run();
+    await env.DB.prepare("UPDATE sources SET last_discovery_attempt_at = NULL WHERE id = ?").bind(registered.source.id).run();
     const ctx = createExecutionContext();
     await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), env, ctx);
     await waitOnExecutionContext(ctx);
-    const row = await sourceRow(source.id);
+    const row = await sourceRow(registered.source.id);
     expect(row["last_discovery_attempt_at"]).not.toBeNull();
     expect(row["last_discovery_error"]).toBeNull();
   });

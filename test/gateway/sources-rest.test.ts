@@ -11,11 +11,23 @@ describe("/api/sources", () => {
     const res = await registerTasksSource(owner, owner, { name: "My Tasks (prod)" });
 
     expect(res.status).toBe(201);
-    expect(res.body.id).toBeGreaterThan(0);
-    expect(res.body.slug).toBe("my_tasks_prod");
-    expect(res.body.last_discovery_error).toBeNull();
+    expect(res.body.source.id).toBeGreaterThan(0);
+    expect(res.body.source.slug).toBe("my_tasks_prod");
+    expect(res.body.source.last_discovery_error).toBeNull();
     expect(res.body.tools.map((tool) => tool.gateway_name)).toContain("my_tasks_prod__add_task");
-    expect(res.body.tool_count).toBe(res.body.tools.length);
+    expect(res.body.source.tool_count).toBe(res.body.tools.length);
+  });
+
+  it("POST answers the same {source, tools} shape as GET /api/sources/{id}", async () => {
+    const owner = await createUser();
+    const created = await api<Record<string, unknown>>(owner, "POST", "/api/sources", {
+      body: { name: "Shape", url: TASKS_URL, mcp_env_vars: [{ name: "Authorization", value: `Bearer ${owner.token}` }] },
+    });
+    expect(created.status).toBe(201);
+    expect(Object.keys(created.body).sort()).toEqual(["source", "tools"]);
+    const id = (created.body["source"] as { id: number }).id;
+    const fetched = await api<Record<string, unknown>>(owner, "GET", `/api/sources/${id}`);
+    expect(fetched.body).toEqual(created.body);
   });
 
   it("never returns a secret's value, and stores it encrypted", async () => {
@@ -26,14 +38,14 @@ describe("/api/sources", () => {
         { name: "X-Team", value: "blue", secret: false },
       ],
     });
-    expect(res.body.mcp_env_vars).toEqual([
+    expect(res.body.source.mcp_env_vars).toEqual([
       { name: "Authorization", secret: true },
       { name: "X-Team", secret: false, value: "blue" },
     ]);
     const listed = await api<{ sources: SourceBody[] }>(owner, "GET", "/api/sources");
     expect(JSON.stringify(listed.body)).not.toContain(owner.token);
 
-    const row = await env.DB.prepare("SELECT mcp_env_vars FROM sources WHERE id = ?").bind(res.body.id).first<{ mcp_env_vars: string }>();
+    const row = await env.DB.prepare("SELECT mcp_env_vars FROM sources WHERE id = ?").bind(res.body.source.id).first<{ mcp_env_vars: string }>();
     expect(row!.mcp_env_vars).not.toContain(owner.token);
     expect(row!.mcp_env_vars).toMatch(/"value":"v1\./);
   });
@@ -44,18 +56,18 @@ describe("/api/sources", () => {
 
     expect(res.status).toBe(201);
     expect(res.body.tools).toEqual([]);
-    expect(res.body.last_discovery_error).toMatch(/^connection: upstream answered HTTP 401/);
+    expect(res.body.source.last_discovery_error).toMatch(/^connection: upstream answered HTTP 401/);
   });
 
   it("lists, gets, disables, refreshes and deletes, each scoped to the owner", async () => {
     const owner = await createUser();
     const stranger = await createUser();
     const { body: created } = await registerTasksSource(owner, owner);
-    const path = `/api/sources/${created.id}`;
+    const path = `/api/sources/${created.source.id}`;
     expect(created.tools.length).toBeGreaterThan(0);
 
     const list = await api<{ sources: SourceBody[]; count: number }>(owner, "GET", "/api/sources");
-    expect(list.body.sources.map((source) => source.id)).toEqual([created.id]);
+    expect(list.body.sources.map((source) => source.id)).toEqual([created.source.id]);
     expect((await api<{ sources: SourceBody[] }>(stranger, "GET", "/api/sources")).body.sources).toEqual([]);
 
     for (const [method, suffix, body] of [
@@ -74,7 +86,7 @@ describe("/api/sources", () => {
     expect(refreshed.status).toBe(200);
     expect(refreshed.body.tools.length).toBe(created.tools.length);
 
-    expect((await api(owner, "DELETE", path)).body).toEqual({ deleted: true, id: created.id });
+    expect((await api(owner, "DELETE", path)).body).toEqual({ deleted: true, id: created.source.id });
     expect((await api(owner, "GET", path)).status).toBe(404);
   });
 

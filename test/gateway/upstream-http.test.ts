@@ -12,10 +12,10 @@ import { createUser } from "../helpers/users";
 describe("streamable HTTP upstreams", { timeout: 60_000 }, () => {
   it("registers server-everything and calls its echo and get-sum tools through /mcp", async () => {
     const owner = await createUser();
-    const { status, body: source } = await registerSource(owner, upstreams().everything_http, { name: "Everything" });
-    expect(status, JSON.stringify(source)).toBe(201);
-    expect(source.last_discovery_error).toBeNull();
-    expect(source.tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["echo", "get-sum"]));
+    const { status, body: registered } = await registerSource(owner, upstreams().everything_http, { name: "Everything" });
+    expect(status, JSON.stringify(registered)).toBe(201);
+    expect(registered.source.last_discovery_error).toBeNull();
+    expect(registered.tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["echo", "get-sum"]));
 
     const client = await connectGateway(owner);
     const names = await toolNames(client);
@@ -33,8 +33,8 @@ describe("streamable HTTP upstreams", { timeout: 60_000 }, () => {
 
   it("calls the fixture's echo tool", async () => {
     const owner = await createUser();
-    const { body: source } = await registerSource(owner, fixtureUrl("echo"), { name: "Fix Echo" });
-    expect(source.tools.map((tool) => tool.name)).toEqual(["echo"]);
+    const { body: registered } = await registerSource(owner, fixtureUrl("echo"), { name: "Fix Echo" });
+    expect(registered.tools.map((tool) => tool.name)).toEqual(["echo"]);
     const client = await connectGateway(owner);
     const result = await client.callTool({ name: "fix_echo__echo", arguments: { a: 1 } });
     expect(result.structuredContent).toEqual({ a: 1 });

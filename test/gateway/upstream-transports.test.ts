@@ -16,10 +16,10 @@ function stdioSource(url: string, overrides: Record<string, unknown> = {}): Reco
 describe("legacy SSE upstream", { timeout: 60_000 }, () => {
   it("registers server-everything over HTTP+SSE and calls echo", async () => {
     const owner = await createUser();
-    const { status, body: source } = await registerSource(owner, upstreams().everything_sse, { name: "Sse Everything", mcp_transport_type: "sse" });
-    expect(status, JSON.stringify(source)).toBe(201);
-    expect(source.last_discovery_error).toBeNull();
-    expect(source.tools.map((tool) => tool.name)).toContain("echo");
+    const { status, body: registered } = await registerSource(owner, upstreams().everything_sse, { name: "Sse Everything", mcp_transport_type: "sse" });
+    expect(status, JSON.stringify(registered)).toBe(201);
+    expect(registered.source.last_discovery_error).toBeNull();
+    expect(registered.tools.map((tool) => tool.name)).toContain("echo");
 
     const client = await connectGateway(owner);
     const result = await client.callTool({ name: "sse_everything__echo", arguments: { message: "over sse" } });
@@ -31,9 +31,9 @@ describe("legacy SSE upstream", { timeout: 60_000 }, () => {
 describe("stdio upstreams through the bridge", { timeout: 60_000 }, () => {
   it("registers server-everything over stdio, lists <slug>__echo and calls get-sum", async () => {
     const owner = await createUser();
-    const { status, body: source } = await registerSource(owner, "", stdioSource(upstreams().bridge, { name: "Stdio Everything" }));
-    expect(status, JSON.stringify(source)).toBe(201);
-    expect(source.last_discovery_error).toBeNull();
+    const { status, body: registered } = await registerSource(owner, "", stdioSource(upstreams().bridge, { name: "Stdio Everything" }));
+    expect(status, JSON.stringify(registered)).toBe(201);
+    expect(registered.source.last_discovery_error).toBeNull();
 
     const client = await connectGateway(owner);
     expect(await toolNames(client)).toEqual(expect.arrayContaining(["stdio_everything__echo", "stdio_everything__get-sum"]));
@@ -44,7 +44,7 @@ describe("stdio upstreams through the bridge", { timeout: 60_000 }, () => {
 
   it("passes the source's declared variables to the stdio process (singleton keeps one process)", async () => {
     const owner = await createUser();
-    const { body: source } = await registerSource(
+    const { body: { source } } = await registerSource(
       owner,
       "",
       stdioSource(upstreams().bridge_fixture, {
@@ -65,20 +65,20 @@ describe("stdio upstreams through the bridge", { timeout: 60_000 }, () => {
 
   it("refuses a variable the bridge's manifest does not declare, naming it", async () => {
     const owner = await createUser();
-    const { body: source } = await registerSource(
+    const { body: registered } = await registerSource(
       owner,
       "",
       stdioSource(upstreams().bridge_fixture, { name: "Sneaky", mcp_env_vars: [{ name: "NODE_OPTIONS", value: "--require /tmp/evil.js", secret: false }] }),
     );
-    expect(source.tools).toEqual([]);
-    expect(source.last_discovery_error).toContain("NODE_OPTIONS");
-    expect(source.last_discovery_error).not.toContain("evil");
+    expect(registered.tools).toEqual([]);
+    expect(registered.source.last_discovery_error).toContain("NODE_OPTIONS");
+    expect(registered.source.last_discovery_error).not.toContain("evil");
   });
 
   it("answers a wrong bridge token with a connection error at discovery", async () => {
     const owner = await createUser();
-    const { body: source } = await registerSource(owner, "", stdioSource(upstreams().bridge, { name: "Bad Token", bridge_token: "not-the-token-at-all" }));
-    expect(source.tools).toEqual([]);
-    expect(source.last_discovery_error).toContain("401");
+    const { body: registered } = await registerSource(owner, "", stdioSource(upstreams().bridge, { name: "Bad Token", bridge_token: "not-the-token-at-all" }));
+    expect(registered.tools).toEqual([]);
+    expect(registered.source.last_discovery_error).toContain("401");
   });
 });

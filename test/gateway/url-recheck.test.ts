@@ -43,8 +43,8 @@ describe("a loopback source after ALLOW_PRIVATE_UPSTREAMS is removed", { timeout
   it("refuses calls and refresh with a typed error, leaves the breaker closed, audits and reports why", async () => {
     const owner = await createUser();
     const { body: source } = await registerSource(owner, fixtureUrl("echo"));
-    expect(source.last_discovery_error).toBeNull();
-    const name = `${source.slug}__echo`;
+    expect(source.source.last_discovery_error).toBeNull();
+    const name = `${source.source.slug}__echo`;
     expect((await service(env).call(owner.id, name, { said: "hi" })).meta.error_type).toBeUndefined();
 
     const audited: GatewayCall[] = [];
@@ -58,11 +58,11 @@ describe("a loopback source after ALLOW_PRIVATE_UPSTREAMS is removed", { timeout
     expect(audited.map((call) => call.outcome)).toEqual(Array(BREAKER_THRESHOLD + 1).fill("url_refused"));
     expect(parseQueueEvent(gatewayCallEvent(audited[0]!)).success).toBe(true);
 
-    const refreshed = await strict.refresh(owner.id, source.id);
+    const refreshed = await strict.refresh(owner.id, source.source.id);
     expect(refreshed.source.last_discovery_error).toMatch(/^url_refused: /);
     expect(refreshed.source.last_discovery_error!.slice("url_refused: ".length)).toMatch(REFUSED);
 
-    const health = await strict.health.get(owner.id, source.id);
+    const health = await strict.health.get(owner.id, source.source.id);
     expect(health).toMatchObject({ breaker: "closed", state: "degraded", calls: { errors: BREAKER_THRESHOLD + 1 } });
     expect(health.calls.last_error).toMatch(/^url_refused: url host 127\.0\.0\.1/);
     expect(health.last_discovery_error).toMatch(/^url_refused: /);
@@ -74,14 +74,14 @@ describe("a loopback source after ALLOW_PRIVATE_UPSTREAMS is removed", { timeout
   it("does not reuse a warm singleton connection opened under the old setting", async () => {
     const owner = await createUser();
     const { body: source } = await registerSource(owner, fixtureUrl("echo"), { mcp_lifecycle_mode: "singleton" });
-    const name = `${source.slug}__echo`;
+    const name = `${source.source.slug}__echo`;
     expect((await service(env).call(owner.id, name, {})).meta.error_type).toBeUndefined();
-    expect((await stub(source.id).status()).warm).toBe(true);
+    expect((await stub(source.source.id).status()).warm).toBe(true);
 
     const refused = await service(WITHOUT_SETTING).call(owner.id, name, {});
     expect(refused.meta.error_type).toBe("url_refused");
     // No connection is left open to deliver list_changed or serve the next call.
-    expect((await stub(source.id).status()).warm).toBe(false);
+    expect((await stub(source.source.id).status()).warm).toBe(false);
   });
 
   it("records the refusal on the source in the scheduled rediscovery", async () => {
@@ -89,7 +89,7 @@ describe("a loopback source after ALLOW_PRIVATE_UPSTREAMS is removed", { timeout
     const { body: source } = await registerSource(owner, fixtureUrl("echo"));
     const run = await rediscoverSources(openDb(env.DB), { ...WITHOUT_SETTING, EVENTS: env.EVENTS }, () => undefined, Date.now() + 24 * 3_600_000);
     expect(run.failed).toBeGreaterThanOrEqual(1);
-    const row = await sourceRow(source.id);
+    const row = await sourceRow(source.source.id);
     expect(String(row["last_discovery_error"])).toMatch(/^url_refused: url host 127\.0\.0\.1 is a loopback address/);
   });
 });

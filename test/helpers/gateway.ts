@@ -38,11 +38,11 @@ export interface SourceBody {
   mcp_runtime_hint: string | null;
   manifest: Record<string, unknown> | null;
   has_bridge_token: boolean;
-  tools: ToolView[];
 }
 
+/** What POST, GET /api/sources/{id}, PATCH and refresh answer. */
 export interface SourceDetailBody {
-  source: Omit<SourceBody, "tools">;
+  source: SourceBody;
   tools: ToolView[];
 }
 
@@ -58,8 +58,8 @@ export function registerTasksSource(
   owner: TestUser,
   tokenUser: TestUser,
   overrides: Record<string, unknown> = {},
-): Promise<ApiResponse<SourceBody>> {
-  return api<SourceBody>(owner, "POST", "/api/sources", {
+): Promise<ApiResponse<SourceDetailBody>> {
+  return api<SourceDetailBody>(owner, "POST", "/api/sources", {
     body: {
       name: `Tasks ${crypto.randomUUID().slice(0, 6)}`,
       url: TASKS_URL,

@@ -5,7 +5,7 @@
 import { env } from "cloudflare:workers";
 import type { Client } from "@modelcontextprotocol/client";
 import { api, type ApiResponse } from "./rest";
-import type { SourceBody } from "./gateway";
+import type { SourceDetailBody } from "./gateway";
 import type { TestUser } from "./users";
 
 export interface TestUpstreams {
@@ -50,8 +50,8 @@ export async function controlFixture(path: string, body: unknown = {}): Promise<
 }
 
 /** Registers `url` as a source of `owner` (name made unique unless given). */
-export function registerSource(owner: TestUser, url: string, overrides: Record<string, unknown> = {}): Promise<ApiResponse<SourceBody>> {
-  return api<SourceBody>(owner, "POST", "/api/sources", {
+export function registerSource(owner: TestUser, url: string, overrides: Record<string, unknown> = {}): Promise<ApiResponse<SourceDetailBody>> {
+  return api<SourceDetailBody>(owner, "POST", "/api/sources", {
     body: { name: `Up ${crypto.randomUUID().slice(0, 6)}`, url, ...overrides },
   });
 }

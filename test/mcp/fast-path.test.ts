@@ -95,6 +95,24 @@ describe.each(FAST_VERSIONS)("fast path (%s)", (version) => {
   });
 
   it.each([
+    ["a tampered cursor", "tasks", { name: "list_tasks", arguments: { cursor: btoa('{"o":1e99}') } }],
+    ["a due date past 9999", "tasks", { name: "add_task", arguments: { title: "t", due_date: "9999-12-31T23:59:59-23:59" } }],
+    ["a tag with a comma", "tasks", { name: "add_task", arguments: { title: "t", tags: ["a,b"] } }],
+    ["metadata nested too deep", "rag", { name: "rag_ingest", arguments: { documents: [{ text: "x", metadata: JSON.parse(`${'{"a":'.repeat(40)}{}${"}".repeat(40)}`) as unknown }] } }],
+  ])("answers %s exactly as the SDK does, writing nothing", async (_label, server, params) => {
+    const user = await createUser();
+    const definition = mcpServers.find((candidate) => candidate.name === server)!;
+    const fast = await viaWorker(rpcRequest(server, user, version, { method: "tools/call", params }));
+    const sdk = await viaSdk(definition, user, rpcRequest(server, user, version, { method: "tools/call", params }));
+    expect(fast.body).toEqual(sdk);
+    expect(fast.body["result"]).toMatchObject({ isError: true });
+    const rows = await env.DB.prepare("SELECT (SELECT count(*) FROM tasks WHERE user_id = ?1) + (SELECT count(*) FROM rag_documents WHERE user_id = ?1) AS n")
+      .bind(user.id)
+      .first<{ n: number }>();
+    expect(rows!.n).toBe(0);
+  });
+
+  it.each([
     ["invalid arguments", { method: "tools/call", params: { name: "add_task", arguments: { title: "" } } }],
     ["an unknown tool", { method: "tools/call", params: { name: "no_such_tool", arguments: {} } }],
     ["a progress token", { method: "tools/call", params: { name: "analytics_summary", arguments: {}, _meta: { progressToken: 1 } } }],

@@ -12,6 +12,7 @@
  *   /restartable/mcp sessions; POST /control/restart forgets them all (old ids then get 404)
  *   /identity/mcp    `whoami` whose schema has user_id (integer) and note; returns its arguments
  *   /stall/mcp       never answers anything, not even initialize (a start-up timeout)
+ *   /deep/mcp        one tool `nested` whose inputSchema nests 41 levels deep (the gateway stores 32)
  *
  * Stateless paths build a fresh server per request. Run: `tsx test/upstreams/fixture-server.ts <port>`.
  */
@@ -21,8 +22,8 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 
-type Behaviour = "empty" | "conflict" | "hang" | "malformed" | "echo" | "mutable" | "restartable" | "identity" | "stall";
-const STATELESS = new Set<Behaviour>(["empty", "conflict", "hang", "malformed", "echo", "identity", "stall"]);
+type Behaviour = "empty" | "conflict" | "hang" | "malformed" | "echo" | "mutable" | "restartable" | "identity" | "stall" | "deep";
+const STATELESS = new Set<Behaviour>(["empty", "conflict", "hang", "malformed", "echo", "identity", "stall", "deep"]);
 const BEHAVIOURS = new Set<string>([...STATELESS, "mutable", "restartable"]);
 
 /** The mutable path's current tool names (POST /control/mutable replaces them). */
@@ -35,6 +36,13 @@ const sessions = new Map<string, { behaviour: Behaviour; server: Server; transpo
 const hanging = new Set<ServerResponse>();
 
 const OBJECT_SCHEMA = { type: "object", properties: {}, additionalProperties: true } as const;
+
+/** An object schema whose property `x` is an object schema whose property `x` is … `levels` times. */
+function nestedSchema(levels: number): Tool["inputSchema"] {
+  let schema: Tool["inputSchema"] = { type: "object" };
+  for (let i = 0; i < levels; i++) schema = { type: "object", properties: { x: schema } };
+  return schema;
+}
 
 function toolsOf(behaviour: Behaviour): Tool[] {
   switch (behaviour) {
@@ -62,6 +70,8 @@ function toolsOf(behaviour: Behaviour): Tool[] {
       ];
     case "stall":
       return [];
+    case "deep":
+      return [{ name: "nested", description: "A schema too deep for common JSON clients", inputSchema: nestedSchema(20) }];
   }
 }
 

@@ -16,6 +16,7 @@ import { type CallToolResult, isCallToolResult } from "@modelcontextprotocol/ser
 import { toAppError } from "../lib/errors";
 import { isJsonObject, type JsonObject } from "../lib/json";
 import { log } from "../lib/log";
+import { isRequestId } from "../mcp/envelope";
 import { errorResult, type ToolContext } from "../mcp/tool";
 import type { CallTarget } from "./sources.repo";
 import { splitGatewayName } from "./source-views";
@@ -49,7 +50,7 @@ export function asSourceCall(body: unknown, builtins: ReadonlySet<string>): Sour
   if (!isJsonObject(body) || body["jsonrpc"] !== "2.0" || body["method"] !== "tools/call") return undefined;
   if (Object.keys(body).some((key) => !MESSAGE_KEYS.has(key))) return undefined;
   const id = body["id"];
-  if (typeof id !== "string" && typeof id !== "number") return undefined;
+  if (!isRequestId(id)) return undefined;
   const params = body["params"];
   if (!isJsonObject(params) || Object.keys(params).some((key) => !PARAM_KEYS.has(key))) return undefined;
   const name = params["name"];

@@ -16,9 +16,8 @@ import type { Scope } from "../auth/scopes";
 import { AppError } from "../lib/errors";
 import { isJsonObject, type JsonObject } from "../lib/json";
 import { fastPathVersion } from "../mcp/fast-path";
-import { readMcpBody, serveWithSdk } from "../mcp/hosting";
+import { readMcpPost, serveWithSdk } from "../mcp/hosting";
 import type { McpServerDefinition } from "../mcp/server-definition";
-import { scopeRefusal } from "../mcp/scope-gate";
 import { errorResult, registerTools, SCOPES_META_KEY, type ToolContext, type ToolDefinition } from "../mcp/tool";
 import { ADMIN_TOOL_NAMES, adminTools } from "./admin.tools";
 import { answerSourceCall, asSourceCall, callFailure, type Replay } from "./call-fast-path";
@@ -182,11 +181,13 @@ export async function serveGateway(
 ): Promise<Response> {
   // A context object of this request alone, so the catalog keyed by it cannot reach another request.
   const requestCtx: ToolContext = { user: ctx.user, services: ctx.services, access: ctx.access };
-  const read = await readMcpBody(request);
-  const body = read?.body;
-  const forward = read ? new Request(request, { body: read.text }) : request;
-  const refused = scopeRefusal(body, definition, ctx);
-  if (refused) return refused;
+  let body: unknown;
+  let forward = request;
+  if (request.method === "POST") {
+    const post = await readMcpPost(request, definition, requestCtx);
+    if ("refusal" in post) return post.refusal;
+    ({ request: forward, body } = post); // body undefined: the SDK answers malformed JSON in its own words
+  }
   let replay: Replay | undefined;
   const builtins = builtinNamesOf.get(definition);
   const call = options.fastPath !== false && builtins && body !== undefined && fastPathVersion(request) ? asSourceCall(body, builtins) : undefined;

@@ -4,9 +4,9 @@
  */
 import { z } from "zod";
 import { defineRoute } from "../http/api-route";
+import { urlNumber } from "../http/url-number";
 import {
   createSourceInput,
-  createSourceResult,
   deleteSourceResult,
   fields,
   hiddenToolList,
@@ -19,7 +19,7 @@ import {
 } from "./sources.schema";
 
 const TAG = "sources";
-const idParams = z.object({ source_id: z.coerce.number<string>().pipe(fields.source_id) });
+const idParams = z.object({ source_id: urlNumber(fields.source_id) });
 
 export const sourceRoutes = [
   defineRoute({
@@ -29,12 +29,9 @@ export const sourceRoutes = [
     summary: "Register an upstream MCP server and discover its tools",
     tag: TAG,
     body: createSourceInput,
-    response: createSourceResult,
+    response: sourceDetail,
     status: 201,
-    handle: async ({ body }, c) => {
-      const { source, tools } = await c.var.services.sources.create(c.var.user.id, body);
-      return { ...source, tools };
-    },
+    handle: ({ body }, c) => c.var.services.sources.create(c.var.user.id, body),
   }),
   defineRoute({
     method: "get",

@@ -3,10 +3,13 @@
  * admin tools when they come). No schema takes a user id: the owner is the authenticated user.
  */
 import { z } from "zod";
+import { MAX_JSON_DEPTH, storedJsonObject } from "../lib/stored-json";
 
 export const TRANSPORT_TYPES = ["streamable_http", "sse", "stdio"] as const;
 export const LIFECYCLE_MODES = ["transient", "singleton"] as const;
 export const DEFAULT_TIMEOUT_MS = 30_000;
+/** A plugin.json / server.json is a few kilobytes; the manifest is stored and returned as sent. */
+export const MAX_MANIFEST_BYTES = 32 * 1024;
 
 /**
  * Characters allowed in a variable name: an HTTP header name (RFC 9110 token) for remote sources,
@@ -81,9 +84,9 @@ export const fields = {
   mcp_command: z.string().trim().min(1).max(1000).describe("stdio: the command the bridge runs (informational; the bridge decides)"),
   mcp_args: z.array(z.string().max(1000)).max(100).describe("stdio: the command's arguments"),
   mcp_runtime_hint: z.string().trim().min(1).max(50).describe("stdio: the runtime (npx, uvx, docker, node, python …)"),
-  manifest: z
-    .record(z.string(), z.unknown())
-    .describe("A plugin.json / server.json object: its packages' environment variables are checked (required) and kept secret (isSecret)"),
+  manifest: storedJsonObject(MAX_MANIFEST_BYTES).describe(
+    `A plugin.json / server.json object: its packages' environment variables are checked (required) and kept secret (isSecret); at most ${MAX_MANIFEST_BYTES} bytes, nested at most ${MAX_JSON_DEPTH} levels`,
+  ),
   bridge_token: z
     .string()
     .min(16)
@@ -248,7 +251,6 @@ export const sourceSchema = z.object({
 export type SourceView = z.output<typeof sourceSchema>;
 
 export const sourceResult = z.object({ source: sourceSchema });
-export const createSourceResult = sourceSchema.extend({ tools: z.array(sourceToolSchema) });
 export const sourceDetail = z.object({ source: sourceSchema, tools: z.array(sourceToolSchema) });
 export const sourceList = z.object({ sources: z.array(sourceSchema), count: z.int() });
 export const deleteSourceResult = z.object({ deleted: z.literal(true), id: z.int() });

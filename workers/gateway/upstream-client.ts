@@ -25,10 +25,13 @@ import { AppError } from "../lib/errors";
 import { selfRoutedFetch } from "../lib/self-fetch";
 import { BRIDGE_AT_CAPACITY, BRIDGE_ENV_HEADER, BRIDGE_PROCESS_EXITED, type UpstreamConfig, type UpstreamErrorType, type UpstreamTool } from "./upstream.types";
 import { assertSafeUpstreamUrl } from "../lib/url-safety";
+import { storedJsonProblem } from "../lib/stored-json";
 
 const CLIENT_INFO = { name: "mcp-edge-gateway", version: "0.1.0" };
 /** Pages of tools/list read at most, so a misbehaving upstream cannot keep discovery looping. */
 const MAX_LIST_PAGES = 20;
+/** Each of a tool's schemas and its annotations, as stored in the inventory (source_tools) and listed on /mcp. */
+const MAX_TOOL_JSON_BYTES = 256 * 1024;
 /** How long closing waits for the upstream to acknowledge the end of its session. */
 const TERMINATE_WAIT_MS = 2_000;
 
@@ -170,6 +173,18 @@ function ttlOf(result: object): number | null {
   return typeof ttl === "number" && Number.isSafeInteger(ttl) && ttl >= 0 ? ttl : null;
 }
 
+/**
+ * A tool's schemas and annotations are stored (source_tools) and listed on the owner's /mcp: one no
+ * common client can parse is refused at discovery, as the upstream's protocol error.
+ */
+function storedToolProblem(tool: { inputSchema: object; outputSchema?: object | undefined; annotations?: object | undefined }): string | undefined {
+  for (const [field, value] of [["inputSchema", tool.inputSchema], ["outputSchema", tool.outputSchema], ["annotations", tool.annotations]] as const) {
+    const problem = value === undefined ? undefined : storedJsonProblem(value, MAX_TOOL_JSON_BYTES);
+    if (problem) return `${field}: ${problem}`;
+  }
+  return undefined;
+}
+
 export async function listUpstreamTools(upstream: Upstream, timeoutMs: number): Promise<ToolListing> {
   const tools: UpstreamTool[] = [];
   let ttlMs: number | null = null;
@@ -182,6 +197,8 @@ export async function listUpstreamTools(upstream: Upstream, timeoutMs: number): 
       });
     if (page === 0) ttlMs = ttlOf(result);
     for (const tool of result.tools) {
+      const problem = storedToolProblem(tool);
+      if (problem) throw new UpstreamError("protocol", `tools/list: tool "${tool.name.slice(0, 64)}" ${problem}`, false, false);
       tools.push({
         name: tool.name,
         title: tool.title ?? tool.annotations?.title ?? null,

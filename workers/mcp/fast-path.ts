@@ -10,6 +10,7 @@
  * test/mcp/fast-path.test.ts checks both against the SDK's answers.
  */
 import { isJsonObject } from "../lib/json";
+import { isRequestId } from "./envelope";
 import { describeIssues } from "../lib/validation";
 import { invokeTool, type ToolContext, type ToolDefinition } from "./tool";
 
@@ -46,7 +47,7 @@ function asFastCall(body: unknown): JsonRpcCall | undefined {
   if (!isJsonObject(body) || body["jsonrpc"] !== "2.0") return undefined;
   const { id, method } = body;
   const params = body["params"] ?? {};
-  if (typeof id !== "string" && typeof id !== "number") return undefined;
+  if (!isRequestId(id)) return undefined;
   if (method !== "tools/list" && method !== "tools/call") return undefined;
   if (!isJsonObject(params)) return undefined;
   const meta = params["_meta"];

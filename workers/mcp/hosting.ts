@@ -7,12 +7,14 @@
  * The handler itself holds no per-request state, so it is built once per server per isolate; the
  * request's user and services reach the factory through the `authInfo` the SDK passes through.
  */
-import { type AuthInfo, McpServer } from "@modelcontextprotocol/server";
+import { type AuthInfo, McpServer, type ServerCapabilities } from "@modelcontextprotocol/server";
 import { createMcpHandler } from "agents/mcp/server";
 import { AppError } from "../lib/errors";
+import { refuseEnvelope } from "./envelope";
 import { answerFast, fastPathVersion } from "./fast-path";
 import { scopeRefusal } from "./scope-gate";
 import type { McpServerDefinition } from "./server-definition";
+import { refuseInvalidParams } from "./spec-params";
 import { registerTools, type ToolContext } from "./tool";
 
 /** Bodies over this are answered 413 before anything is parsed. */
@@ -30,7 +32,22 @@ export function buildServer(definition: McpServerDefinition, ctx: ToolContext): 
   );
   registerTools(server, definition.tools, ctx);
   definition.extend?.(server, ctx);
+  advertiseNoListChanges(server);
   return server;
+}
+
+const LISTS = ["tools", "resources", "prompts"] as const;
+
+/**
+ * The SDK advertises `listChanged: true` for every list it serves. Served statelessly, no stream
+ * outlives a request here, so no list_changed notification is ever sent: advertise none, and let
+ * clients rely on the list results' cache hints (`cacheHints`) instead.
+ */
+function advertiseNoListChanges(server: McpServer): void {
+  const advertised = server.server.getCapabilities();
+  for (const list of LISTS) {
+    if (advertised[list]) server.server.registerCapabilities({ [list]: { listChanged: false } });
+  }
 }
 
 type Handler = ReturnType<typeof createMcpHandler>;
@@ -68,25 +85,45 @@ export function serveWithSdk(request: Request, definition: McpServerDefinition, 
   return handlerFor(definition).fetch(request, parsedBody === undefined ? { authInfo } : { authInfo, parsedBody });
 }
 
-/** A POST body as text and, when it is JSON, parsed; undefined for other methods. */
-export async function readMcpBody(request: Request): Promise<{ text: string; body: unknown } | undefined> {
-  if (request.method !== "POST") return undefined;
+/** What each server advertises, from one server built per definition per isolate (it depends on the definition only). */
+const advertised = new WeakMap<McpServerDefinition, ServerCapabilities>();
+
+function capabilitiesOf(definition: McpServerDefinition, ctx: ToolContext): ServerCapabilities {
+  let capabilities = advertised.get(definition);
+  if (!capabilities) advertised.set(definition, (capabilities = buildServer(definition, ctx).server.getCapabilities()));
+  return capabilities;
+}
+
+/**
+ * A POST's body, parsed once for the envelope, params and scope checks, the fast path and the SDK:
+ * `request` is the request to forward (the body re-attached), `body` undefined when the bytes are
+ * not JSON (the SDK then answers the parse error in its own words), or a check's refusal.
+ */
+export async function readMcpPost(
+  request: Request,
+  definition: McpServerDefinition,
+  ctx: ToolContext,
+): Promise<{ request: Request; body: unknown } | { refusal: Response }> {
   const text = await request.text();
+  const forward = new Request(request, { body: text });
+  let body: unknown;
   try {
-    return { text, body: JSON.parse(text) };
+    body = JSON.parse(text);
   } catch {
-    return { text, body: undefined }; // the SDK answers malformed JSON in its own words, from the bytes
+    return { request: forward, body: undefined };
   }
+  const refusal =
+    refuseEnvelope(body, request) ?? refuseInvalidParams(body, request, capabilitiesOf(definition, ctx)) ?? scopeRefusal(body, definition, ctx);
+  return refusal ? { refusal } : { request: forward, body };
 }
 
 export async function serveMcp(request: Request, definition: McpServerDefinition, ctx: ToolContext): Promise<Response> {
-  const read = await readMcpBody(request);
-  if (!read) return serveWithSdk(request, definition, ctx);
-  const refused = scopeRefusal(read.body, definition, ctx);
-  if (refused) return refused;
-  const forward = new Request(request, { body: read.text });
-  if (read.body === undefined) return serveWithSdk(forward, definition, ctx);
+  if (request.method !== "POST") return serveWithSdk(request, definition, ctx);
+  const post = await readMcpPost(request, definition, ctx);
+  if ("refusal" in post) return post.refusal;
+  if (post.body === undefined) return serveWithSdk(post.request, definition, ctx);
   const version = fastPathVersion(request);
   const sdk = (probe: Request) => serveWithSdk(probe, definition, ctx);
-  return (version ? await answerFast(read.body, version, request, definition, ctx, sdk) : undefined) ?? serveWithSdk(forward, definition, ctx, read.body);
+  const fast = version ? await answerFast(post.body, version, request, definition, ctx, sdk) : undefined;
+  return fast ?? serveWithSdk(post.request, definition, ctx, post.body);
 }

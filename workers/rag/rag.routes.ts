@@ -1,10 +1,11 @@
 /** REST over the RAG documents: the same schemas and service as the rag_* document tools. */
 import { z } from "zod";
 import { defineRoute } from "../http/api-route";
+import { urlNumber } from "../http/url-number";
 import { deleteDocumentResult, documentPage, documentSummary, fields, ingestInput, ingestResult, listDocumentsInput, ragHealth } from "./rag.schema";
 
 const TAG = "documents";
-const listQuery = listDocumentsInput.extend({ limit: z.coerce.number<string>().pipe(listDocumentsInput.shape.limit.unwrap()).default(20) });
+const listQuery = listDocumentsInput.extend({ limit: urlNumber(listDocumentsInput.shape.limit.unwrap()).default(20) });
 const docParams = z.object({ doc_id: fields.doc_id });
 
 export const ragRoutes = [

@@ -4,6 +4,7 @@
  * No schema here takes a user id: documents belong to the authenticated user.
  */
 import { z } from "zod";
+import { MAX_JSON_DEPTH, storedJsonObject } from "../lib/stored-json";
 
 export const PIPELINES = [
   "rag_basic",
@@ -25,6 +26,8 @@ export const MAX_RANKING_DEPTH = 1000;
 export const MAX_DOCUMENTS_PER_INGEST = 100;
 /** Characters of one document's text; larger texts should be split by the caller. */
 export const MAX_DOCUMENT_CHARS = 500_000;
+/** A document's metadata, as JSON; it is returned with every listing of the document. */
+export const MAX_METADATA_BYTES = 16 * 1024;
 
 const uuidV4 = z.uuid({ version: "v4", error: "must be a UUID v4 (xxxxxxxx-xxxx-4xxx-[89ab]xxx-xxxxxxxxxxxx)" });
 
@@ -209,7 +212,9 @@ export const documentInput = z.object({
     .refine((text) => text.length <= MAX_DOCUMENT_CHARS, `must be at most ${MAX_DOCUMENT_CHARS} characters`)
     .describe("The document's text"),
   source: z.string().max(2000, "must be at most 2000 characters").default("").describe("Where it came from (URL, file, citation)"),
-  metadata: z.record(z.string(), z.unknown()).default({}).describe("Any JSON object, returned with the document"),
+  metadata: storedJsonObject(MAX_METADATA_BYTES)
+    .default({})
+    .describe(`Any JSON object, returned with the document: at most ${MAX_METADATA_BYTES} bytes, nested at most ${MAX_JSON_DEPTH} levels`),
 });
 export type DocumentInput = z.output<typeof documentInput>;
 

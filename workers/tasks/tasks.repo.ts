@@ -260,7 +260,8 @@ export async function updateTask(
       .set({ ...patch, updatedAt: event.occurredAt })
       .where(and(...guard))
       .returning(),
-    insertOutboxEvent({ ...event, userId, where: sql`t.id = ${taskId} AND t.updated_at = ${event.occurredAt}` }),
+    // changes(): only if the update above applied (another write may share its updated_at).
+    insertOutboxEvent({ ...event, userId, where: sql`changes() > 0 AND t.id = ${taskId} AND t.updated_at = ${event.occurredAt}` }),
   ]);
   return { task: firstTask(updated), events: eventsFrom([outboxRows!]) };
 }

@@ -1,6 +1,7 @@
 /** REST API over the task service: the same schemas as the MCP tools, no second copy of the logic. */
 import { z } from "zod";
 import { defineRoute } from "../http/api-route";
+import { urlNumber } from "../http/url-number";
 import {
   addTaskInput,
   addTagsInput,
@@ -22,10 +23,10 @@ import {
 } from "./tasks.schema";
 
 const TAG = "tasks";
-const idParams = z.object({ task_id: z.coerce.number<string>().pipe(fields.task_id) });
-/** Query strings carry text: numbers are coerced, everything else is validated as on MCP. */
-const listQuery = listTasksInput.extend({ limit: z.coerce.number<string>().pipe(fields.limit).default(50) });
-const searchQuery = searchTasksInput.extend({ limit: z.coerce.number<string>().pipe(fields.limit).default(20) });
+const idParams = z.object({ task_id: urlNumber(fields.task_id) });
+/** Query strings carry text: numbers are read strictly, everything else is validated as on MCP. */
+const listQuery = listTasksInput.extend({ limit: urlNumber(fields.limit).default(50) });
+const searchQuery = searchTasksInput.extend({ limit: urlNumber(fields.limit).default(20) });
 
 export const taskRoutes = [
   defineRoute({

@@ -4,6 +4,7 @@
  * No schema here takes a user id: the user always comes from authentication.
  */
 import { z } from "zod";
+import { EARLIEST_STORABLE, isStorableInstant, LATEST_STORABLE } from "../lib/clock";
 
 export const PRIORITIES = ["none", "low", "medium", "high"] as const;
 export const RECURRENCE_PATTERNS = ["daily", "weekly", "monthly"] as const;
@@ -13,35 +14,52 @@ export const SORT_KEYS = ["created", "due_date", "priority", "title"] as const;
 
 export const MAX_TAGS = 20;
 export const MAX_TAG_LENGTH = 50;
+/** Separates tags in the tags filter (`tags=work,home`), so no tag may contain it (decision 0025). */
+export const TAG_SEPARATOR = ",";
 
 const isoDateTime = z.iso.datetime({ offset: true });
 const isoDate = z.iso.date();
 
-/** A date (`2026-12-01`, read as midnight UTC) or a date-time with a zone; stored as UTC ISO. */
+/**
+ * A date (`2026-12-01`, read as midnight UTC) or a date-time with a zone; stored as UTC ISO, and
+ * only inside the storable range (lib/clock.ts): `9999-12-31T23:59:59-23:59` is a valid string
+ * but names an instant in the year 10000.
+ */
 const isoInstant = z
   .union([isoDateTime, isoDate], {
     error: "must be an ISO 8601 date (2026-12-01) or date-time with a time zone (2026-12-01T17:00:00Z)",
   })
-  .transform((value) => new Date(value.length === 10 ? `${value}T00:00:00Z` : value).toISOString());
+  .transform((value) => new Date(value.length === 10 ? `${value}T00:00:00Z` : value).toISOString())
+  .refine(isStorableInstant, `must be between ${EARLIEST_STORABLE} and ${LATEST_STORABLE} (UTC)`);
 
 export const fields = {
   task_id: z.int().positive().max(Number.MAX_SAFE_INTEGER).describe("The task's numeric id, as shown by list_tasks"),
   title: z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters").describe("Short title, 1–200 characters"),
   description: z.string().max(5000, "must be at most 5000 characters").describe("Longer details; defaults to the title"),
-  due_date: isoInstant.describe("Due date, ISO 8601: a date (2026-12-01) or a date-time with zone (2026-12-01T17:00:00Z)"),
+  due_date: isoInstant.describe(
+    "Due date, ISO 8601: a date (2026-12-01) or a date-time with zone (2026-12-01T17:00:00Z), up to 9999-12-31T23:59:59.999Z (UTC)",
+  ),
   priority: z.enum(PRIORITIES).describe("Priority: high, medium, low or none"),
   tags: z
-    .array(z.string().max(MAX_TAG_LENGTH, `each tag must be at most ${MAX_TAG_LENGTH} characters`))
+    .array(
+      z
+        .string()
+        .max(MAX_TAG_LENGTH, `each tag must be at most ${MAX_TAG_LENGTH} characters`)
+        .refine((tag) => !tag.includes(TAG_SEPARATOR), "must not contain a comma (the tags filter separates tags with commas)"),
+    )
     .max(MAX_TAGS, `at most ${MAX_TAGS} tags`)
     .transform(normalizeTags)
-    .describe("Labels; trimmed, empty ones dropped, duplicates removed"),
+    .describe("Labels; trimmed, empty ones dropped, duplicates removed; a tag may not contain a comma (commas separate tags in the tags filter)"),
   recurrence_pattern: z.enum(RECURRENCE_PATTERNS).describe("Repeat daily, weekly or monthly; omit for a one-time task"),
   status: z.enum(STATUS_FILTERS).describe("Which tasks: all, pending or completed"),
   sort_by: z.enum(SORT_KEYS).describe("Order: created (newest first), due_date (soonest first), priority (highest first) or title"),
   search: z.string().trim().max(200).describe("Only tasks whose title or description contains this text"),
-  tag_filter: z.string().max(MAX_TAGS * (MAX_TAG_LENGTH + 1)).describe("Comma-separated tags; only tasks carrying all of them"),
+  tag_filter: z
+    .string()
+    .max(MAX_TAGS * (MAX_TAG_LENGTH + 1))
+    .describe("Comma-separated tags (work,home); only tasks carrying all of them"),
   query: z.string().trim().min(1, "must not be empty").max(200).describe("Words to search for in titles and descriptions"),
-  reminder_time: isoInstant.describe("When to remind, ISO 8601 date-time with zone, in the future"),
+  reminder_time: isoInstant.describe("When to remind, ISO 8601 date-time with zone, in the future, up to 9999-12-31T23:59:59.999Z (UTC)"),
   limit: z.int().min(1).max(100).describe("How many tasks to return, 1–100"),
   cursor: z.string().max(200).describe("Opaque cursor from a previous page's next_cursor"),
 };
@@ -57,7 +75,7 @@ export function normalizeTags(tags: readonly string[]): string[] {
 
 /** "work, home,,work" → ["work", "home"] */
 export function parseTagFilter(value: string | undefined): string[] {
-  return value === undefined ? [] : normalizeTags(value.split(","));
+  return value === undefined ? [] : normalizeTags(value.split(TAG_SEPARATOR));
 }
 
 // ---- inputs -------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
  * alike. It knows nothing of HTTP or MCP; it takes validated input and the authenticated user id.
  */
 import { AppError } from "../lib/errors";
-import { nowIso } from "../lib/clock";
+import { isStorableInstant, nowIso } from "../lib/clock";
 import { decodeCursor, encodeCursor } from "../lib/cursor";
 import type { Db } from "../lib/db";
 import type { TaskEventType } from "./task-events.schema";
@@ -166,7 +166,9 @@ export class TaskService {
       const patch = completing
         ? { status: "completed" as const, completedAt: occurredAt }
         : { status: "pending" as const, completedAt: null };
-      const spawnsNext = completing && current.recurrencePattern !== null && current.nextOccurrenceId === null;
+      const nextDue = current.recurrencePattern === null ? null : addPeriod(current.dueDate ?? occurredAt, current.recurrencePattern);
+      // A series whose next occurrence would fall past the storable range ends with this one.
+      const spawnsNext = completing && nextDue !== null && isStorableInstant(nextDue) && current.nextOccurrenceId === null;
       const next = spawnsNext
         ? {
             values: {
@@ -175,7 +177,7 @@ export class TaskService {
               priority: current.priority,
               tags: current.tags,
               recurrencePattern: current.recurrencePattern,
-              dueDate: addPeriod(current.dueDate ?? occurredAt, current.recurrencePattern!),
+              dueDate: nextDue,
             },
             event: event("CREATED", occurredAt),
           }
