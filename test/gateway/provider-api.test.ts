@@ -7,7 +7,7 @@
  * as documented (test/upstreams/provider-plugins), and the 400s that name what is wrong.
  */
 import { describe, expect, it } from "vitest";
-import { connectGateway, registerTasksSource, type SourceBody, type SourceDetailBody, sourceRow, TASKS_URL } from "../helpers/gateway";
+import { connectGateway, registerTasksSource, type SourceDetailBody, sourceRow, TASKS_URL } from "../helpers/gateway";
 import { textOf } from "../helpers/mcp";
 import { api, type ErrorBody } from "../helpers/rest";
 import { toolNames, upstreams } from "../helpers/upstreams";
@@ -57,7 +57,7 @@ const PROVIDER_MANIFEST = {
 };
 
 function register(owner: TestUser, body: Record<string, unknown>) {
-  return api<SourceBody>(owner, "POST", "/api/sources", { body });
+  return api<SourceDetailBody>(owner, "POST", "/api/sources", { body });
 }
 
 /** The plugin body aimed at a plugins bridge: its URL changed, the bridge's token added. */
@@ -79,7 +79,7 @@ describe("the provider's remote registration body", { timeout: 60_000 }, () => {
     const everything = upstreams().everything_http;
     const res = await register(owner, { ...REMOTE_BODY, url: everything, mcp_server_url: everything });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    const source = res.body;
+    const source = res.body.source;
     expect(source).toMatchObject({
       slug: "cml_mcp_server",
       source_type: "mcp",
@@ -107,8 +107,8 @@ describe("the provider's remote registration body", { timeout: 60_000 }, () => {
     const everything = upstreams().everything_http;
     const res = await register(owner, { ...REMOTE_BODY, url: "http://127.0.0.1:9/not-the-mcp-endpoint", mcp_server_url: everything });
     expect(res.status).toBe(201);
-    expect(res.body.url).toBe(everything);
-    expect(res.body.last_discovery_error).toBeNull();
+    expect(res.body.source.url).toBe(everything);
+    expect(res.body.source.last_discovery_error).toBeNull();
 
     // The tasks server refuses a call without its bearer token: discovery works only if the object's value became the header.
     const tokenUser = await createUser();
@@ -125,7 +125,7 @@ describe("the provider's plugin registration body", { timeout: 90_000 }, () => {
     const owner = await createUser();
     const res = await register(owner, pluginBody(upstreams().bridge_plugins));
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    const source = res.body;
+    const source = res.body.source;
     expect(source).toMatchObject({
       slug: "github_mcp",
       description: "GitHub operations via MCP",
@@ -157,7 +157,7 @@ describe("the provider's plugin registration body", { timeout: 90_000 }, () => {
 
   it("re-reads the plugin when its variables or directory change: a missing required variable is a 400, another plugin is found", async () => {
     const owner = await createUser();
-    const { body: source } = await register(owner, pluginBody(upstreams().bridge_plugins));
+    const { body: { source } } = await register(owner, pluginBody(upstreams().bridge_plugins));
     const missing = await api(owner, "PATCH", `/api/sources/${source.id}`, { body: { mcp_env_vars: {} } });
     expect(missing.status).toBe(400);
     expect(errorOf(missing).message).toContain("GITHUB_TOKEN");
@@ -174,9 +174,9 @@ describe("the provider's plugin registration body", { timeout: 90_000 }, () => {
     const owner = await createUser();
     const res = await register(owner, pluginBody(upstreams().bridge_provider));
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(res.body.manifest).toEqual(PROVIDER_MANIFEST);
-    expect(res.body).toMatchObject({ mcp_command: "uvx", mcp_args: ["mcp-server-github"], tools: [] });
-    expect(res.body.last_discovery_error).toMatch(/^connection: .*spawn uvx ENOENT/);
+    expect(res.body.source.manifest).toEqual(PROVIDER_MANIFEST);
+    expect(res.body).toMatchObject({ source: { mcp_command: "uvx", mcp_args: ["mcp-server-github"] }, tools: [] });
+    expect(res.body.source.last_discovery_error).toMatch(/^connection: .*spawn uvx ENOENT/);
   });
 
   it("answers 400 naming the required variable left out, and stores nothing", async () => {
