@@ -5,16 +5,20 @@
  */
 import { unstable_readConfig } from "wrangler";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { parseRateLimitSettings } from "../../workers/limits/rate-limit-settings";
 
 const CONFIGS = ["wrangler.toml", "test/conformance/wrangler.toml"];
 const DESCRIBED_BY = { TOOL_CALL_LIMITER: "TOOL_CALL_RATE_LIMIT", API_REQUEST_LIMITER: "API_RATE_LIMIT" } as const;
 
+const rateLimitEntries = z.array(z.object({ name: z.string(), namespace_id: z.string(), simple: z.object({ limit: z.number(), period: z.number() }) }));
+
 describe.each(CONFIGS)("%s", (path) => {
   const config = unstable_readConfig({ config: path });
+  const ratelimits = rateLimitEntries.parse(config.ratelimits);
 
   it.each(Object.entries(DESCRIBED_BY))("%s is described by %s exactly", (binding, variable) => {
-    const limiter = config.ratelimits.find((entry) => entry.name === binding);
+    const limiter = ratelimits.find((entry) => entry.name === binding);
     expect(limiter, `no [[ratelimits]] ${binding}`).toBeDefined();
     const described = config.vars[variable];
     expect(parseRateLimitSettings(typeof described === "string" ? described : undefined)).toEqual({
@@ -24,7 +28,7 @@ describe.each(CONFIGS)("%s", (path) => {
   });
 
   it("gives every rate limiter its own namespace", () => {
-    const ids = config.ratelimits.map((entry) => entry.namespace_id);
+    const ids = ratelimits.map((entry) => entry.namespace_id);
     expect(new Set(ids).size).toBe(ids.length);
   });
 });
