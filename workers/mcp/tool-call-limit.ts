@@ -83,8 +83,9 @@ interface RefusedCall {
 const refusedCalls = new WeakMap<ToolContext, RefusedCall>();
 const refusingDefinitions = new WeakMap<McpServerDefinition, McpServerDefinition>();
 
-/** Takes any arguments: a refused call is refused whatever it carries. */
+/** Takes any arguments: a refused call is refused whatever it carries. Module constants, so their JSON Schema is computed once (schema-cache.ts). */
 const anyArguments = z.looseObject({});
+const noOutput = z.object({});
 
 /** The stand-in: same name and scopes as the called tool, and all it does is throw the refusal. */
 function standIn(name: string, scopes: readonly Scope[], refusal: AppError): ToolDefinition {
@@ -93,7 +94,7 @@ function standIn(name: string, scopes: readonly Scope[], refusal: AppError): Too
     title: name,
     description: "Refused: over the caller's tool-call rate limit.",
     input: anyArguments,
-    output: z.object({}),
+    output: noOutput,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scopes,
     run: () => Promise.reject(refusal),
