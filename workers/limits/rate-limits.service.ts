@@ -6,8 +6,9 @@
  * share one budget and no one can spend another's.
  *
  * A refusal is an AppError `rate_limited` naming the limit, with `retry_after_ms`. The binding does
- * not say when a refused key is allowed again; Miniflare's windows (and the hint here) are aligned
- * to the period, so the hint is the time left in the current window — never more than one period.
+ * not say when a refused key is allowed again, so the hint is the time left in the current
+ * period-aligned window, at most one period: exact under Miniflare, whose windows are aligned so;
+ * an estimate on Cloudflare, which does not document its windows (decision 0029).
  */
 import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
