@@ -3,10 +3,14 @@ import { defineConfig } from "vitest/config";
 import { routeMetadataHost } from "./test/upstreams/metadata-documents";
 import { reserveUpstreamPorts, upstreamUrls } from "./test/upstreams/ports";
 
-// Three projects:
-// - workers: everything under test/ except test/node/ and test/auth/ runs inside workerd against
-//   real (local) D1, Queues and Durable Objects, configured from wrangler.toml; test/setup.ts
-//   applies migrations.
+// Four projects:
+// - workers: everything under test/ except test/node/, test/auth/ and test/limits/ runs inside
+//   workerd against real (local) D1, Queues and Durable Objects, configured from wrangler.toml
+//   (its per-user rate limits included: tests that make many calls spread them over several users,
+//   as test/fuzz does); test/setup.ts applies migrations.
+// - limits: test/limits/, the same Worker with tiny per-user rate limits (below), so its tests go
+//   over a limit in a few calls and see it reset within one 10 s window. Only these tests run with
+//   them: everywhere else the limits are the ones that ship.
 // - auth: test/auth/, the same Worker, plus one network route: the reserved host of the test
 //   Client ID Metadata Documents goes to a local document server. It is its own project so every
 //   other test keeps workerd's own outbound network (a route handler turns a refused connection
@@ -31,6 +35,8 @@ export default defineConfig(async () => {
     FUZZ_RUNS: process.env["FUZZ_RUNS"] ?? "",
     FUZZ_SEED: process.env["FUZZ_SEED"] ?? "",
   };
+  // The limits project's budgets: the bindings' own settings and the vars that describe them, in step.
+  const tinyLimits = { tools: { limit: 4, period: 10 }, api: { limit: 5, period: 10 } } as const;
   return {
     test: {
       projects: [
@@ -39,7 +45,7 @@ export default defineConfig(async () => {
           test: {
             name: "workers",
             include: ["test/**/*.test.ts"],
-            exclude: ["test/node/**", "test/auth/**"],
+            exclude: ["test/node/**", "test/auth/**", "test/limits/**"],
             setupFiles: ["./test/setup.ts"],
             globalSetup: ["./test/upstreams/global-setup.ts"],
           },
@@ -61,6 +67,29 @@ export default defineConfig(async () => {
             include: ["test/auth/**/*.test.ts"],
             setupFiles: ["./test/setup.ts"],
             globalSetup: ["./test/upstreams/metadata-setup.ts"],
+          },
+        },
+        {
+          plugins: [
+            cloudflareTest({
+              wrangler: { configPath: "./wrangler.toml" },
+              miniflare: {
+                bindings: {
+                  ...bindings,
+                  TOOL_CALL_RATE_LIMIT: `${tinyLimits.tools.limit}/${tinyLimits.tools.period}s`,
+                  API_RATE_LIMIT: `${tinyLimits.api.limit}/${tinyLimits.api.period}s`,
+                },
+                ratelimits: {
+                  TOOL_CALL_LIMITER: { namespace_id: "1016", simple: tinyLimits.tools },
+                  API_REQUEST_LIMITER: { namespace_id: "1017", simple: tinyLimits.api },
+                },
+              },
+            }),
+          ],
+          test: {
+            name: "limits",
+            include: ["test/limits/**/*.test.ts"],
+            setupFiles: ["./test/setup.ts"],
           },
         },
         {

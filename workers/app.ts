@@ -9,7 +9,7 @@ import { errorResponse } from "./http/errors";
 import { createGatewayServer, gatewayBuiltinNames, serveGateway } from "./gateway/gateway.server";
 import { hiddenToolRoutes, sourceRoutes } from "./gateway/sources.routes";
 import { MAX_JSON_BODY_BYTES } from "./http/json-body";
-import { authenticated, cors, limitBody, originCheck } from "./http/middleware";
+import { apiRateLimited, authenticated, cors, limitBody, originCheck } from "./http/middleware";
 import { serverRoutes } from "./http/servers.routes";
 import { healthRoute } from "./health/health.routes";
 import { VERSION } from "./health/health.service";
@@ -34,7 +34,7 @@ export function createApp(servers: readonly McpServerDefinition[] = mcpServers):
   app.route("/", authorizeRoutes());
   app.get("/openapi.json", (c) => c.json(buildOpenApi(apiRoutes, { title: "mcp-edge REST API", version: VERSION })));
 
-  app.use("/api/*", cors, limitBody(MAX_JSON_BODY_BYTES), authenticated);
+  app.use("/api/*", cors, limitBody(MAX_JSON_BODY_BYTES), authenticated, apiRateLimited);
   mountRoutes(app, apiRoutes);
   mountChatRoutes(app);
 

@@ -7,6 +7,7 @@ import { queueEventSink } from "./events/event-sink";
 import { queueAuditSink } from "./gateway/gateway-audit";
 import { SourceService } from "./gateway/sources.service";
 import { type Db, openDb } from "./lib/db";
+import { RateLimitService } from "./limits/rate-limits.service";
 import { RagService } from "./rag/rag.service";
 import { TaskService } from "./tasks/tasks.service";
 import { ThinkingService } from "./thinking/thinking.service";
@@ -19,6 +20,8 @@ export interface Services {
   sources: SourceService;
   /** Each user's sequential-thinking history, in their own Durable Object (`forUser`). */
   thinking: ThinkingService;
+  /** Each user's budgets of tool calls and REST requests (Cloudflare's Rate Limiting bindings). */
+  rateLimits: RateLimitService;
 }
 
 /** Services are made on first use: a request to one server never pays for the others. */
@@ -28,6 +31,7 @@ export function createServices(env: Env, waitUntil: (promise: Promise<unknown>) 
   let rag: RagService | undefined;
   let sources: SourceService | undefined;
   let thinking: ThinkingService | undefined;
+  let rateLimits: RateLimitService | undefined;
   return {
     db,
     get tasks() {
@@ -41,6 +45,9 @@ export function createServices(env: Env, waitUntil: (promise: Promise<unknown>) 
     },
     get thinking() {
       return (thinking ??= new ThinkingService(env.THINKING));
+    },
+    get rateLimits() {
+      return (rateLimits ??= new RateLimitService(env));
     },
   };
 }

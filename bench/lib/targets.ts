@@ -18,6 +18,7 @@ import { DIRECT, type Route, sampleProblem, type Tool, TOOLS } from "./mcp";
 import { migrationStatements } from "./migrations";
 import { startNodePeer } from "./node-peer";
 import { BENCH_USER_ID, runOnD1, seedStatements } from "./seed";
+import { withBenchRateLimits } from "./rate-limits";
 import { serveWorker, type ServedWorker, wranglerWorkerOptions } from "./workerd";
 
 /**
@@ -102,7 +103,8 @@ export function gatewayLadder(worker: McpEdgeWorker): Target[] {
 
 /**
  * Starts mcp-edge from its bundle with wrangler.toml's options (plus what the gateway needs to
- * reach its own origin), seeds it and registers the gateway source; shared by every phase.
+ * reach its own origin, and per-user rate limits the bench's one user cannot reach), seeds it and
+ * registers the gateway source; shared by every phase.
  */
 export async function startMcpEdge(
   paths: FleetPaths,
@@ -113,7 +115,7 @@ export async function startMcpEdge(
   const worker = await serveWorker({
     name: "mcp-edge",
     scriptPath: input.bundle,
-    options: wranglerWorkerOptions(join(paths.root, "wrangler.toml"), { ...gatewayVars(port), ...input.vars }),
+    options: withBenchRateLimits(wranglerWorkerOptions(join(paths.root, "wrangler.toml"), { ...gatewayVars(port), ...input.vars })),
     port,
     ...(input.inspectorPort !== undefined ? { inspectorPort: input.inspectorPort } : {}),
   });

@@ -10,7 +10,7 @@ import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { childPids } from "./proc";
 
 /** The worker-level part of Miniflare's v4 options (bindings, flags, triggers). */
-type WorkerOptions = Omit<Extract<V4MiniflareOptions, { scriptPath: string }>, "scriptPath" | "modules" | "modulesRoot" | "script">;
+export type WorkerOptions = Omit<Extract<V4MiniflareOptions, { scriptPath: string }>, "scriptPath" | "modules" | "modulesRoot" | "script">;
 
 export interface ServedWorker {
   name: string;

@@ -3,6 +3,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import { basename } from "node:path";
 import { ingestResult } from "../../workers/rag/rag.schema";
 import { type BeirDocument, readJsonl } from "./beir";
+import { callToolWaitingOutLimits } from "./mcp-client";
 
 /** rag_ingest takes up to 100 documents per call; 50 keeps bodies far below the 1 MiB limit. */
 const BATCH_SIZE = 50;
@@ -24,7 +25,7 @@ async function send(client: Client, batch: BeirDocument[], summary: IngestSummar
     source: doc.source ?? "",
     metadata: doc.metadata ?? {},
   }));
-  const result = await client.callTool({ name: "rag_ingest", arguments: { documents } }, { timeout: 300_000 });
+  const { result } = await callToolWaitingOutLimits(client, { name: "rag_ingest", arguments: { documents } }, { timeout: 300_000 });
   if (result.isError) {
     const text = (result.content as { type: string; text?: string }[]).map((c) => c.text ?? "").join(" ");
     throw new Error(`rag_ingest failed: ${text}`);

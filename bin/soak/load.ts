@@ -19,7 +19,7 @@ export interface Ledger {
   lost: number;
   /** Answers 5xx: the server failing, which must never happen. */
   serverErrors: number;
-  /** Other refusals (4xx), with a sample. */
+  /** Other refusals (4xx, or an MCP tool's isError result such as a rate limit), with a sample. */
   refused: number;
   refusedSample: string | undefined;
 }
@@ -52,7 +52,19 @@ async function send(ledger: Ledger, url: string, init: RequestInit): Promise<unk
   if (!res.ok) return undefined;
   // The MCP fast path answers JSON; the SDK may answer one SSE event.
   const json = text.startsWith("event:") ? text.split("\n").find((line) => line.startsWith("data: "))?.slice(6) : text;
-  return json === undefined ? undefined : JSON.parse(json);
+  const answer: unknown = json === undefined ? undefined : JSON.parse(json);
+  // A tool's refusal (a rate limit, a busy server) arrives as HTTP 200 with an isError result.
+  if (isToolError(answer)) {
+    ledger.refused++;
+    ledger.refusedSample ??= `tool error ${text.slice(0, 200)}`;
+  }
+  return answer;
+}
+
+function isToolError(answer: unknown): boolean {
+  if (typeof answer !== "object" || answer === null || !("result" in answer)) return false;
+  const result = answer.result;
+  return typeof result === "object" && result !== null && "isError" in result && result.isError === true;
 }
 
 function rest(origin: string, user: SoakUser, method: string, path: string, body: unknown): RequestInit & { url: string } {

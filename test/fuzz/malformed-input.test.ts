@@ -12,6 +12,7 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
+import { apiRequestLimit, toolCallLimit } from "../helpers/rate-limits";
 import { createUser, type TestUser } from "../helpers/users";
 import { accepts, applyCorruption, corruptions, invalidValue, validBase, validValue, type JsonSchema } from "./json-schema";
 import { leakOf, namesField, writtenState } from "./invariants";
@@ -38,12 +39,26 @@ const runs = (bounded: number) => (longRun ? Number(env.FUZZ_RUNS) : bounded);
 const timeout = (bounded: number) => 30_000 + runs(bounded) * 300;
 const settings = (bounded: number): fc.Parameters<unknown> => ({ seed, numRuns: runs(bounded), endOnFailure: false });
 
-let user: TestUser;
 let tools: ToolTarget[];
 let operations: OperationTarget[];
 
+/**
+ * The tool-call and REST rate limits (wrangler.toml, as shipped) are per user, and a run sends
+ * thousands of requests; each user sends at most half of the smaller limit before the next one
+ * takes over, so however fast the run goes no answer is a rate-limit refusal. Each user starts
+ * empty and keeps what its accepted requests wrote.
+ */
+const REQUESTS_PER_USER = Math.floor(Math.min(toolCallLimit().limit, apiRequestLimit().limit) / 2);
+let current: { user: TestUser; sent: number } | undefined;
+
+async function fuzzUser(): Promise<TestUser> {
+  if (!current || current.sent >= REQUESTS_PER_USER) current = { user: await createUser("fuzz-" + crypto.randomUUID().slice(0, 8)), sent: 0 };
+  current.sent++;
+  return current.user;
+}
+
 beforeAll(async () => {
-  user = await createUser("fuzz-" + crypto.randomUUID().slice(0, 8));
+  const user = await createUser("fuzz-" + crypto.randomUUID().slice(0, 8));
   tools = (await Promise.all(MCP_ENDPOINTS.map((endpoint) => listTools(endpoint, user)))).flat();
   operations = await listOperations();
 });
@@ -53,9 +68,10 @@ function describeAnswer(answer: Answer): string {
 }
 
 /** The refusal must name `field`, leak nothing and leave the user's data as it was. */
-async function expectRefusedWithoutWrites(field: string, send: () => Promise<Answer>): Promise<void> {
+async function expectRefusedWithoutWrites(field: string, send: (user: TestUser) => Promise<Answer>): Promise<void> {
+  const user = await fuzzUser();
   const before = await writtenState(user);
-  const answer = await send();
+  const answer = await send(user);
   const after = await writtenState(user);
   expect(leakOf(answer), describeAnswer(answer)).toBeUndefined();
   expect(answer.failed, `accepted input its schema rejects — ${describeAnswer(answer)}`).toBe(true);
@@ -74,7 +90,7 @@ describe("inputs the published schema rejects", () => {
       fc.asyncProperty(cases, async ({ target, corruption, era }) => {
         const args = applyCorruption(target.schema, validBase(target.schema), corruption);
         fc.pre(!accepts(target.schema, args));
-        await expectRefusedWithoutWrites(corruption.path.join("."), () => callTool(target, user, era, args));
+        await expectRefusedWithoutWrites(corruption.path.join("."), (user) => callTool(target, user, era, args));
       }),
       settings(120),
     );
@@ -84,7 +100,7 @@ describe("inputs the published schema rejects", () => {
     const cases = fc.constantFrom(...operations.filter(hasInput)).chain((target) => fc.record({ target: fc.constant(target), broken: restCorruption(target) }));
     await fc.assert(
       fc.asyncProperty(cases, async ({ target, broken }) => {
-        await expectRefusedWithoutWrites(broken.field, () => callOperation(target, user, broken.request));
+        await expectRefusedWithoutWrites(broken.field, (user) => callOperation(target, user, broken.request));
       }),
       settings(120),
     );
@@ -98,7 +114,7 @@ describe("any input at all", () => {
     );
     await fc.assert(
       fc.asyncProperty(cases, async ({ target, args, era }) => {
-        const answer = await callTool(target, user, era, args);
+        const answer = await callTool(target, await fuzzUser(), era, args);
         expect(leakOf(answer), describeAnswer(answer)).toBeUndefined();
       }),
       settings(80),
@@ -109,7 +125,7 @@ describe("any input at all", () => {
     const cases = fc.constantFrom(...operations).chain((target) => fc.record({ target: fc.constant(target), request: anyRequest(target) }));
     await fc.assert(
       fc.asyncProperty(cases, async ({ target, request }) => {
-        const answer = await callOperation(target, user, request);
+        const answer = await callOperation(target, await fuzzUser(), request);
         expect(leakOf(answer), describeAnswer(answer)).toBeUndefined();
       }),
       settings(80),
@@ -120,7 +136,7 @@ describe("any input at all", () => {
     const cases = fc.record({ endpoint: fc.constantFrom(...MCP_ENDPOINTS), era: fc.constantFrom(...ERAS), body: anyEnvelope });
     await fc.assert(
       fc.asyncProperty(cases, async ({ endpoint, era, body }) => {
-        const answer = await postMcp(endpoint, user, era, body, "tools/call");
+        const answer = await postMcp(endpoint, await fuzzUser(), era, body, "tools/call");
         expect(leakOf(answer), describeAnswer(answer)).toBeUndefined();
       }),
       settings(80),

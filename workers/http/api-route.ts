@@ -70,7 +70,12 @@ const errorSchema = {
   properties: {
     error: {
       type: "object",
-      properties: { code: { type: "string" }, message: { type: "string" }, details: { type: "object" } },
+      properties: {
+        code: { type: "string" },
+        message: { type: "string" },
+        retry_after_ms: { type: "integer", description: "When a refusal may succeed if repeated (busy, rate_limited): wait this long; also in the Retry-After header, in seconds" },
+        details: { type: "object" },
+      },
       required: ["code", "message"],
     },
   },

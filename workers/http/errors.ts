@@ -1,11 +1,19 @@
 /** The REST face of AppError: `{ error: { code, message } }` with the matching status. Never a stack trace. */
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { type AppError, toAppError } from "../lib/errors";
+import { type AppError, retryAfterMs, toAppError } from "../lib/errors";
 import { log } from "../lib/log";
 
 export function errorBody(error: AppError) {
-  return { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } };
+  const retryAfter = retryAfterMs(error);
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(retryAfter === undefined ? {} : { retry_after_ms: retryAfter }),
+      ...(error.details ? { details: error.details } : {}),
+    },
+  };
 }
 
 export function errorResponse(c: Context, thrown: unknown): Response {
@@ -15,7 +23,7 @@ export function errorResponse(c: Context, thrown: unknown): Response {
   }
   const headers: Record<string, string> = {};
   if (error.code === "unauthorized") headers["WWW-Authenticate"] = 'Bearer realm="OAuth"';
-  const retryAfter = error.details?.["retry_after_ms"];
-  if (typeof retryAfter === "number") headers["Retry-After"] = String(Math.ceil(retryAfter / 1000));
+  const retryAfter = retryAfterMs(error);
+  if (retryAfter !== undefined) headers["Retry-After"] = String(Math.max(1, Math.ceil(retryAfter / 1000)));
   return c.json(errorBody(error), error.status as ContentfulStatusCode, headers);
 }

@@ -1,4 +1,4 @@
-/** Middleware for /mcp/* and /api/*: CORS preflight, Origin checks (MCP), body limits, services and authentication. */
+/** Middleware for /mcp/* and /api/*: CORS preflight, Origin checks (MCP), body limits, services, authentication and REST rate limits. */
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Access } from "../auth/access";
@@ -107,5 +107,17 @@ export const authenticated: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set("user", principal.user);
   c.set("access", accessFor(c, principal));
   c.set("services", services);
+  await next();
+};
+
+/**
+ * The per-user REST budget (API_REQUEST_LIMITER): every /api/* request spends one unit, after
+ * authentication (the key is the user) and before the route reads or validates anything, so a
+ * refused request runs nothing. Refused: 429, `Retry-After` and `{ error: { code: "rate_limited",
+ * message, retry_after_ms, details } }`. Tool calls have their own budget (mcp/tool-call-limit.ts).
+ */
+export const apiRateLimited: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const refusal = await c.var.services.rateLimits.spend("api_requests", c.var.user.id);
+  if (refusal) return errorResponse(c, refusal);
   await next();
 };

@@ -11,6 +11,7 @@ export const ERROR_CODES = [
   "conflict",
   "payload_too_large",
   "busy",
+  "rate_limited",
   "timeout",
   "unavailable",
   "upstream_error",
@@ -31,6 +32,7 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   conflict: 409,
   payload_too_large: 413,
   busy: 429,
+  rate_limited: 429,
   timeout: 504,
   unavailable: 503,
   upstream_error: 502,
@@ -60,6 +62,15 @@ export class AppError extends Error {
   static invalid(message: string, field?: string): AppError {
     return new AppError("invalid_input", message, field ? { details: { field } } : undefined);
   }
+}
+
+/**
+ * The retry hint of a refusal that may succeed later (`busy`, `rate_limited`), from
+ * `details.retry_after_ms`; both faces also carry it beside the code, where clients look first.
+ */
+export function retryAfterMs(error: AppError): number | undefined {
+  const value = error.details?.["retry_after_ms"];
+  return typeof value === "number" ? value : undefined;
 }
 
 /** Anything thrown becomes an AppError; unknown errors become a generic `internal` one. */

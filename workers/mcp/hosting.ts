@@ -15,6 +15,7 @@ import { answerFast, fastPathVersion } from "./fast-path";
 import { scopeRefusal } from "./scope-gate";
 import type { McpServerDefinition } from "./server-definition";
 import { refuseInvalidParams } from "./spec-params";
+import { refuseOverLimit } from "./tool-call-limit";
 import { registerTools, type ToolContext } from "./tool";
 
 /** Bodies over this are answered 413 before anything is parsed. */
@@ -95,7 +96,8 @@ function capabilitiesOf(definition: McpServerDefinition, ctx: ToolContext): Serv
 }
 
 /**
- * A POST's body, parsed once for the envelope, params and scope checks, the fast path and the SDK:
+ * A POST's body, parsed once for the envelope, params and scope checks, the tool-call rate limit,
+ * the fast path and the SDK:
  * `request` is the request to forward (the body re-attached), `body` undefined when the bytes are
  * not JSON (the SDK then answers the parse error in its own words), or a check's refusal.
  */
@@ -113,7 +115,10 @@ export async function readMcpPost(
     return { request: forward, body: undefined };
   }
   const refusal =
-    refuseEnvelope(body, request) ?? refuseInvalidParams(body, request, capabilitiesOf(definition, ctx)) ?? scopeRefusal(body, definition, ctx);
+    refuseEnvelope(body, request) ??
+    refuseInvalidParams(body, request, capabilitiesOf(definition, ctx)) ??
+    scopeRefusal(body, definition, ctx) ??
+    (await refuseOverLimit(body, forward, definition, ctx, serveWithSdk));
   return refusal ? { refusal } : { request: forward, body };
 }
 

@@ -9,7 +9,7 @@ import type { Access } from "../auth/access";
 import type { AuthUser } from "../auth/principal";
 import { lacking } from "../auth/principal";
 import type { Scope } from "../auth/scopes";
-import { AppError, toAppError } from "../lib/errors";
+import { AppError, retryAfterMs, toAppError } from "../lib/errors";
 import type { Services } from "../services";
 import { log } from "../lib/log";
 import { cachedJsonSchema } from "./schema-cache";
@@ -74,10 +74,17 @@ export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint:
 
 export function errorResult(error: unknown) {
   const appError = toAppError(error);
+  const retryAfter = retryAfterMs(appError);
   return {
     isError: true as const,
     content: [{ type: "text" as const, text: `${appError.code}: ${appError.message}` }],
-    _meta: { error: { code: appError.code, ...(appError.details ? { details: appError.details } : {}) } },
+    _meta: {
+      error: {
+        code: appError.code,
+        ...(retryAfter === undefined ? {} : { retry_after_ms: retryAfter }),
+        ...(appError.details ? { details: appError.details } : {}),
+      },
+    },
   };
 }
 
