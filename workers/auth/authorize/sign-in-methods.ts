@@ -15,6 +15,8 @@ import { consumeLink } from "./sign-in.repo";
 export interface SignInContext {
   db: Db;
   env: Env;
+  /** This origin's OAuth issuer (the authorization request belongs to it). */
+  issuer: string;
   request: Request;
   /** The authorization request to go back to once signed in (a validated `/authorize?…` path). */
   returnTo: string;
@@ -30,6 +32,8 @@ export interface SignInMethod {
   /** Posted as `method`; also stored on the session. */
   id: string;
   title: string;
+  /** The submit button's label; default "Continue". */
+  button?: string;
   /** The inputs of this method's form, as escaped HTML (the page adds the form, CSRF and return fields). */
   fields(): string;
   /** Verifies the posted form; throws an AppError the page shows when it does not sign anyone in. */
