@@ -85,6 +85,40 @@ describe("signing in", () => {
   });
 });
 
+describe("signing out (the console's Sign out)", () => {
+  it("ends this browser's sign-in: the next authorization asks to sign in again", async () => {
+    const user = await createUser();
+    const { url } = await newAuthorization();
+    const browser = new Browser();
+    expect((await signIn(browser, url, user)).status).toBe(303);
+    expect((await browser.get(url)).status).toBe(200);
+    expect(await (await browser.get(url)).text()).not.toContain('value="sign_in"');
+
+    const out = await browser.post("/authorize/sign-out", []);
+    expect(out.status).toBe(204);
+    expect(out.headers.getSetCookie().some((line) => /^__Host-mcpe-session=;.*Max-Age=0/.test(line))).toBe(true);
+    expect(browser.jar.cookies.has("__Host-mcpe-session")).toBe(false);
+    expect(await (await browser.get(url)).text()).toContain('value="sign_in"');
+  });
+
+  it("the session row is gone, so an old cookie signs in no one; another site cannot sign the user out", async () => {
+    const user = await createUser();
+    const { url } = await newAuthorization();
+    const browser = new Browser();
+    await signIn(browser, url, user);
+    const cookie = browser.jar.cookies.get("__Host-mcpe-session")!;
+
+    const crossSite = await browser.post("/authorize/sign-out", [], "https://evil.example");
+    expect(crossSite.status).toBe(403);
+    expect(await (await browser.get(url)).text()).not.toContain('value="sign_in"');
+
+    await browser.post("/authorize/sign-out", []);
+    const replayed = new Browser();
+    replayed.jar.cookies.set("__Host-mcpe-session", cookie);
+    expect(await (await replayed.get(url)).text()).toContain('value="sign_in"');
+  });
+});
+
 describe("a scoped API token signs in only for what it grants", () => {
   it("the consent page offers only the token's own scopes", async () => {
     const reader = await withScopedToken(await createUser(), ["tasks:read"]);
@@ -179,6 +213,8 @@ describe("consent", () => {
     expect(csp).toContain("default-src 'none'");
     expect(res.headers.get("x-frame-options")).toBe("DENY");
     expect(res.headers.get("cache-control")).toBe("no-store");
+    // A browser posts a page's forms with `Origin: null` under no-referrer, which the CSRF check refuses.
+    expect(res.headers.get("referrer-policy")).toBe("same-origin");
   });
 
   it("a metadata-document client shows its domain", async () => {

@@ -20,7 +20,7 @@ import type { AuthUser } from "../principal";
 import { inferResource, resourceFacts, resourceUrl } from "../resources";
 import { normalizeScopes } from "../scopes";
 import { hashToken } from "../tokens";
-import { checkCsrf, clearCookie, csrfToken, PENDING_COOKIE, pendingCookie, readCookie, safeReturnTo, signedIn, startSession } from "./browser";
+import { checkCsrf, clearCookie, csrfToken, endSession, PENDING_COOKIE, pendingCookie, readCookie, safeReturnTo, signedIn, startSession } from "./browser";
 import { type AuthorizeEnv, guarded } from "./failures";
 import { completeFor, consentKey, issuerOfRequest, offeredScopes, pathOfResource } from "./grant";
 import { continueAtProvider, OIDC_METHOD_ID, oidcSignInMethod } from "./oidc-sign-in";
@@ -200,6 +200,17 @@ async function useLink(c: Context<WorkerEnv>): Promise<Response> {
   return signedInPage(user.name, headers);
 }
 
+/**
+ * POST /authorize/sign-out: the console's sign-out ends this browser's sign-in here too, or the
+ * next sign-in would pass without asking. Same-origin only (a cross-site post is refused): the
+ * session cookie is SameSite=Lax, so another site's form could otherwise sign the user out.
+ */
+async function signOut(c: Context<WorkerEnv>): Promise<Response> {
+  if (c.req.header("origin") !== new URL(c.req.url).origin) throw new AppError("forbidden", "Sign out from this Worker's own pages");
+  const cookie = await endSession(openDb(c.env.DB), c.req.raw);
+  return new Response(null, { status: 204, headers: { "Set-Cookie": cookie, "Cache-Control": "no-store" } });
+}
+
 /** The sign-in and consent pages, mounted at the root by workers/app.ts. */
 export function authorizeRoutes(): Hono<WorkerEnv> {
   const app = new Hono<WorkerEnv>();
@@ -207,5 +218,6 @@ export function authorizeRoutes(): Hono<WorkerEnv> {
   app.post(AUTHORIZE_PATH, guarded(postAuthorize));
   app.get(`${AUTHORIZE_PATH}/link`, guarded(showLink));
   app.post(`${AUTHORIZE_PATH}/link`, guarded(useLink));
+  app.post(`${AUTHORIZE_PATH}/sign-out`, guarded(signOut));
   return app;
 }
