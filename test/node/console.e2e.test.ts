@@ -11,7 +11,18 @@
  */
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allowAndReturn, type ConsoleBrowser, consoleTokens, openSignInPage, signInWithApiToken, startConsoleBrowser, UI_TIMEOUT } from "./helpers/console-browser";
+import {
+  allowAndReturn,
+  type ConsoleBrowser,
+  type ConsoleTab,
+  consoleTokens,
+  openSignInPage,
+  openTabIn,
+  openToolIn,
+  signInWithApiToken,
+  startConsoleBrowser,
+  submitToolIn,
+} from "./helpers/console-browser";
 
 /** A zone other than UTC, so "tomorrow" is checked on the user's own calendar. */
 const TIME_ZONE = "Asia/Karachi";
@@ -28,33 +39,9 @@ function localDate(date: Date): string {
   return new Intl.DateTimeFormat("en-CA", { timeZone: TIME_ZONE, year: "numeric", month: "2-digit", day: "2-digit" }).format(date);
 }
 
-async function openTab(id: "tools" | "sources" | "rag" | "chat"): Promise<void> {
-  await page.click(`#tab-${id}`);
-  await page.locator(`#panel-${id}`).waitFor({ state: "visible" });
-}
-
-/** Opens a tool of one server in the tools panel (unfolding the server if needed). */
-async function openTool(server: string, tool: string): Promise<void> {
-  await openTab("tools");
-  const section = page.locator(`details.server[data-server="${server}"]`);
-  if (!(await section.evaluate((el) => (el as HTMLDetailsElement).open))) await section.locator("summary").click();
-  await section.locator(`.tool-button[data-tool="${tool}"]`).click();
-  await page.locator(`article.tool[data-tool="${tool}"]`).waitFor();
-}
-
-/** Submits the open tool's form and waits for its outcome (a result or an error box). */
-async function submitTool(): Promise<{ isError: boolean; text: string; structured: unknown }> {
-  await page.locator("form.call-form button[type=submit]").click();
-  const outcome = page.locator(".result-area > .result, .result-area > .error");
-  await outcome.first().waitFor({ timeout: UI_TIMEOUT });
-  const structuredBox = page.locator('.result-area pre[aria-label="Structured content"]');
-  const structured: unknown = (await structuredBox.count()) > 0 ? JSON.parse((await structuredBox.textContent()) ?? "null") : undefined;
-  return {
-    isError: (await page.locator(".result-area > .result.is-error, .result-area > .error").count()) > 0,
-    text: (await outcome.first().textContent()) ?? "",
-    structured,
-  };
-}
+const openTab = (id: ConsoleTab) => openTabIn(page, id);
+const openTool = (server: string, tool: string) => openToolIn(page, server, tool);
+const submitTool = () => submitToolIn(page);
 
 interface TaskView {
   id: number;

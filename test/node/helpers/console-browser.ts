@@ -18,6 +18,8 @@ export const UI_TIMEOUT = 30_000;
 
 export interface ConsoleBrowser {
   worker: LocalWorker;
+  /** The local state directory of this Worker (its D1, KV, Durable Objects). */
+  persistTo: string;
   /** The console's origin as a person opens it: http://localhost:<port> (the Worker's SELF_ORIGIN). */
   base: string;
   browser: Browser;
@@ -57,6 +59,7 @@ export async function startConsoleBrowser(name: string, user: string): Promise<C
   const pageErrors: string[] = [];
   return {
     worker,
+    persistTo,
     base,
     browser,
     pageErrors,
@@ -123,4 +126,34 @@ export async function expectNoLabelMissing(page: Page, selector = "form"): Promi
     ),
   );
   expect(unlabeled).toEqual([]);
+}
+
+export type ConsoleTab = "tools" | "sources" | "rag" | "chat";
+
+export async function openTabIn(page: Page, id: ConsoleTab): Promise<void> {
+  await page.click(`#tab-${id}`);
+  await page.locator(`#panel-${id}`).waitFor({ state: "visible" });
+}
+
+/** Opens a tool of one server in the tools panel (unfolding the server if needed). */
+export async function openToolIn(page: Page, server: string, tool: string): Promise<void> {
+  await openTabIn(page, "tools");
+  const section = page.locator(`details.server[data-server="${server}"]`);
+  if (!(await section.evaluate((el) => (el as HTMLDetailsElement).open))) await section.locator("summary").click();
+  await section.locator(`.tool-button[data-tool="${tool}"]`).click();
+  await page.locator(`article.tool[data-tool="${tool}"]`).waitFor();
+}
+
+/** Submits the open tool's form and waits for its outcome (a result or an error box). */
+export async function submitToolIn(page: Page): Promise<{ isError: boolean; text: string; structured: unknown }> {
+  await page.locator("form.call-form button[type=submit]").click();
+  const outcome = page.locator(".result-area > .result, .result-area > .error");
+  await outcome.first().waitFor({ timeout: UI_TIMEOUT });
+  const structuredBox = page.locator('.result-area pre[aria-label="Structured content"]');
+  const structured: unknown = (await structuredBox.count()) > 0 ? JSON.parse((await structuredBox.textContent()) ?? "null") : undefined;
+  return {
+    isError: (await page.locator(".result-area > .result.is-error, .result-area > .error").count()) > 0,
+    text: (await outcome.first().textContent()) ?? "",
+    structured,
+  };
 }
