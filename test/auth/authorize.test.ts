@@ -217,6 +217,23 @@ describe("consent", () => {
     expect(res.headers.get("referrer-policy")).toBe("same-origin");
   });
 
+  it("a native app's private-use redirect (Cursor's) gets a warning, is allowed as the form's target, and receives the code", async () => {
+    const user = await createUser();
+    const redirectUri = "cursor://anysphere.cursor-mcp/oauth/callback";
+    // What Cursor registers: its app's scheme beside its web and loopback callbacks.
+    const clientId = await registerClient([redirectUri, "https://www.cursor.com/agents/mcp/oauth/callback", "http://localhost:8787/callback"], "Cursor");
+    const { url } = await newAuthorization({ clientId, redirectUri });
+    const browser = new Browser();
+    const consent = await browser.get((await signIn(browser, url, user)).headers.get("location")!);
+    // The answer to the consent form redirects to cursor://…, which the page's form-action must allow.
+    expect(consent.headers.get("content-security-policy")).toContain("form-action 'self' cursor:;");
+    const html = await consent.text();
+    expect(html).toContain("Access will be sent to an app on this computer");
+    const answer = await browser.post("/authorize", [...Object.entries(formFields(html, "consent")), ["decision", "approve"], ["scope", "tasks:read"]]);
+    expect(answer.status).toBe(302);
+    expect(answer.headers.get("location")).toMatch(/^cursor:\/\/anysphere\.cursor-mcp\/oauth\/callback\?code=/);
+  });
+
   it("a metadata-document client shows its domain", async () => {
     const user = await createUser();
     const clientId = await publishClientMetadata(`consent/${crypto.randomUUID()}.json`, { client_name: "Verified app", redirect_uris: [LOOPBACK_REDIRECT], token_endpoint_auth_method: "none" });

@@ -55,9 +55,13 @@ export function consentPage(facts: ConsentFacts, headers: Headers): Response {
   const origin = facts.clientDomain
     ? `<p>Published by <strong>${escapeHtml(facts.clientDomain)}</strong> (its identity is a document on that domain).</p>`
     : `<p class="warning">This app registered itself: its name is not verified.</p>`;
-  const loopback = facts.redirectIsLoopback
-    ? `<p class="warning" role="note"><strong>Access will be sent to an app on this computer (${escapeHtml(facts.redirectHost)}).</strong> Any program on this computer can listen there: continue only if you just started signing in from the app.</p>`
-    : "";
+  // A loopback address or a private-use scheme (cursor://…): the access goes to whatever program
+  // on this computer listens there or claims the scheme, whatever name the client gave itself.
+  const privateUse = !/^https?:/i.test(facts.redirectUri);
+  const loopback =
+    facts.redirectIsLoopback || privateUse
+      ? `<p class="warning" role="note"><strong>Access will be sent to an app on this computer (${escapeHtml(facts.redirectHost)}).</strong> Any program on this computer can ${privateUse ? "claim that address" : "listen there"}: continue only if you just started signing in from the app.</p>`
+      : "";
   const scopes = facts.scopes
     .map(
       (scope) =>
@@ -65,10 +69,14 @@ export function consentPage(facts: ConsentFacts, headers: Headers): Response {
         `<label for="scope-${escapeHtml(scope)}"><code>${escapeHtml(scope)}</code> — ${escapeHtml(SCOPE_DESCRIPTIONS[scope])}</label></div>`,
     )
     .join("\n");
+  // The form's answer redirects to the client's callback, and browsers hold that redirect to
+  // form-action too: allow its origin — or, for a native app's private-use scheme
+  // (cursor://anysphere.cursor-mcp/oauth/callback), that scheme alone (decision 0031).
   const formAction: string[] = [];
   try {
     const url = new URL(facts.redirectUri);
     if (url.protocol === "https:" || url.protocol === "http:") formAction.push(url.origin);
+    else if (/^[a-z][a-z0-9+.-]*:$/.test(url.protocol)) formAction.push(url.protocol);
   } catch {
     // a redirect URI the library accepted always parses; nothing to add otherwise
   }
