@@ -108,8 +108,8 @@ async function showAuthorize(c: Context<WorkerEnv>): Promise<Response> {
   );
 }
 
-/** Signs this browser in as `user` and returns to the authorization in progress. Sign-in methods that leave the page (OpenID Connect) finish with it too. */
-export async function finishSignIn(c: Context<WorkerEnv>, user: AuthUser, method: string, returnTo: string, scopes: readonly string[] | null = null): Promise<Response> {
+/** Signs this browser in as `user` and returns to the authorization in progress (its consent page next). */
+async function finishSignIn(c: Context<WorkerEnv>, user: AuthUser, method: string, returnTo: string, scopes: readonly string[] | null = null): Promise<Response> {
   const headers = new Headers({ Location: returnTo, "Cache-Control": "no-store" });
   headers.append("Set-Cookie", await startSession(openDb(c.env.DB), user, method, scopes));
   headers.append("Set-Cookie", clearCookie(PENDING_COOKIE));

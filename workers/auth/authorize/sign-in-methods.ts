@@ -1,9 +1,9 @@
 /**
  * How a user proves who they are on the /authorize page. Each method renders its own part of the
- * sign-in page and verifies what its form posts. Two methods now: paste an API token, or paste the
- * code of a one-time sign-in link (`npm run token -- login-link`). A method that signs in through
- * another site (OpenID Connect) answers `submit` with a redirect there and, from its callback
- * route, finishes with `finishSignIn` (authorize.routes.ts) like the built-in methods do.
+ * sign-in page and verifies what its form posts: paste an API token, or paste the code of a
+ * one-time sign-in link (`npm run token -- login-link`). A method may answer with a page of its
+ * own instead of a user: the OpenID provider's method (oidc-sign-in.ts) answers with the consent
+ * page, whose Allow continues at the provider.
  */
 import type { Db } from "../../lib/db";
 import { AppError } from "../../lib/errors";
