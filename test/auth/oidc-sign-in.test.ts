@@ -252,6 +252,20 @@ describe("what never signs anyone in", () => {
     expect(back.searchParams.get("error")).toBe("access_denied");
   });
 
+  it("a consent given for signing in at the provider goes to the provider, even if the browser signed in otherwise meanwhile", async () => {
+    const browser = new Browser();
+    const consent = await chooseProvider(browser, (await newAuthorization()).url);
+    // In another tab of the same browser, the user signs in with an API token.
+    const other = await browser.get((await newAuthorization()).url);
+    const user = await createUser();
+    const signedIn = await browser.post("/authorize", [...Object.entries(formFields(await other.text(), "api_token")), ["token", user.token]]);
+    expect(signedIn.status).toBe(303);
+    // The first tab's Allow still means "the account I sign in as at Test ID": no code for the token's user.
+    const answer = await allowAndContinue(browser, consent);
+    expect(answer.status).toBe(303);
+    expect(new URL(answer.headers.get("location")!).origin).toBe(upstreams().oidc_provider);
+  });
+
   it("a provider that is down is named on the sign-in page (503), never a 500", async () => {
     // A loopback port nothing listens on: the provider's discovery fails.
     const browser = browserWith({ OIDC_ISSUER: "http://127.0.0.1:9" });

@@ -148,8 +148,9 @@ async function answerConsent(c: Context<WorkerEnv>, form: FormData): Promise<Res
   if (typeof handle !== "string" || handle === "") throw AppError.invalid("This consent form has no transaction; start again from the app");
   const oauth = oauthHelpers(issuer, c.env);
   const session = await signedIn(openDb(c.env.DB), c.req.raw);
-  // Consent before signing in at the OpenID provider: no session yet, the provider comes next.
-  const signInNext = !session && form.get("then") === OIDC_METHOD_ID && oidcConfigured(c.env);
+  // Consent before signing in at the OpenID provider: the provider says who comes next, even if this
+  // browser signed in as someone else meanwhile (the page promised the account signed in there).
+  const signInNext = form.get("then") === OIDC_METHOD_ID && oidcConfigured(c.env);
   const chosen = form.getAll("scope").map(String);
   if ((!session && !signInNext) || form.get("decision") !== "approve" || chosen.length === 0) {
     const denied = await oauth.denyConsent(c.req.raw, handle, session || signInNext ? {} : { description: "The sign-in expired" });
@@ -157,13 +158,13 @@ async function answerConsent(c: Context<WorkerEnv>, form: FormData): Promise<Res
   }
   // The request comes back from storage (never from the form); the user may only narrow its scopes.
   const approved = await oauth.approveConsent(c.req.raw, handle);
-  const offered = offeredScopes(issuer, approved.request, session ? session.scopes : null);
+  const offered = offeredScopes(issuer, approved.request, signInNext || !session ? null : session.scopes);
   const scopes = offered.filter((scope) => chosen.includes(scope));
   if (scopes.length === 0) {
     approved.headers.set("Location", authorizationErrorRedirect(approved.request, "access_denied", "No permission was allowed"));
     return new Response(null, { status: 302, headers: approved.headers });
   }
-  if (!session) return continueAtProvider(c.env, issuer, approved, scopes);
+  if (signInNext || !session) return continueAtProvider(c.env, issuer, approved, scopes);
   await saveConsent(openDb(c.env.DB), consentKey(issuer, approved.request, session.user.id), scopes, new Date().toISOString());
   return completeFor(issuer, c.env, approved.request, session.user, scopes, approved.headers);
 }
