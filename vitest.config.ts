@@ -1,6 +1,7 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { routeMetadataHost } from "./test/upstreams/metadata-documents";
+import { OIDC_CLIENT_ID, OIDC_CLIENT_SECRET } from "./test/upstreams/oidc-test-client";
 import { reserveUpstreamPorts, upstreamUrls } from "./test/upstreams/ports";
 
 // Four projects:
@@ -12,7 +13,8 @@ import { reserveUpstreamPorts, upstreamUrls } from "./test/upstreams/ports";
 //   over a limit in a few calls and see it reset within one 10 s window. Only these tests run with
 //   them: everywhere else the limits are the ones that ship.
 // - auth: test/auth/, the same Worker, plus one network route: the reserved host of the test
-//   Client ID Metadata Documents goes to a local document server. It is its own project so every
+//   Client ID Metadata Documents goes to a local document server; and a real OpenID Provider
+//   (oidc-provider on loopback) configured as the Worker's external sign-in. It is its own project so every
 //   other test keeps workerd's own outbound network (a route handler turns a refused connection
 //   into an HTTP 500, which would change what the gateway and agent tests see).
 // - node: test/node/ runs in Node, for what a Worker cannot do itself: the stdio bridge (child
@@ -55,7 +57,14 @@ export default defineConfig(async () => {
             cloudflareTest({
               wrangler: { configPath: "./wrangler.toml" },
               miniflare: {
-                bindings,
+                // Sign-in with OpenID Connect against the real provider test/upstreams/oidc-provider.ts runs.
+                bindings: {
+                  ...bindings,
+                  OIDC_ISSUER: `http://127.0.0.1:${upstreamPorts.oidcProvider}`,
+                  OIDC_CLIENT_ID,
+                  OIDC_CLIENT_SECRET,
+                  OIDC_NAME: "Test ID",
+                },
                 // Client ID Metadata Documents: the reserved test host goes to the local document
                 // server (test/upstreams/metadata-documents.ts); every other request goes out as is.
                 outboundService: routeMetadataHost(upstreamPorts.metadataDocuments),
@@ -66,7 +75,7 @@ export default defineConfig(async () => {
             name: "auth",
             include: ["test/auth/**/*.test.ts"],
             setupFiles: ["./test/setup.ts"],
-            globalSetup: ["./test/upstreams/metadata-setup.ts"],
+            globalSetup: ["./test/upstreams/auth-setup.ts"],
           },
         },
         {

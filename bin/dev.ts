@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   const token = await demoToken();
   console.log(`
 mcp-edge local servers
-  Console:      http://localhost:${PORT}/             (paste the demo token below)
+  Console:      http://localhost:${PORT}/             (Sign in, then paste the demo token below on the sign-in page)
   MCP (all):    http://localhost:${PORT}/mcp         (gateway: built-in tools + your sources, POST /api/sources)
   MCP (tasks):  http://localhost:${PORT}/mcp/tasks
   MCP (rag):    http://localhost:${PORT}/mcp/rag     (demo corpus seeded from d1/seed-rag.jsonl)

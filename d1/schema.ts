@@ -39,7 +39,7 @@ export const oauthSessions = sqliteTable(
   {
     idHash: text("id_hash").primaryKey(),
     userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
-    /** How the user signed in: `api_token`, `login_link` (or a method added later). */
+    /** How the user signed in: `api_token`, `login_link`, `oidc`. */
     method: text("method").notNull(),
     /** JSON array: the most this sign-in may grant (a scoped API token's own scopes); NULL = every scope. */
     scopes: text("scopes", { mode: "json" }).$type<string[]>(),
@@ -47,6 +47,24 @@ export const oauthSessions = sqliteTable(
     expiresAt: text("expires_at").notNull(),
   },
   (t) => [index("oauth_sessions_expiry_idx").on(t.expiresAt)],
+);
+
+/**
+ * A person signed in through an external OpenID Connect provider: (issuer, subject) names them for
+ * good (the provider's `sub` never changes or moves to someone else; e-mail addresses and user
+ * names may), so it is the key to the local user — created at the first sign-in, never matched by name.
+ */
+export const userIdentities = sqliteTable(
+  "user_identities",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    issuer: text("issuer").notNull(),
+    subject: text("subject").notNull(),
+    createdAt: text("created_at").notNull().default(now),
+    lastSignInAt: text("last_sign_in_at").notNull().default(now),
+  },
+  (t) => [uniqueIndex("user_identities_subject_idx").on(t.issuer, t.subject), index("user_identities_user_idx").on(t.userId)],
 );
 
 /** One-time sign-in links printed by `npm run token -- login-link`: SHA-256 of the code, single use, short-lived. */

@@ -2,6 +2,7 @@
 import { Hono } from "hono";
 import { mountChatRoutes } from "./agent/chat.routes";
 import { authorizeRoutes } from "./auth/authorize/authorize.routes";
+import { oidcCallbackRoutes } from "./auth/authorize/oidc-callback.routes";
 import { oauthRoutes } from "./auth/oauth.routes";
 import { buildOpenApi, mountRoutes } from "./http/api-route";
 import type { AppEnv } from "./http/context";
@@ -32,6 +33,7 @@ export function createApp(servers: readonly McpServerDefinition[] = mcpServers):
   app.get("/health", healthRoute);
   app.route("/", oauthRoutes());
   app.route("/", authorizeRoutes());
+  app.route("/", oidcCallbackRoutes());
   app.get("/openapi.json", (c) => c.json(buildOpenApi(apiRoutes, { title: "mcp-edge REST API", version: VERSION })));
 
   app.use("/api/*", cors, limitBody(MAX_JSON_BODY_BYTES), authenticated, apiRateLimited);

@@ -28,6 +28,10 @@ interface HandTypedBindings {
   AGENT_OPENAI_API_KEY?: string;
   /** Secret: bearer token for an MCP_URL that is not on the Worker's own origin. */
   MCP_TOKEN?: string;
+
+  // Sign-in with an OpenID Connect provider
+  /** Secret: the client secret registered at OIDC_ISSUER; unset = a public client (PKCE only). */
+  OIDC_CLIENT_SECRET?: string;
 }
 
 declare global {

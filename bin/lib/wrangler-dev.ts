@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream, mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { generateToken, hashToken, USER_NAME_PATTERN } from "../../workers/auth/tokens";
+import { generateToken, hashToken, LOGIN_CODE_SECONDS, randomSecret, USER_NAME_PATTERN } from "../../workers/auth/tokens";
 import { freePort } from "./ports";
 import { ROOT, sqlString, WRANGLER, wrangler } from "./wrangler";
 
@@ -46,6 +46,22 @@ export async function prepareLocalDatabase(user: string, label: string, target: 
     { quiet: true },
   );
   return token;
+}
+
+/** A one-time sign-in code for `user` in that local D1, as `npm run token -- login-link` makes one (only its SHA-256 is stored). */
+export async function createLocalLoginCode(user: string, target: DatabaseTarget = {}): Promise<string> {
+  if (!USER_NAME_PATTERN.test(user)) throw new Error(`user "${user}" is not a valid user name`);
+  const code = randomSecret();
+  const expiresAt = new Date(Date.now() + LOGIN_CODE_SECONDS * 1000).toISOString();
+  wrangler(
+    [
+      "d1", "execute", "DB", "--local", ...targetArgs(target), "--command",
+      `INSERT INTO users (name) VALUES (${sqlString(user)}) ON CONFLICT(name) DO NOTHING;
+       INSERT INTO login_links (code_hash, user_id, expires_at) SELECT ${sqlString(await hashToken(code))}, id, ${sqlString(expiresAt)} FROM users WHERE name = ${sqlString(user)};`,
+    ],
+    { quiet: true },
+  );
+  return code;
 }
 
 /** Every wrangler dev started here and not yet stopped, so an interrupt can stop one still booting. */

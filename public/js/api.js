@@ -1,6 +1,6 @@
-// REST calls to this Worker with the signed-in user's bearer token, and one error type that carries
-// the API's own { error: { code, message, field? } } so every panel can show it as it came.
-import { getToken } from "./session.js";
+// REST calls to this Worker with the signed-in user's OAuth access token, and one error type that
+// carries the API's own { error: { code, message, field? } } so every panel can show it as it came.
+import { currentAccessToken, refreshTokens } from "./oauth.js";
 
 export class ApiError extends Error {
   constructor(status, code, message, field) {
@@ -17,7 +17,7 @@ export class ApiError extends Error {
   }
 }
 
-/** Listeners told when the API refuses the token (revoked while signed in). */
+/** Listeners told when the Worker refuses the token and no refresh helped (revoked, or the grant ended). */
 const unauthorizedListeners = new Set();
 export function onUnauthorized(listener) {
   unauthorizedListeners.add(listener);
@@ -26,6 +26,27 @@ export function onUnauthorized(listener) {
 /** Called by every client (REST, MCP, chat) when the signed-in token is refused. */
 export function notifyUnauthorized(error) {
   for (const listener of unauthorizedListeners) listener(error);
+}
+
+/**
+ * fetch() with the access token: refreshed first when it is about to expire, and once more (then
+ * the request is sent again) when the Worker answers 401 — an access token can end early.
+ */
+export async function authorizedFetch(input, init = {}) {
+  const send = (token) => fetch(input, { ...init, headers: { ...init.headers, authorization: `Bearer ${token}` } });
+  const response = await send(await currentAccessToken());
+  if (response.status !== 401 || !(await refreshTokens())) return response;
+  return send(await currentAccessToken());
+}
+
+/** The scopes a 403 names (`WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`), else undefined. */
+function neededScopes(response, rest) {
+  const challenge = response.headers.get("www-authenticate") ?? "";
+  if (response.status !== 403 || !challenge.includes('error="insufficient_scope"')) return undefined;
+  const named = /scope="([^"]*)"/.exec(challenge)?.[1];
+  if (named) return named.split(" ").filter((scope) => scope !== "");
+  const details = rest && rest.details && Array.isArray(rest.details.required_scopes) ? rest.details.required_scopes : undefined;
+  return details;
 }
 
 /** Turns a non-2xx response into an ApiError, reading the REST or JSON-RPC error body if there is one. */
@@ -38,24 +59,25 @@ export async function errorFrom(response) {
     body = undefined;
   }
   const rest = body && typeof body === "object" ? body.error : undefined;
+  let error;
   if (rest && typeof rest === "object" && typeof rest.message === "string") {
     const code = typeof rest.code === "string" ? rest.code : String(rest.code ?? response.status);
-    return new ApiError(response.status, code, rest.message, rest.field);
+    error = new ApiError(response.status, code, rest.message, rest.field);
+  } else {
+    const snippet = text.trim().slice(0, 200) || response.statusText || "no details";
+    error = new ApiError(response.status, `http_${response.status}`, snippet);
   }
-  const snippet = text.trim().slice(0, 200) || response.statusText || "no details";
-  return new ApiError(response.status, `http_${response.status}`, snippet);
+  // A step-up: what to ask for when signing in again (the console offers it next to the error).
+  error.neededScopes = neededScopes(response, rest);
+  return error;
 }
 
-export async function api(path, { method = "GET", body, token = getToken(), accept = "application/json" } = {}) {
+export async function api(path, { method = "GET", body, accept = "application/json" } = {}) {
   let response;
   try {
-    response = await fetch(path, {
+    response = await authorizedFetch(path, {
       method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        accept,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
+      headers: { accept, ...(body === undefined ? {} : { "content-type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {
@@ -63,7 +85,7 @@ export async function api(path, { method = "GET", body, token = getToken(), acce
   }
   if (!response.ok) {
     const error = await errorFrom(response);
-    if (response.status === 401 && token === getToken()) notifyUnauthorized(error);
+    if (response.status === 401) notifyUnauthorized(error);
     throw error;
   }
   if (response.status === 204 || accept !== "application/json") return response;

@@ -1,10 +1,11 @@
-// The console's shell: sign in with a token, then four panels (tools, sources, RAG health, chat)
-// behind an accessible tab list.
-import { api, ApiError, messageOf, onUnauthorized } from "./api.js";
+// The console's shell: sign in through this Worker's OAuth sign-in page (oauth.js), then four
+// panels (tools, sources, RAG health, chat) behind an accessible tab list.
+import { api, messageOf, onUnauthorized } from "./api.js";
 import { renderChatPanel } from "./chat.js";
 import { clear, errorBox, h } from "./dom.js";
+import { beginSignIn, completeSignIn, grantedScopes, isSignInCallback, signOut } from "./oauth.js";
 import { renderRagPanel } from "./rag.js";
-import { clearToken, getToken, setToken } from "./session.js";
+import { clearTokens, getTokens } from "./session.js";
 import { renderSourcesPanel } from "./sources.js";
 import { renderToolsPanel } from "./tools.js";
 
@@ -18,60 +19,47 @@ const PANELS = [
   { id: "chat", label: "Chat", render: renderChatPanel },
 ];
 
-/** Checks a token against the API; the servers list is what the console needs next anyway. */
-async function listServers(token) {
-  return (await api("/api/servers", { token })).servers;
+async function listServers() {
+  return (await api("/api/servers")).servers;
 }
 
-function signInView(message) {
+/** `notice`: { text, error } shown above the button (why the user is signed out, or what failed). */
+function signInView(notice) {
   clear(account);
-  const input = h("input", { id: "token", name: "token", type: "password", autocomplete: "off", required: true, spellcheck: "false", "aria-describedby": "token-help" });
-  const status = h("div", { class: "signin-status", "aria-live": "assertive" }, message ? errorBox(message, "Signed out") : null);
-  const submit = h("button", { type: "submit", class: "primary" }, "Sign in");
-  const form = h("form", { class: "signin", "aria-labelledby": "signin-heading" },
-    h("h2", { id: "signin-heading" }, "Sign in"),
-    h("label", { for: "token", class: "field-label" }, "API token"),
-    input,
-    h("p", { class: "help", id: "token-help" },
-      "Paste a bearer token. ", h("code", {}, "npm run dev"), " prints the demo user's; make others with ",
-      h("code", {}, "npm run token -- create --user <name>"), ". It stays in this tab only (sessionStorage)."),
-    h("div", { class: "actions" }, submit),
-    status);
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const token = input.value.trim();
-    if (token === "") {
-      clear(status, errorBox("Paste your API token first.", "Missing token"));
-      input.focus();
-      return;
-    }
-    submit.disabled = true;
-    clear(status, h("p", { class: "muted" }, "Checking the token…"));
+  const status = h("div", { class: "signin-status", "aria-live": "assertive" },
+    notice ? (notice.error ? errorBox(notice.text, "Signed out") : h("p", { class: "muted" }, notice.text)) : null);
+  const button = h("button", { type: "button", class: "primary", id: "sign-in" }, "Sign in");
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    clear(status, h("p", { class: "muted" }, "Opening the sign-in page…"));
     try {
-      const servers = await listServers(token);
-      setToken(token);
-      consoleView(servers);
+      await beginSignIn();
     } catch (error) {
-      const text = error instanceof ApiError && error.status === 401
-        ? `The Worker refused this token: ${error.message}. Check it was copied whole and has not been revoked.`
-        : messageOf(error);
-      clear(status, errorBox(text, "Sign-in failed"));
-      submit.disabled = false;
-      input.focus();
+      clear(status, errorBox(messageOf(error), "Sign-in failed"));
+      button.disabled = false;
+      button.focus();
     }
   });
-  clear(main, form);
-  input.focus();
+  const panel = h("section", { class: "signin", "aria-labelledby": "signin-heading" },
+    h("h2", { id: "signin-heading" }, "Sign in"),
+    h("p", {}, "The console signs in the way any MCP client does: on this Worker's sign-in page, with a one-time link from ",
+      h("code", {}, "npm run token -- login-link --user <name>"), " or an API token, and then you allow the console what it asks."),
+    h("p", { class: "help" }, "Its tokens stay in this tab only (sessionStorage) and are revoked when you sign out."),
+    h("div", { class: "actions" }, button),
+    status);
+  clear(main, panel);
+  button.focus();
 }
 
 function consoleView(servers) {
-  const token = getToken();
-  const signOut = h("button", { type: "button", id: "sign-out" }, "Sign out");
-  signOut.addEventListener("click", () => {
-    clearToken();
-    signInView();
+  const scopes = grantedScopes();
+  const signOutButton = h("button", { type: "button", id: "sign-out" }, "Sign out");
+  signOutButton.addEventListener("click", async () => {
+    signOutButton.disabled = true;
+    await signOut();
+    signInView({ text: "Signed out: the console's tokens are revoked." });
   });
-  clear(account, h("span", { class: "muted small" }, `Signed in · token …${token.slice(-4)}`), " ", signOut);
+  clear(account, h("span", { class: "muted small", id: "granted", title: scopes.join(" ") }, `Signed in · ${scopes.length} permission${scopes.length === 1 ? "" : "s"}`), " ", signOutButton);
 
   const tabs = PANELS.map((panel, index) => h("button", {
     type: "button", role: "tab", id: `tab-${panel.id}`, "aria-controls": `panel-${panel.id}`,
@@ -114,17 +102,24 @@ function consoleView(servers) {
 }
 
 onUnauthorized((error) => {
-  clearToken();
-  signInView(`The Worker no longer accepts your token (${error.message}). Sign in again.`);
+  clearTokens();
+  signInView({ text: `The Worker no longer accepts your sign-in (${error.message}). Sign in again.`, error: true });
 });
 
 async function start() {
-  const token = getToken();
-  if (!token) return signInView();
+  if (isSignInCallback()) {
+    try {
+      await completeSignIn();
+    } catch (error) {
+      return signInView({ text: messageOf(error), error: true });
+    }
+  }
+  if (!getTokens()) return signInView();
   try {
-    consoleView(await listServers(token));
+    consoleView(await listServers());
   } catch (error) {
-    if (!(error instanceof ApiError && error.status === 401)) signInView(messageOf(error));
+    // A 401 has already brought the sign-in view (onUnauthorized).
+    if (!(error && error.status === 401)) signInView({ text: messageOf(error), error: true });
   }
 }
 

@@ -1,9 +1,9 @@
 // Chat with the agent (POST /api/chat, streamed as server-sent events): each tool call appears
 // as it happens — name, arguments, then result and duration — followed by the reply. The
 // conversation is kept by the Worker (GET /api/chat) and forgotten with DELETE /api/chat.
-import { api, errorFrom, messageOf, notifyUnauthorized } from "./api.js";
+import { api, authorizedFetch, errorFrom, notifyUnauthorized } from "./api.js";
+import { errorView } from "./step-up.js";
 import { clear, errorBox, formatMs, formatTime, h, jsonBlock } from "./dom.js";
-import { getToken } from "./session.js";
 import { readSse } from "./sse.js";
 
 const MAX_MESSAGE = 4000;
@@ -36,7 +36,7 @@ export function renderChatPanel(panel) {
       clear(log);
       clear(status, h("p", { class: "muted" }, "Conversation cleared."));
     } catch (error) {
-      clear(status, errorBox(messageOf(error), "Could not clear the conversation"));
+      clear(status, errorView(error, "Could not clear the conversation"));
     } finally {
       clearButton.disabled = false;
     }
@@ -57,7 +57,7 @@ export function renderChatPanel(panel) {
     try {
       await streamChat(message, log, status);
     } catch (error) {
-      clear(status, errorBox(messageOf(error), "The agent could not answer"));
+      clear(status, errorView(error, "The agent could not answer"));
     } finally {
       send.disabled = false;
       input.focus();
@@ -73,16 +73,16 @@ async function loadHistory(log, status) {
     clear(log, messages.map(messageItem));
     if (messages.length === 0) clear(status, h("p", { class: "muted" }, "No messages yet. Ask the agent to add, list or complete tasks."));
   } catch (error) {
-    clear(status, errorBox(messageOf(error), "Could not load the conversation"));
+    clear(status, errorView(error, "Could not load the conversation"));
   }
 }
 
 async function streamChat(message, log, status) {
   let response;
   try {
-    response = await fetch("/api/chat", {
+    response = await authorizedFetch("/api/chat", {
       method: "POST",
-      headers: { authorization: `Bearer ${getToken()}`, "content-type": "application/json", accept: "text/event-stream" },
+      headers: { "content-type": "application/json", accept: "text/event-stream" },
       // The agent reads "tomorrow at 5pm" in the user's own zone.
       body: JSON.stringify({ message, ...(timeZone() ? { time_zone: timeZone() } : {}) }),
     });

@@ -2,8 +2,7 @@
 // initialize, no session), which every endpoint of this Worker accepts. Same origin, so the
 // Worker's Origin check (DNS-rebinding protection) lets the console through on localhost and on
 // its own *.workers.dev hostname.
-import { ApiError, errorFrom, notifyUnauthorized } from "./api.js";
-import { getToken } from "./session.js";
+import { ApiError, authorizedFetch, errorFrom, notifyUnauthorized } from "./api.js";
 import { readSse } from "./sse.js";
 
 export const PROTOCOL_VERSION = "2026-07-28";
@@ -34,7 +33,6 @@ export class McpClient {
     const id = nextId++;
     const name = typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : undefined;
     const headers = {
-      authorization: `Bearer ${getToken()}`,
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
       "mcp-protocol-version": PROTOCOL_VERSION,
@@ -56,12 +54,12 @@ export class McpClient {
     };
     let response;
     try {
-      response = await fetch(this.route, { method: "POST", headers, body: JSON.stringify(body) });
+      response = await authorizedFetch(this.route, { method: "POST", headers, body: JSON.stringify(body) });
     } catch (error) {
       throw new ApiError(0, "network", `Could not reach ${this.route} (${error.message})`);
     }
     const type = response.headers.get("content-type") ?? "";
-    // Errors before MCP (401, 403 Origin, 413) come in the REST shape; JSON-RPC errors may use 4xx too.
+    // Errors before MCP (401, 403 Origin or scope, 413) come in the REST shape; JSON-RPC errors may use 4xx too.
     if (!response.ok && !type.includes("text/event-stream")) {
       const error = await errorFrom(response.clone());
       const rpc = await response.json().catch(() => undefined);

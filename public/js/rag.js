@@ -1,7 +1,7 @@
 // RAG health from the rag_health tool (called over MCP like any client would): overall status,
 // D1, the last hour's traffic, and p50/p95 latency as an inline SVG bar chart.
-import { messageOf } from "./api.js";
-import { clear, errorBox, formatMs, formatRate, formatTime, h, svg } from "./dom.js";
+import { errorView } from "./step-up.js";
+import { clear, formatMs, formatRate, formatTime, h, svg } from "./dom.js";
 import { McpClient } from "./mcp.js";
 
 export async function renderRagPanel(panel) {
@@ -16,7 +16,7 @@ export async function renderRagPanel(panel) {
     health = result.structuredContent;
     if (!health) throw new Error("rag_health returned no structured content");
   } catch (error) {
-    clear(body, errorBox(messageOf(error), "Could not read RAG health"));
+    clear(body, errorView(error, "Could not read RAG health"));
     body.setAttribute("aria-busy", "false");
     return;
   }

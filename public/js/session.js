@@ -1,15 +1,60 @@
-// The bearer token lives in sessionStorage: it survives reloads of this tab and is gone when the
-// tab closes; it is never sent anywhere but this Worker's own origin.
-const KEY = "mcp-edge.token";
+// The console's OAuth state in the browser. Tokens live in sessionStorage: they survive reloads of
+// this tab, are gone when it closes, and are sent nowhere but this Worker's own origin. The
+// client registration (a public client: its id is no secret) lives in localStorage, so every tab
+// of this browser reuses it — and with it the consent the user gave it.
+const TOKENS = "mcp-edge.oauth-tokens";
+const PENDING = "mcp-edge.oauth-pending";
+const CLIENT = "mcp-edge.oauth-client";
 
+function read(storage, key) {
+  try {
+    const value = JSON.parse(storage.getItem(key) ?? "null");
+    return value && typeof value === "object" ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** { access_token, refresh_token, expires_at (ms), scope } or undefined. */
+export function getTokens() {
+  const tokens = read(sessionStorage, TOKENS);
+  return tokens && typeof tokens.access_token === "string" ? tokens : undefined;
+}
+
+export function setTokens(tokens) {
+  sessionStorage.setItem(TOKENS, JSON.stringify(tokens));
+}
+
+export function clearTokens() {
+  sessionStorage.removeItem(TOKENS);
+}
+
+/** The bearer token to send now ("" when signed out). */
 export function getToken() {
-  return sessionStorage.getItem(KEY) ?? "";
+  return getTokens()?.access_token ?? "";
 }
 
-export function setToken(token) {
-  sessionStorage.setItem(KEY, token);
+/** The authorization in progress across the redirect to /authorize: { state, verifier, redirect_uri, client_id, return_hash }. */
+export function takePending() {
+  const pending = read(sessionStorage, PENDING);
+  sessionStorage.removeItem(PENDING);
+  return pending;
 }
 
-export function clearToken() {
-  sessionStorage.removeItem(KEY);
+export function setPending(pending) {
+  sessionStorage.setItem(PENDING, JSON.stringify(pending));
+}
+
+/** { client_id, redirect_uri, last_used_at } of this browser's registration, or undefined. */
+export function getClient() {
+  const client = read(localStorage, CLIENT);
+  return client && typeof client.client_id === "string" ? client : undefined;
+}
+
+export function setClient(client) {
+  localStorage.setItem(CLIENT, JSON.stringify(client));
+}
+
+export function forgetClient() {
+  localStorage.removeItem(CLIENT);
 }

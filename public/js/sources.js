@@ -1,7 +1,8 @@
 // The gateway's sources (GET /api/sources) with each one's health (GET /api/sources/:id/health):
 // state, circuit breaker, error rate, p50/p95 and last success over its last calls.
-import { api, messageOf } from "./api.js";
-import { clear, errorBox, formatMs, formatRate, formatTime, h } from "./dom.js";
+import { api } from "./api.js";
+import { errorView } from "./step-up.js";
+import { clear, formatMs, formatRate, formatTime, h } from "./dom.js";
 
 export async function renderSourcesPanel(panel) {
   const body = h("div", { class: "panel-body", "aria-live": "polite", "aria-busy": "true" }, h("p", { class: "muted" }, "Loading sources…"));
@@ -15,7 +16,7 @@ export async function renderSourcesPanel(panel) {
   try {
     ({ sources } = await api("/api/sources"));
   } catch (error) {
-    clear(body, errorBox(messageOf(error), "Could not list sources"));
+    clear(body, errorView(error, "Could not list sources"));
     body.setAttribute("aria-busy", "false");
     return;
   }
@@ -39,7 +40,7 @@ function sourceRow(source, health) {
   const name = h("th", { scope: "row" }, source.name, h("br"), h("code", { class: "muted" }, source.slug), h("br"), h("span", { class: "muted small" }, source.url));
   if (health.error) {
     return h("tr", { "data-source": source.slug }, name,
-      h("td", { colspan: "8" }, errorBox(messageOf(health.error), "Health unavailable")));
+      h("td", { colspan: "8" }, errorView(health.error, "Health unavailable")));
   }
   const calls = health.calls ?? {};
   const lastError = health.last_discovery_error ?? calls.last_error;

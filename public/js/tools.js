@@ -1,6 +1,6 @@
 // The servers and their tools, listed over MCP itself (tools/list on each endpoint), with each
 // tool's schemas and a form generated from its input schema to call it.
-import { messageOf } from "./api.js";
+import { errorView } from "./step-up.js";
 import { clear, errorBox, h, jsonBlock } from "./dom.js";
 import { McpClient } from "./mcp.js";
 import { FieldError, schemaForm } from "./schema-form.js";
@@ -50,7 +50,7 @@ export function renderToolsPanel(panel, servers) {
           return h("li", {}, button);
         }));
       },
-      (error) => clear(tools, h("li", {}, errorBox(messageOf(error), "Could not list tools"))),
+      (error) => clear(tools, h("li", {}, errorView(error, "Could not list tools"))),
     );
   }
 
@@ -91,7 +91,7 @@ function showTool(view, server, tool) {
       const answer = await tool.client.callTool(tool.name, args);
       clear(result, renderResult(answer, performance.now() - started));
     } catch (error) {
-      clear(result, errorBox(messageOf(error), `Calling ${tool.name} failed`));
+      clear(result, errorView(error, `Calling ${tool.name} failed`));
     } finally {
       submit.disabled = false;
     }

@@ -85,6 +85,40 @@ describe("signing in", () => {
   });
 });
 
+describe("signing out (the console's Sign out)", () => {
+  it("ends this browser's sign-in: the next authorization asks to sign in again", async () => {
+    const user = await createUser();
+    const { url } = await newAuthorization();
+    const browser = new Browser();
+    expect((await signIn(browser, url, user)).status).toBe(303);
+    expect((await browser.get(url)).status).toBe(200);
+    expect(await (await browser.get(url)).text()).not.toContain('value="sign_in"');
+
+    const out = await browser.post("/authorize/sign-out", []);
+    expect(out.status).toBe(204);
+    expect(out.headers.getSetCookie().some((line) => /^__Host-mcpe-session=;.*Max-Age=0/.test(line))).toBe(true);
+    expect(browser.jar.cookies.has("__Host-mcpe-session")).toBe(false);
+    expect(await (await browser.get(url)).text()).toContain('value="sign_in"');
+  });
+
+  it("the session row is gone, so an old cookie signs in no one; another site cannot sign the user out", async () => {
+    const user = await createUser();
+    const { url } = await newAuthorization();
+    const browser = new Browser();
+    await signIn(browser, url, user);
+    const cookie = browser.jar.cookies.get("__Host-mcpe-session")!;
+
+    const crossSite = await browser.post("/authorize/sign-out", [], "https://evil.example");
+    expect(crossSite.status).toBe(403);
+    expect(await (await browser.get(url)).text()).not.toContain('value="sign_in"');
+
+    await browser.post("/authorize/sign-out", []);
+    const replayed = new Browser();
+    replayed.jar.cookies.set("__Host-mcpe-session", cookie);
+    expect(await (await replayed.get(url)).text()).toContain('value="sign_in"');
+  });
+});
+
 describe("a scoped API token signs in only for what it grants", () => {
   it("the consent page offers only the token's own scopes", async () => {
     const reader = await withScopedToken(await createUser(), ["tasks:read"]);
@@ -179,6 +213,25 @@ describe("consent", () => {
     expect(csp).toContain("default-src 'none'");
     expect(res.headers.get("x-frame-options")).toBe("DENY");
     expect(res.headers.get("cache-control")).toBe("no-store");
+    // A browser posts a page's forms with `Origin: null` under no-referrer, which the CSRF check refuses.
+    expect(res.headers.get("referrer-policy")).toBe("same-origin");
+  });
+
+  it("a native app's private-use redirect (Cursor's) gets a warning, is allowed as the form's target, and receives the code", async () => {
+    const user = await createUser();
+    const redirectUri = "cursor://anysphere.cursor-mcp/oauth/callback";
+    // What Cursor registers: its app's scheme beside its web and loopback callbacks.
+    const clientId = await registerClient([redirectUri, "https://www.cursor.com/agents/mcp/oauth/callback", "http://localhost:8787/callback"], "Cursor");
+    const { url } = await newAuthorization({ clientId, redirectUri });
+    const browser = new Browser();
+    const consent = await browser.get((await signIn(browser, url, user)).headers.get("location")!);
+    // The answer to the consent form redirects to cursor://…, which the page's form-action must allow.
+    expect(consent.headers.get("content-security-policy")).toContain("form-action 'self' cursor:;");
+    const html = await consent.text();
+    expect(html).toContain("Access will be sent to an app on this computer");
+    const answer = await browser.post("/authorize", [...Object.entries(formFields(html, "consent")), ["decision", "approve"], ["scope", "tasks:read"]]);
+    expect(answer.status).toBe(302);
+    expect(answer.headers.get("location")).toMatch(/^cursor:\/\/anysphere\.cursor-mcp\/oauth\/callback\?code=/);
   });
 
   it("a metadata-document client shows its domain", async () => {

@@ -33,12 +33,17 @@ export class CookieJar {
   }
 }
 
-/** A browser tab: sends the jar's cookies, stores what comes back, never follows redirects itself. */
+/**
+ * A browser tab on the Worker: sends the jar's cookies, stores what comes back, never follows
+ * redirects itself. `send` is how requests reach the Worker (default: its fetch with the test bindings).
+ */
 export class Browser {
   readonly jar = new CookieJar();
 
+  constructor(private readonly send: (input: string, init: RequestInit) => Promise<Response> = workerFetch) {}
+
   async get(url: string): Promise<Response> {
-    const response = await workerFetch(new URL(url, ORIGIN).href, { headers: { cookie: this.jar.header() }, redirect: "manual" });
+    const response = await this.send(new URL(url, ORIGIN).href, { headers: { cookie: this.jar.header() }, redirect: "manual" });
     this.jar.store(response);
     return response;
   }
@@ -46,7 +51,7 @@ export class Browser {
   async post(path: string, fields: [string, string][], origin: string | null = ORIGIN): Promise<Response> {
     const headers: Record<string, string> = { cookie: this.jar.header(), "content-type": "application/x-www-form-urlencoded" };
     if (origin !== null) headers["origin"] = origin;
-    const response = await workerFetch(new URL(path, ORIGIN).href, { method: "POST", headers, body: new URLSearchParams(fields).toString(), redirect: "manual" });
+    const response = await this.send(new URL(path, ORIGIN).href, { method: "POST", headers, body: new URLSearchParams(fields).toString(), redirect: "manual" });
     this.jar.store(response);
     return response;
   }

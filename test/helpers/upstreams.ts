@@ -28,6 +28,8 @@ export interface TestUpstreams {
   model_providers: string;
   /** The Client ID Metadata Document server: `PUT /documents/<path>`, served as https://client-metadata.test/<path>. */
   metadata_documents: string;
+  /** The OpenID Provider of the auth tests (its issuer; `/test-control/…` beside it). */
+  oidc_provider: string;
 }
 
 export function upstreams(): TestUpstreams {

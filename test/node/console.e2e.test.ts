@@ -1,35 +1,37 @@
 /// <reference lib="dom" />
 // (page.evaluate callbacks run in the browser: they use DOM types.)
 /**
- * The web console end to end, in a real headless Chromium (Debian's package, driven by
- * playwright-core — never a downloaded browser) against `wrangler dev` serving the Worker and its
- * static assets: sign in (a wrong token first), call add_task and list_tasks through forms
- * generated from their input schemas, chat "add a task to call mom tomorrow" and see the tool call
- * and the task, the gateway sources with their health, the RAG p50/p95 chart. Screenshots go to
+ * The web console end to end, in a real headless Chromium against `wrangler dev` serving the Worker
+ * and its static assets (set-up: helpers/console-browser.ts): sign in through the Worker's OAuth
+ * sign-in page (a wrong API token first), call add_task and list_tasks through forms generated
+ * from their input schemas, chat "add a task to call mom tomorrow" and see the tool call and the
+ * task (the agent's own MCP calls carry the console's OAuth token), the gateway sources with their
+ * health, the RAG p50/p95 chart, and signing out (both tokens revoked). Screenshots go to
  * test/artifacts/console/ (gitignored).
  */
-import { existsSync, mkdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LOG_DIR, type LocalWorker, startLocalWorker } from "../../bin/lib/local-worker";
-import { ROOT } from "../../bin/lib/wrangler";
+import {
+  allowAndReturn,
+  type ConsoleBrowser,
+  type ConsoleTab,
+  consoleTokens,
+  openSignInPage,
+  openTabIn,
+  openToolIn,
+  signInWithApiToken,
+  startConsoleBrowser,
+  submitToolIn,
+} from "./helpers/console-browser";
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARTIFACTS = join(ROOT, "test", "artifacts", "console");
-const PERSIST = join(ROOT, ".wrangler", "console-e2e");
 /** A zone other than UTC, so "tomorrow" is checked on the user's own calendar. */
 const TIME_ZONE = "Asia/Karachi";
-const UI_TIMEOUT = 30_000;
 
-let worker: LocalWorker | undefined;
-let browser: Browser | undefined;
+let run: ConsoleBrowser | undefined;
 let page: Page;
-let base: string;
-const pageErrors: string[] = [];
 
 async function shot(name: string): Promise<void> {
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  await run!.shot(page, name);
 }
 
 /** The calendar date (YYYY-MM-DD) of `date` in TIME_ZONE. */
@@ -37,33 +39,9 @@ function localDate(date: Date): string {
   return new Intl.DateTimeFormat("en-CA", { timeZone: TIME_ZONE, year: "numeric", month: "2-digit", day: "2-digit" }).format(date);
 }
 
-async function openTab(id: "tools" | "sources" | "rag" | "chat"): Promise<void> {
-  await page.click(`#tab-${id}`);
-  await page.locator(`#panel-${id}`).waitFor({ state: "visible" });
-}
-
-/** Opens a tool of one server in the tools panel (unfolding the server if needed). */
-async function openTool(server: string, tool: string): Promise<void> {
-  await openTab("tools");
-  const section = page.locator(`details.server[data-server="${server}"]`);
-  if (!(await section.evaluate((el) => (el as HTMLDetailsElement).open))) await section.locator("summary").click();
-  await section.locator(`.tool-button[data-tool="${tool}"]`).click();
-  await page.locator(`article.tool[data-tool="${tool}"]`).waitFor();
-}
-
-/** Submits the open tool's form and waits for its outcome (a result or an error box). */
-async function submitTool(): Promise<{ isError: boolean; text: string; structured: unknown }> {
-  await page.locator("form.call-form button[type=submit]").click();
-  const outcome = page.locator(".result-area > .result, .result-area > .error");
-  await outcome.first().waitFor({ timeout: UI_TIMEOUT });
-  const structuredBox = page.locator('.result-area pre[aria-label="Structured content"]');
-  const structured: unknown = (await structuredBox.count()) > 0 ? JSON.parse((await structuredBox.textContent()) ?? "null") : undefined;
-  return {
-    isError: (await page.locator(".result-area > .result.is-error, .result-area > .error").count()) > 0,
-    text: (await outcome.first().textContent()) ?? "",
-    structured,
-  };
-}
+const openTab = (id: ConsoleTab) => openTabIn(page, id);
+const openTool = (server: string, tool: string) => openToolIn(page, server, tool);
+const submitTool = () => submitToolIn(page);
 
 interface TaskView {
   id: number;
@@ -93,31 +71,8 @@ function step(name: string, body: () => Promise<void>): void {
 }
 
 async function setUp(): Promise<void> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium is not installed at ${CHROMIUM}: the console's browser test needs Debian's package. ` +
-        "Install it with `sudo apt-get install -y chromium` (bash .ci/run does this when it is missing).",
-    );
-  }
-  mkdirSync(ARTIFACTS, { recursive: true });
-  // Its own state, fresh each run: a new user, no tasks, no sources.
-  rmSync(PERSIST, { recursive: true, force: true });
-  worker = await startLocalWorker({ user: "console", label: "console e2e", persistTo: PERSIST, logFile: join(LOG_DIR, "console-e2e.log"), devVars: true });
-  // localhost, as a person opens it (the Worker's Origin check accepts localhost-class origins).
-  base = worker.origin.replace("127.0.0.1", "localhost");
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--no-first-run", "--disable-extensions"],
-  });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: TIME_ZONE, locale: "en-US" });
-  // Nothing outside the Worker: any other request fails the page (and the test, via pageErrors).
-  await context.route((url) => url.origin !== base, (route) => {
-    pageErrors.push(`external request blocked: ${route.request().url()}`);
-    return route.abort();
-  });
-  page = await context.newPage();
-  page.setDefaultTimeout(UI_TIMEOUT);
-  page.on("pageerror", (error) => pageErrors.push(error.message));
+  run = await startConsoleBrowser("console", "console");
+  ({ page } = await run.newPage({ timezoneId: TIME_ZONE }));
 }
 
 beforeAll(async () => {
@@ -129,24 +84,28 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await worker?.stop();
+  await run?.stop();
 });
 
 describe("web console in headless Chromium", () => {
-  step("refuses a wrong token with the API's message, then signs in with a real one", async () => {
-    await page.goto(`${base}/`);
+  step("signs in through the Worker's sign-in page: a wrong API token is refused there, the right one leads to consent", async () => {
+    await openSignInPage(page, run!.base);
     await page.fill("#token", "mcpe_not-a-real-token");
-    await page.click("form.signin button[type=submit]");
-    const refusal = page.locator(".signin-status [role=alert]");
+    await page.locator("form", { has: page.locator("#token") }).locator("button[type=submit]").click();
+    const refusal = page.locator("p.error[role=alert]");
     await refusal.waitFor();
-    expect(await refusal.textContent()).toMatch(/refused this token: .*(invalid|revoked)/i);
+    expect(await refusal.textContent()).toContain("That API token is not valid");
     await shot("01-signin-refused");
 
-    await page.fill("#token", worker!.token);
-    await page.click("form.signin button[type=submit]");
-    await page.locator("[role=tablist]").waitFor();
-    expect(await page.evaluate(() => sessionStorage.getItem("mcp-edge.token"))).toBe(worker!.token);
+    await signInWithApiToken(page, run!.worker.token);
+    await allowAndReturn(page, run!.base);
+    const tokens = await consoleTokens(page);
+    expect(tokens?.access_token).toMatch(/^\d+:[^:]+:[^:]+$/);
+    // No scope asked: every scope offered, all left ticked.
+    expect(tokens?.scope.split(" ").sort()).toEqual(["chat", "gateway:admin", "gateway:read", "rag:read", "rag:write", "tasks:read", "tasks:write", "thinking"]);
+    expect(await page.locator("#granted").textContent()).toBe("Signed in · 8 permissions");
+    // The code left the address bar.
+    expect(new URL(page.url()).search).toBe("");
   });
 
   step("lists every server and its tools over MCP, with their schemas", async () => {
@@ -233,6 +192,8 @@ describe("web console in headless Chromium", () => {
     const args = JSON.parse((await call.locator("details.args pre").textContent()) ?? "{}") as { title?: string; due_date?: string };
     expect(args.title).toMatch(/call mom/i);
     expect(await page.locator("#panel-chat .message-assistant .text").last().textContent()).not.toBe("");
+    // The agent re-sent the console's OAuth token (root resource) to the Worker's own /mcp and got its tools.
+    expect((await page.locator("#panel-chat .chat-status .warning").allTextContents()).join(" ")).not.toContain("Could not load tools");
     await shot("04-chat");
 
     const tomorrow = new Set([localDate(new Date(before.getTime() + 86_400_000)), localDate(new Date(Date.now() + 86_400_000))]);
@@ -248,7 +209,7 @@ describe("web console in headless Chromium", () => {
     await page.click("#panel-chat button:text-is('Clear conversation')");
     await page.locator("#panel-chat .chat-status", { hasText: "Conversation cleared." }).waitFor();
     expect(await page.locator("#panel-chat .chat-log > li").count()).toBe(0);
-    const history = await fetch(`${worker!.origin}/api/chat`, { headers: { authorization: `Bearer ${worker!.token}` } });
+    const history = await fetch(`${run!.worker.origin}/api/chat`, { headers: { authorization: `Bearer ${run!.worker.token}` } });
     expect(((await history.json()) as { messages: unknown[] }).messages).toEqual([]);
   });
 
@@ -257,15 +218,15 @@ describe("web console in headless Chromium", () => {
     await page.locator("#panel-sources .empty").waitFor();
     expect(await page.locator("#panel-sources .empty").textContent()).toContain("No sources yet");
 
-    const res = await fetch(`${worker!.origin}/api/sources`, {
+    const res = await fetch(`${run!.worker.origin}/api/sources`, {
       method: "POST",
-      headers: { authorization: `Bearer ${worker!.token}`, "content-type": "application/json" },
+      headers: { authorization: `Bearer ${run!.worker.token}`, "content-type": "application/json" },
       body: JSON.stringify({
         name: "Console tasks",
-        url: `${base}/mcp/tasks`,
+        url: `${run!.base}/mcp/tasks`,
         mcp_transport_type: "streamable_http",
         mcp_lifecycle_mode: "singleton",
-        mcp_env_vars: [{ name: "Authorization", value: `Bearer ${worker!.token}`, secret: true }],
+        mcp_env_vars: [{ name: "Authorization", value: `Bearer ${run!.worker.token}`, secret: true }],
       }),
     });
     expect(res.status, await res.clone().text()).toBe(201);
@@ -331,17 +292,27 @@ describe("web console in headless Chromium", () => {
     expect(overflow).toBeLessThanOrEqual(0);
     await shot("08-phone");
 
+    const before = (await consoleTokens(page))!;
     await page.click("#sign-out");
-    await page.locator("form.signin").waitFor();
-    expect(await page.evaluate(() => sessionStorage.getItem("mcp-edge.token"))).toBeNull();
+    await page.locator("#sign-in").waitFor();
+    expect(await page.locator(".signin-status").textContent()).toContain("Signed out");
+    expect(await consoleTokens(page)).toBeNull();
+    // Sign out revoked the grant: its refresh token is refused.
+    // The token endpoint answers on the issuer's own host name (SELF_ORIGIN, localhost).
+    const refreshed = await fetch(`${run!.base}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: before.refresh_token, client_id: await page.evaluate(() => JSON.parse(localStorage.getItem("mcp-edge.oauth-client") ?? "{}").client_id) }),
+    });
+    expect(((await refreshed.json()) as { error?: string }).error).toBe("invalid_grant");
 
-    // A stored token the Worker no longer accepts lands on the sign-in form with the reason.
-    await page.evaluate(() => sessionStorage.setItem("mcp-edge.token", "mcpe_revoked-or-never-valid"));
+    // Tokens the Worker no longer accepts (and cannot refresh) land on the sign-in view with the reason.
+    await page.evaluate(() => sessionStorage.setItem("mcp-edge.oauth-tokens", JSON.stringify({ access_token: "1:revoked:gone", refresh_token: "1:revoked:gone", scope: "", expires_at: Date.now() + 3_600_000 })));
     await page.reload();
     const notice = page.locator(".signin-status [role=alert]");
     await notice.waitFor();
-    expect(await notice.textContent()).toContain("no longer accepts your token");
-    expect(await page.evaluate(() => sessionStorage.getItem("mcp-edge.token"))).toBeNull();
-    expect(pageErrors).toEqual([]);
+    expect(await notice.textContent()).toContain("no longer accepts your sign-in");
+    expect(await consoleTokens(page)).toBeNull();
+    expect(run!.pageErrors).toEqual([]);
   });
 });

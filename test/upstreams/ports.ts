@@ -23,6 +23,8 @@ export interface UpstreamPorts {
   modelProviders: number;
   /** The Client ID Metadata Document server (test/upstreams/metadata-documents.ts). */
   metadataDocuments: number;
+  /** The OpenID Provider users sign in with in the auth tests (test/upstreams/oidc-provider.ts). */
+  oidcProvider: number;
 }
 
 const ENV_KEY = "MCP_EDGE_TEST_UPSTREAMS";
@@ -43,6 +45,7 @@ export async function reserveUpstreamPorts(): Promise<UpstreamPorts> {
     bridgeToken: randomBytes(24).toString("base64url"),
     modelProviders: await freePort(),
     metadataDocuments: await freePort(),
+    oidcProvider: await freePort(),
   };
   process.env[ENV_KEY] = JSON.stringify(ports);
   return ports;
@@ -63,5 +66,6 @@ export function upstreamUrls(ports: UpstreamPorts): Record<string, string> {
     bridge_token: ports.bridgeToken,
     model_providers: base(ports.modelProviders),
     metadata_documents: base(ports.metadataDocuments),
+    oidc_provider: base(ports.oidcProvider),
   };
 }

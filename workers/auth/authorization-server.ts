@@ -42,6 +42,11 @@ export function createAuthorizationServer(issuer: string, options: Authorization
     clientRegistrationEndpoint: REGISTER_PATH,
     scopesSupported: [...SCOPES],
     clientIdMetadataDocumentEnabled: true,
+    // Native apps receive the code on a private-use scheme (RFC 8252 §7.1): Cursor's desktop app
+    // uses cursor://anysphere.cursor-mcp/oauth/callback. PKCE (mandatory for public clients) binds
+    // the code to the app that started the flow; the consent page names the scheme and warns that
+    // an app on this computer receives the access (decision 0032).
+    allowPrivateUseRedirectUris: true,
     accessTokenTTL: options.accessTokenTTL ?? ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTTL: REFRESH_TOKEN_TTL_SECONDS,
     clientRegistrationTTL: CLIENT_REGISTRATION_TTL_SECONDS,

@@ -3,29 +3,32 @@
  * `parseAuthRequest`, after our own checks), asks the user to sign in if this browser has no
  * session, then shows consent — or completes at once when the user already approved these scopes
  * for this client, redirect URI and resource. POST receives the sign-in and consent forms.
- * /authorize/link is where a one-time sign-in link lands.
+ * /authorize/link is where a one-time sign-in link lands. Sign-in with an OpenID provider shows
+ * consent first and continues at the provider (oidc-sign-in.ts, oidc-callback.routes.ts).
  *
  * Errors before the client and its redirect URI are validated are shown here; after, they go
  * back to the client as `error`, `state` and `iss` (the library's `AuthorizationError.redirectTo`).
  */
-import { AuthorizationError, type AuthRequest, authorizationErrorRedirect, CimdFetchError } from "@cloudflare/workers-oauth-provider";
+import { authorizationErrorRedirect } from "@cloudflare/workers-oauth-provider";
 import { type Context, Hono } from "hono";
 import { openDb } from "../../lib/db";
 import { AppError } from "../../lib/errors";
-import { log } from "../../lib/log";
-import { AUTHORIZE_PATH, type GrantProps, oauthHelpers } from "../authorization-server";
+import { AUTHORIZE_PATH, oauthHelpers } from "../authorization-server";
 import { assertFetchableClientId, isClientIdUrl } from "../client-id-guard";
+import { oidcConfigured } from "../oidc/oidc-settings";
 import type { AuthUser } from "../principal";
-import { inferResource, issuerFor, RESOURCE_PATHS, type ResourcePath, resourceFacts, resourceUrl } from "../resources";
-import { normalizeScopes, type Scope } from "../scopes";
+import { inferResource, resourceFacts, resourceUrl } from "../resources";
+import { normalizeScopes } from "../scopes";
 import { hashToken } from "../tokens";
-import { checkCsrf, clearCookie, csrfToken, PENDING_COOKIE, pendingCookie, readCookie, safeReturnTo, signedIn, startSession } from "./browser";
+import { checkCsrf, clearCookie, csrfToken, endSession, PENDING_COOKIE, pendingCookie, readCookie, safeReturnTo, signedIn, startSession } from "./browser";
+import { type AuthorizeEnv, guarded } from "./failures";
+import { completeFor, consentKey, issuerOfRequest, offeredScopes, pathOfResource } from "./grant";
+import { continueAtProvider, OIDC_METHOD_ID, oidcSignInMethod } from "./oidc-sign-in";
 import { consentPage, errorPage, linkConfirmPage, signedInPage, signInPage } from "./pages";
-import { redeemLoginCode, SIGN_IN_METHODS } from "./sign-in-methods";
+import { redeemLoginCode, SIGN_IN_METHODS, type SignInMethod } from "./sign-in-methods";
 import { findConsentScopes, findUsableLink, saveConsent } from "./sign-in.repo";
 
-/** These routes read no per-request variables (no services, no caller): the bindings are all they need. */
-type WorkerEnv = { Bindings: Env };
+type WorkerEnv = AuthorizeEnv;
 
 /** Authorization requests are links; anything longer than this is not one a client sends. */
 const MAX_AUTHORIZE_URL_CHARS = 8 * 1024;
@@ -34,23 +37,12 @@ const MAX_FORM_BYTES = 16 * 1024;
 const SINGLE_PARAMETERS = ["response_type", "client_id", "redirect_uri", "scope", "state", "code_challenge", "code_challenge_method"];
 
 function issuerOf(c: Context<WorkerEnv>): string {
-  const issuer = issuerFor(new URL(c.req.url), c.env.SELF_ORIGIN);
-  if (!issuer) throw new AppError("invalid_input", "OAuth is not available at this origin: use https, or http on localhost (set SELF_ORIGIN to the public origin)");
-  return issuer;
+  return issuerOfRequest(c.req.raw, c.env.SELF_ORIGIN);
 }
 
-function pathOfResource(issuer: string, resource: string | undefined): ResourcePath {
-  return RESOURCE_PATHS.find((path) => resourceUrl(issuer, path) === resource) ?? "";
-}
-
-/**
- * What the consent page offers: the known scopes asked for, or — when none — all the resource
- * serves; never more than the sign-in may grant (`cap`: a scoped API token's own, null = all).
- */
-function offeredScopes(issuer: string, request: AuthRequest, cap: readonly string[] | null): Scope[] {
-  const asked = normalizeScopes(request.scope);
-  const wanted = asked.length > 0 ? asked : [...resourceFacts(pathOfResource(issuer, request.resource)).serves];
-  return cap === null ? wanted : wanted.filter((scope) => cap.includes(scope));
+/** The sign-in methods of this Worker: its OpenID provider first when one is configured, then the built-in ones. */
+function signInMethods(env: Env): readonly SignInMethod[] {
+  return oidcConfigured(env) ? [oidcSignInMethod(env), ...SIGN_IN_METHODS] : SIGN_IN_METHODS;
 }
 
 const NOTHING_TO_GRANT = "You signed in with an API token that grants none of the permissions this app asks for. Sign in with a one-time link (or a token with these scopes) instead.";
@@ -75,30 +67,6 @@ function preparedRequest(request: Request, issuer: string): Request {
   return request;
 }
 
-/** Errors of the library shown here or sent to the client, as its table says; ours are shown here. */
-function authorizationFailure(error: unknown): Response {
-  if (error instanceof AuthorizationError && error.redirectTo) return Response.redirect(error.redirectTo, 302);
-  if (error instanceof AuthorizationError) return errorPage(error.description);
-  if (error instanceof CimdFetchError) return errorPage("This app could not be verified: its client metadata document could not be fetched or is not valid.");
-  if (error instanceof AppError) return errorPage(error.message, error.status === 500 ? 400 : error.status);
-  log.error("authorize failed", { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
-  return errorPage("The authorization request could not be processed.");
-}
-
-async function completeFor(c: Context<WorkerEnv>, issuer: string, request: AuthRequest, user: AuthUser, scopes: Scope[], headers = new Headers()): Promise<Response> {
-  const props: GrantProps = { userId: user.id };
-  const { redirectTo } = await oauthHelpers(issuer, c.env).completeAuthorization({
-    request: { ...request, scope: scopes },
-    userId: String(user.id),
-    metadata: {},
-    scope: scopes,
-    props,
-  });
-  headers.set("Location", redirectTo);
-  headers.set("Cache-Control", "no-store");
-  return new Response(null, { status: 302, headers });
-}
-
 async function showAuthorize(c: Context<WorkerEnv>): Promise<Response> {
   const issuer = issuerOf(c);
   const request = preparedRequest(c.req.raw, issuer);
@@ -113,14 +81,13 @@ async function showAuthorize(c: Context<WorkerEnv>): Promise<Response> {
     const headers = new Headers();
     if (csrf.cookie) headers.append("Set-Cookie", csrf.cookie);
     headers.append("Set-Cookie", pendingCookie(returnTo));
-    return signInPage({ methods: SIGN_IN_METHODS, csrf: csrf.token, returnTo, headers });
+    return signInPage({ methods: signInMethods(c.env), csrf: csrf.token, returnTo, headers });
   }
   const { user } = session;
   const scopes = offeredScopes(issuer, authRequest, session.scopes);
   if (scopes.length === 0) return errorPage(NOTHING_TO_GRANT, 403);
-  const key = { userId: user.id, clientId: authRequest.clientId, redirectUri: authRequest.redirectUri, resource: authRequest.resource ?? issuer };
-  const remembered = await findConsentScopes(db, key);
-  if (remembered && scopes.every((scope) => remembered.includes(scope))) return completeFor(c, issuer, authRequest, user, scopes);
+  const remembered = await findConsentScopes(db, consentKey(issuer, authRequest, user.id));
+  if (remembered && scopes.every((scope) => remembered.includes(scope))) return completeFor(issuer, c.env, authRequest, user, scopes);
   const details = await oauth.describeConsent(authRequest);
   const consent = await oauth.beginConsent(authRequest);
   const path = pathOfResource(issuer, authRequest.resource);
@@ -141,8 +108,8 @@ async function showAuthorize(c: Context<WorkerEnv>): Promise<Response> {
   );
 }
 
-/** Signs this browser in as `user` and returns to the authorization in progress. Sign-in methods that leave the page (OpenID Connect) finish with it too. */
-export async function finishSignIn(c: Context<WorkerEnv>, user: AuthUser, method: string, returnTo: string, scopes: readonly string[] | null = null): Promise<Response> {
+/** Signs this browser in as `user` and returns to the authorization in progress (its consent page next). */
+async function finishSignIn(c: Context<WorkerEnv>, user: AuthUser, method: string, returnTo: string, scopes: readonly string[] | null = null): Promise<Response> {
   const headers = new Headers({ Location: returnTo, "Cache-Control": "no-store" });
   headers.append("Set-Cookie", await startSession(openDb(c.env.DB), user, method, scopes));
   headers.append("Set-Cookie", clearCookie(PENDING_COOKIE));
@@ -159,16 +126,17 @@ async function signIn(c: Context<WorkerEnv>, form: FormData): Promise<Response> 
   checkCsrf(c.req.raw, form);
   const returnTo = safeReturnTo(form.get("return_to"));
   if (!returnTo) throw AppError.invalid("This form does not belong to an authorization request");
-  const method = SIGN_IN_METHODS.find((candidate) => candidate.id === form.get("method"));
+  const methods = signInMethods(c.env);
+  const method = methods.find((candidate) => candidate.id === form.get("method"));
   if (!method) throw AppError.invalid("Unknown sign-in method");
   const db = openDb(c.env.DB);
   try {
-    const result = await method.submit(form, { db, env: c.env, request: c.req.raw, returnTo });
+    const result = await method.submit(form, { db, env: c.env, issuer: issuerOf(c), request: c.req.raw, returnTo });
     return "response" in result ? result.response : await finishSignIn(c, result.user, method.id, returnTo, result.scopes);
   } catch (error) {
     if (!(error instanceof AppError) || error.code === "internal") throw error;
     const csrf = csrfToken(c.req.raw);
-    return signInPage({ methods: SIGN_IN_METHODS, csrf: csrf.token, returnTo, error: error.message, status: error.status });
+    return signInPage({ methods, csrf: csrf.token, returnTo, error: error.message, status: error.status });
   }
 }
 
@@ -180,23 +148,25 @@ async function answerConsent(c: Context<WorkerEnv>, form: FormData): Promise<Res
   if (typeof handle !== "string" || handle === "") throw AppError.invalid("This consent form has no transaction; start again from the app");
   const oauth = oauthHelpers(issuer, c.env);
   const session = await signedIn(openDb(c.env.DB), c.req.raw);
+  // Consent before signing in at the OpenID provider: the provider says who comes next, even if this
+  // browser signed in as someone else meanwhile (the page promised the account signed in there).
+  const signInNext = form.get("then") === OIDC_METHOD_ID && oidcConfigured(c.env);
   const chosen = form.getAll("scope").map(String);
-  if (!session || form.get("decision") !== "approve" || chosen.length === 0) {
-    const denied = await oauth.denyConsent(c.req.raw, handle, session ? {} : { description: "The sign-in expired" });
+  if ((!session && !signInNext) || form.get("decision") !== "approve" || chosen.length === 0) {
+    const denied = await oauth.denyConsent(c.req.raw, handle, session || signInNext ? {} : { description: "The sign-in expired" });
     return new Response(null, { status: 302, headers: denied.headers });
   }
   // The request comes back from storage (never from the form); the user may only narrow its scopes.
   const approved = await oauth.approveConsent(c.req.raw, handle);
-  const { user } = session;
-  const offered = offeredScopes(issuer, approved.request, session.scopes);
+  const offered = offeredScopes(issuer, approved.request, signInNext || !session ? null : session.scopes);
   const scopes = offered.filter((scope) => chosen.includes(scope));
   if (scopes.length === 0) {
     approved.headers.set("Location", authorizationErrorRedirect(approved.request, "access_denied", "No permission was allowed"));
     return new Response(null, { status: 302, headers: approved.headers });
   }
-  const key = { userId: user.id, clientId: approved.request.clientId, redirectUri: approved.request.redirectUri, resource: approved.request.resource ?? issuer };
-  await saveConsent(openDb(c.env.DB), key, scopes, new Date().toISOString());
-  return completeFor(c, issuer, approved.request, user, scopes, approved.headers);
+  if (signInNext || !session) return continueAtProvider(c.env, issuer, approved, scopes);
+  await saveConsent(openDb(c.env.DB), consentKey(issuer, approved.request, session.user.id), scopes, new Date().toISOString());
+  return completeFor(issuer, c.env, approved.request, session.user, scopes, approved.headers);
 }
 
 async function postAuthorize(c: Context<WorkerEnv>): Promise<Response> {
@@ -231,14 +201,15 @@ async function useLink(c: Context<WorkerEnv>): Promise<Response> {
   return signedInPage(user.name, headers);
 }
 
-function guarded(handle: (c: Context<WorkerEnv>) => Promise<Response>) {
-  return async (c: Context<WorkerEnv>) => {
-    try {
-      return await handle(c);
-    } catch (error) {
-      return authorizationFailure(error);
-    }
-  };
+/**
+ * POST /authorize/sign-out: the console's sign-out ends this browser's sign-in here too, or the
+ * next sign-in would pass without asking. Same-origin only (a cross-site post is refused): the
+ * session cookie is SameSite=Lax, so another site's form could otherwise sign the user out.
+ */
+async function signOut(c: Context<WorkerEnv>): Promise<Response> {
+  if (c.req.header("origin") !== new URL(c.req.url).origin) throw new AppError("forbidden", "Sign out from this Worker's own pages");
+  const cookie = await endSession(openDb(c.env.DB), c.req.raw);
+  return new Response(null, { status: 204, headers: { "Set-Cookie": cookie, "Cache-Control": "no-store" } });
 }
 
 /** The sign-in and consent pages, mounted at the root by workers/app.ts. */
@@ -248,5 +219,6 @@ export function authorizeRoutes(): Hono<WorkerEnv> {
   app.post(AUTHORIZE_PATH, guarded(postAuthorize));
   app.get(`${AUTHORIZE_PATH}/link`, guarded(showLink));
   app.post(`${AUTHORIZE_PATH}/link`, guarded(useLink));
+  app.post(`${AUTHORIZE_PATH}/sign-out`, guarded(signOut));
   return app;
 }

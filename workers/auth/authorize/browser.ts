@@ -8,7 +8,7 @@ import { AppError } from "../../lib/errors";
 import type { Db } from "../../lib/db";
 import type { AuthUser } from "../principal";
 import { hashToken, randomSecret } from "../tokens";
-import { deleteExpired, findSession, insertSession, type SessionRow } from "./sign-in.repo";
+import { deleteExpired, deleteSession, findSession, insertSession, type SessionRow } from "./sign-in.repo";
 
 export const SESSION_COOKIE = "__Host-mcpe-session";
 export const CSRF_COOKIE = "__Host-mcpe-csrf";
@@ -54,6 +54,13 @@ export async function signedIn(db: Db, request: Request): Promise<SessionRow | u
   const id = readCookie(request, SESSION_COOKIE);
   if (!id) return undefined;
   return findSession(db, await hashToken(id), new Date().toISOString());
+}
+
+/** Ends this browser's sign-in (the row and the cookie); the cookie to send back clears it. */
+export async function endSession(db: Db, request: Request): Promise<string> {
+  const id = readCookie(request, SESSION_COOKIE);
+  if (id) await deleteSession(db, await hashToken(id));
+  return clearCookie(SESSION_COOKIE);
 }
 
 /** This browser's CSRF token for our forms, and the cookie to set when it is new. */

@@ -25,7 +25,9 @@ export function page({ title, body, status = 200, formAction = [], headers = new
   );
   headers.set("X-Frame-Options", "DENY");
   headers.set("Cache-Control", "no-store");
-  headers.set("Referrer-Policy", "no-referrer");
+  // Not no-referrer: with it a browser posts our own forms with `Origin: null`, which the CSRF
+  // check must refuse. same-origin still sends nothing to the app or provider a page leads to.
+  headers.set("Referrer-Policy", "same-origin");
   headers.set("X-Content-Type-Options", "nosniff");
   const html = `<!doctype html>
 <html lang="en">

@@ -17,7 +17,7 @@ export function signInPage(options: {
 <h3 id="method-${escapeHtml(method.id)}">${escapeHtml(method.title)}</h3>
 ${hidden("form", "sign_in")}${hidden("method", method.id)}${hidden("csrf", options.csrf)}${hidden("return_to", options.returnTo)}
 ${method.fields()}
-<div class="actions"><button class="primary" type="submit">Continue</button></div>
+<div class="actions"><button class="primary" type="submit">${escapeHtml(method.button ?? "Continue")}</button></div>
 </form>`,
     )
     .join("\n<hr>\n");
@@ -39,9 +39,15 @@ export interface ConsentFacts {
   redirectIsLoopback: boolean;
   resource: string;
   resourceName: string;
-  userName: string;
+  /** The signed-in user; undefined when the user signs in after approving (an OpenID provider). */
+  userName: string | undefined;
   scopes: readonly Scope[];
   handle: string;
+  /**
+   * Consent before signing in elsewhere: the method that takes over on Allow (posted as `then`),
+   * the provider's name, and its origin (the form's answer redirects there).
+   */
+  signInWith?: { method: string; name: string; origin: string } | undefined;
 }
 
 export function consentPage(facts: ConsentFacts, headers: Headers): Response {
@@ -49,9 +55,13 @@ export function consentPage(facts: ConsentFacts, headers: Headers): Response {
   const origin = facts.clientDomain
     ? `<p>Published by <strong>${escapeHtml(facts.clientDomain)}</strong> (its identity is a document on that domain).</p>`
     : `<p class="warning">This app registered itself: its name is not verified.</p>`;
-  const loopback = facts.redirectIsLoopback
-    ? `<p class="warning" role="note"><strong>Access will be sent to an app on this computer (${escapeHtml(facts.redirectHost)}).</strong> Any program on this computer can listen there: continue only if you just started signing in from the app.</p>`
-    : "";
+  // A loopback address or a private-use scheme (cursor://…): the access goes to whatever program
+  // on this computer listens there or claims the scheme, whatever name the client gave itself.
+  const privateUse = !/^https?:/i.test(facts.redirectUri);
+  const loopback =
+    facts.redirectIsLoopback || privateUse
+      ? `<p class="warning" role="note"><strong>Access will be sent to an app on this computer (${escapeHtml(facts.redirectHost)}).</strong> Any program on this computer can ${privateUse ? "claim that address" : "listen there"}: continue only if you just started signing in from the app.</p>`
+      : "";
   const scopes = facts.scopes
     .map(
       (scope) =>
@@ -59,29 +69,40 @@ export function consentPage(facts: ConsentFacts, headers: Headers): Response {
         `<label for="scope-${escapeHtml(scope)}"><code>${escapeHtml(scope)}</code> — ${escapeHtml(SCOPE_DESCRIPTIONS[scope])}</label></div>`,
     )
     .join("\n");
-  let redirectOrigin: string[] = [];
+  // The form's answer redirects to the client's callback, and browsers hold that redirect to
+  // form-action too: allow its origin — or, for a native app's private-use scheme
+  // (cursor://anysphere.cursor-mcp/oauth/callback), that scheme alone (decision 0032).
+  const formAction: string[] = [];
   try {
     const url = new URL(facts.redirectUri);
-    if (url.protocol === "https:" || url.protocol === "http:") redirectOrigin = [url.origin];
+    if (url.protocol === "https:" || url.protocol === "http:") formAction.push(url.origin);
+    else if (/^[a-z][a-z0-9+.-]*:$/.test(url.protocol)) formAction.push(url.protocol);
   } catch {
     // a redirect URI the library accepted always parses; nothing to add otherwise
   }
+  const next = facts.signInWith;
+  if (next) formAction.push(next.origin);
+  const who =
+    facts.userName !== undefined
+      ? `<p>Signed in as <strong>${escapeHtml(facts.userName)}</strong>.</p>`
+      : `<p>When you allow it, you sign in with <strong>${escapeHtml(next?.name ?? "your provider")}</strong> next; the app gets access to the account you sign in as.</p>`;
+  const allow = next ? `Allow and sign in with ${escapeHtml(next.name)}` : "Allow";
   return page({
     title: `Allow ${facts.clientName} to use your account?`,
     headers,
-    formAction: redirectOrigin,
-    body: `<p>Signed in as <strong>${escapeHtml(facts.userName)}</strong>.</p>
+    formAction,
+    body: `${who}
 <p><strong>${name}</strong> asks to use <strong>${escapeHtml(facts.resourceName)}</strong> (<code>${escapeHtml(facts.resource)}</code>) as you.</p>
 ${origin}
 <p>Access will be sent to <strong>${escapeHtml(facts.redirectHost)}</strong>.</p>
 ${loopback}
 <form method="post" action="/authorize">
-${hidden("form", "consent")}${hidden("handle", facts.handle)}
+${hidden("form", "consent")}${hidden("handle", facts.handle)}${next ? hidden("then", next.method) : ""}
 <fieldset class="checks" aria-describedby="scopes-help"><legend class="field-label">It will be able to:</legend>
 ${scopes}
 </fieldset>
 <p class="help" id="scopes-help">Untick what you do not want to allow. You can revoke access by signing in again with fewer permissions.</p>
-<div class="actions"><button class="primary" type="submit" name="decision" value="approve">Allow</button> <button type="submit" name="decision" value="deny">Deny</button></div>
+<div class="actions"><button class="primary" type="submit" name="decision" value="approve">${allow}</button> <button type="submit" name="decision" value="deny">Deny</button></div>
 </form>`,
   });
 }
@@ -106,11 +127,13 @@ export function signedInPage(userName: string, headers: Headers): Response {
   });
 }
 
-/** An error shown on this page, never sent back to a client whose redirect URI is not validated. */
-export function errorPage(message: string, status = 400): Response {
-  return page({
-    title: "This sign-in cannot continue",
-    status,
-    body: `${errorBox(message)}<p>Go back to the app and start connecting again.</p>`,
-  });
+/**
+ * An error shown on this page. `backToApp` (the client's validated redirect URI carrying the OAuth
+ * error) is offered as a link once the client is known; never before its redirect URI is validated.
+ */
+export function errorPage(message: string, status = 400, backToApp?: string): Response {
+  const next = backToApp
+    ? `<p><a class="button" href="${escapeHtml(backToApp)}">Return to the app</a> — it will be told the sign-in did not succeed.</p>`
+    : `<p>Go back to the app and start connecting again.</p>`;
+  return page({ title: "This sign-in cannot continue", status, body: `${errorBox(message)}${next}` });
 }

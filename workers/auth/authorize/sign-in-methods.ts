@@ -1,9 +1,9 @@
 /**
  * How a user proves who they are on the /authorize page. Each method renders its own part of the
- * sign-in page and verifies what its form posts. Two methods now: paste an API token, or paste the
- * code of a one-time sign-in link (`npm run token -- login-link`). A method that signs in through
- * another site (OpenID Connect) answers `submit` with a redirect there and, from its callback
- * route, finishes with `finishSignIn` (authorize.routes.ts) like the built-in methods do.
+ * sign-in page and verifies what its form posts: paste an API token, or paste the code of a
+ * one-time sign-in link (`npm run token -- login-link`). A method may answer with a page of its
+ * own instead of a user: the OpenID provider's method (oidc-sign-in.ts) answers with the consent
+ * page, whose Allow continues at the provider.
  */
 import type { Db } from "../../lib/db";
 import { AppError } from "../../lib/errors";
@@ -15,6 +15,8 @@ import { consumeLink } from "./sign-in.repo";
 export interface SignInContext {
   db: Db;
   env: Env;
+  /** This origin's OAuth issuer (the authorization request belongs to it). */
+  issuer: string;
   request: Request;
   /** The authorization request to go back to once signed in (a validated `/authorize?…` path). */
   returnTo: string;
@@ -30,6 +32,8 @@ export interface SignInMethod {
   /** Posted as `method`; also stored on the session. */
   id: string;
   title: string;
+  /** The submit button's label; default "Continue". */
+  button?: string;
   /** The inputs of this method's form, as escaped HTML (the page adds the form, CSRF and return fields). */
   fields(): string;
   /** Verifies the posted form; throws an AppError the page shows when it does not sign anyone in. */

@@ -24,6 +24,10 @@ export async function findSession(db: Db, idHash: string, now: string): Promise<
   return row ? { user: { id: row.id, name: row.name }, scopes: row.scopes } : undefined;
 }
 
+export async function deleteSession(db: Db, idHash: string): Promise<void> {
+  await db.delete(oauthSessions).where(eq(oauthSessions.idHash, idHash));
+}
+
 /** Expired sessions and links are dropped whenever a new one is made: no cron needed. */
 export async function deleteExpired(db: Db, now: string): Promise<void> {
   await db.batch([

@@ -1,0 +1,32 @@
+/**
+ * How the /authorize pages fail: errors of the library shown here or sent back to the client as
+ * its table says (only once the client and redirect URI are validated), ours shown here, and
+ * anything unexpected logged and shown as a plain page — never a 500 with a stack trace.
+ */
+import { AuthorizationError, CimdFetchError } from "@cloudflare/workers-oauth-provider";
+import type { Context } from "hono";
+import { AppError } from "../../lib/errors";
+import { log } from "../../lib/log";
+import { errorPage } from "./pages";
+
+/** These routes read no per-request variables (no services, no caller): the bindings are all they need. */
+export type AuthorizeEnv = { Bindings: Env };
+
+export function authorizationFailure(error: unknown): Response {
+  if (error instanceof AuthorizationError && error.redirectTo) return Response.redirect(error.redirectTo, 302);
+  if (error instanceof AuthorizationError) return errorPage(error.description);
+  if (error instanceof CimdFetchError) return errorPage("This app could not be verified: its client metadata document could not be fetched or is not valid.");
+  if (error instanceof AppError) return errorPage(error.message, error.status === 500 ? 400 : error.status);
+  log.error("authorize failed", { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+  return errorPage("The authorization request could not be processed.");
+}
+
+export function guarded(handle: (c: Context<AuthorizeEnv>) => Promise<Response>) {
+  return async (c: Context<AuthorizeEnv>) => {
+    try {
+      return await handle(c);
+    } catch (error) {
+      return authorizationFailure(error);
+    }
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * What every way through /authorize ends with: the scopes a user may be offered, the key consent
+ * is remembered under, and the grant (the code sent back to the client). Shared by the sign-in and
+ * consent pages and by the OpenID Connect callback, so all of them grant by the same rules.
+ */
+import type { AuthRequest } from "@cloudflare/workers-oauth-provider";
+import { AppError } from "../../lib/errors";
+import { type GrantProps, oauthHelpers } from "../authorization-server";
+import type { AuthUser } from "../principal";
+import { issuerFor, RESOURCE_PATHS, type ResourcePath, resourceFacts, resourceUrl } from "../resources";
+import { normalizeScopes, type Scope } from "../scopes";
+import type { ConsentKey } from "./sign-in.repo";
+
+/** This request's issuer; a page error (400) on an origin OAuth cannot use. */
+export function issuerOfRequest(request: Request, selfOrigin: string | undefined): string {
+  const issuer = issuerFor(new URL(request.url), selfOrigin);
+  if (!issuer) throw new AppError("invalid_input", "OAuth is not available at this origin: use https, or http on localhost (set SELF_ORIGIN to the public origin)");
+  return issuer;
+}
+
+export function pathOfResource(issuer: string, resource: string | undefined): ResourcePath {
+  return RESOURCE_PATHS.find((path) => resourceUrl(issuer, path) === resource) ?? "";
+}
+
+/**
+ * What the consent page offers: the known scopes asked for, or — when none — all the resource
+ * serves; never more than the sign-in may grant (`cap`: a scoped API token's own, null = all).
+ */
+export function offeredScopes(issuer: string, request: AuthRequest, cap: readonly string[] | null): Scope[] {
+  const asked = normalizeScopes(request.scope);
+  const wanted = asked.length > 0 ? asked : [...resourceFacts(pathOfResource(issuer, request.resource)).serves];
+  return cap === null ? wanted : wanted.filter((scope) => cap.includes(scope));
+}
+
+export function consentKey(issuer: string, request: AuthRequest, userId: number): ConsentKey {
+  return { userId, clientId: request.clientId, redirectUri: request.redirectUri, resource: request.resource ?? issuer };
+}
+
+/** Issues the code for `user` with `scopes` and redirects the browser to the client with it. */
+export async function completeFor(issuer: string, env: Env, request: AuthRequest, user: AuthUser, scopes: Scope[], headers = new Headers()): Promise<Response> {
+  const props: GrantProps = { userId: user.id };
+  const { redirectTo } = await oauthHelpers(issuer, env).completeAuthorization({
+    request: { ...request, scope: scopes },
+    userId: String(user.id),
+    metadata: {},
+    scope: scopes,
+    props,
+  });
+  headers.set("Location", redirectTo);
+  headers.set("Cache-Control", "no-store");
+  return new Response(null, { status: 302, headers });
+}

@@ -1,0 +1,94 @@
+/**
+ * Sign-in with an external OpenID Connect provider, as the library's upstream sign-in guidance
+ * asks: **consent before the redirect** — choosing the provider on the sign-in page shows this
+ * server's consent page first (client, redirect host, scopes), and only its Allow sends the browser
+ * to the provider — and a `state` bound to the browser (the library's `beginUpstream`: single use,
+ * ten minutes, a `__Host-` binding cookie, the request and our PKCE verifier and nonce kept
+ * encrypted server-side). So a provider that signs its users in silently can never hand a code to
+ * a client the user did not approve here, and a callback replayed in another browser is refused.
+ * The callback (oidc-callback.routes.ts) maps the provider's (issuer, subject) to a local user.
+ */
+import { type ApprovedConsent, type AuthorizationErrorCode, authorizationErrorRedirect } from "@cloudflare/workers-oauth-provider";
+import { AppError } from "../../lib/errors";
+import { oauthHelpers } from "../authorization-server";
+import { resourceFacts } from "../resources";
+import type { Scope } from "../scopes";
+import { authorizationUrl, newSignInSecrets, OidcFailure, type OidcFailureKind, providerOrigin } from "../oidc/oidc-client";
+import { oidcDisplayName, oidcSettings } from "../oidc/oidc-settings";
+import { offeredScopes, pathOfResource } from "./grant";
+import { escapeHtml } from "./html";
+import { consentPage, errorPage } from "./pages";
+import type { SignInMethod } from "./sign-in-methods";
+
+export const OIDC_METHOD_ID = "oidc";
+export const OIDC_CALLBACK_PATH = "/authorize/oidc/callback";
+
+/** The sign-in method for this Worker's provider (offered when OIDC_ISSUER is set). */
+export function oidcSignInMethod(env: Env): SignInMethod {
+  const name = oidcDisplayName(env);
+  return {
+    id: OIDC_METHOD_ID,
+    title: `Sign in with ${name}`,
+    button: `Continue with ${name}`,
+    fields: () => `<p class="help">You first see what the app asks for here; when you allow it, you sign in at ${escapeHtml(name)}.</p>`,
+    async submit(_form, { env: bindings, issuer, returnTo }) {
+      const settings = oidcSettings(bindings);
+      const oauth = oauthHelpers(issuer, bindings);
+      const request = await oauth.parseAuthRequest(new Request(new URL(returnTo, issuer)));
+      // The provider is asked for its endpoints now, so one that is down is named on the sign-in page.
+      const origin = await providerOrigin(settings).catch((error: unknown) => {
+        throw error instanceof OidcFailure ? new AppError("unavailable", `${error.message}. Try again later, or sign in another way.`) : error;
+      });
+      const details = await oauth.describeConsent(request);
+      const consent = await oauth.beginConsent(request);
+      const response = consentPage(
+        {
+          clientName: details.clientName,
+          clientDomain: details.clientDomain,
+          redirectUri: details.redirectUri,
+          redirectHost: details.redirectHost,
+          redirectIsLoopback: details.redirectIsLoopback,
+          resource: request.resource ?? issuer,
+          resourceName: resourceFacts(pathOfResource(issuer, request.resource)).name,
+          userName: undefined,
+          scopes: offeredScopes(issuer, request, null),
+          handle: consent.handle,
+          signInWith: { method: OIDC_METHOD_ID, name: settings.displayName, origin },
+        },
+        consent.headers,
+      );
+      return { response };
+    },
+  };
+}
+
+const STATUS: Record<OidcFailureKind, number> = { unreachable: 503, refused: 403, invalid_response: 502 };
+const CLIENT_ERROR: Record<OidcFailureKind, AuthorizationErrorCode> = { unreachable: "temporarily_unavailable", refused: "access_denied", invalid_response: "server_error" };
+
+/**
+ * The page for a sign-in the provider did not complete, once the client is known: what went wrong,
+ * and a link back to the app carrying the OAuth error (with its `state` and `iss`).
+ */
+export function providerFailurePage(failure: OidcFailure, request: ApprovedConsent["request"], headers?: Headers): Response {
+  const back = authorizationErrorRedirect(request, CLIENT_ERROR[failure.kind], failure.message);
+  const response = errorPage(failure.message, STATUS[failure.kind], back);
+  for (const cookie of headers?.getSetCookie() ?? []) response.headers.append("Set-Cookie", cookie);
+  return response;
+}
+
+/** After Allow on the consent page: keep the approved request and send the browser to the provider. */
+export async function continueAtProvider(env: Env, issuer: string, approved: ApprovedConsent, scopes: Scope[]): Promise<Response> {
+  const settings = oidcSettings(env);
+  const secrets = newSignInSecrets();
+  const request = { ...approved.request, scope: scopes };
+  const { state, headers } = await oauthHelpers(issuer, env).beginUpstream(request, { data: secrets, headers: approved.headers });
+  try {
+    const url = await authorizationUrl(settings, { redirectUri: `${issuer}${OIDC_CALLBACK_PATH}`, state, secrets });
+    headers.set("Location", url.href);
+    headers.set("Cache-Control", "no-store");
+    return new Response(null, { status: 303, headers });
+  } catch (error) {
+    if (error instanceof OidcFailure) return providerFailurePage(error, request, headers);
+    throw error;
+  }
+}
