@@ -20,10 +20,10 @@ import {
   SSEClientTransport,
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
-import { base64url } from "../lib/encoding";
 import { AppError } from "../lib/errors";
-import { selfRoutedFetch } from "../lib/self-fetch";
-import { BRIDGE_AT_CAPACITY, BRIDGE_ENV_HEADER, BRIDGE_PROCESS_EXITED, type UpstreamConfig, type UpstreamErrorType, type UpstreamTool } from "./upstream.types";
+import { selfRoutedFetch } from "../mcp-client/self-routed-fetch";
+import { BRIDGE_AT_CAPACITY, BRIDGE_ENV_HEADER, BRIDGE_PROCESS_EXITED, encodeBridgeEnv } from "../mcp-client/bridge-protocol";
+import type { UpstreamConfig, UpstreamErrorType, UpstreamTool } from "./upstream.types";
 import { assertSafeUpstreamUrl } from "../lib/url-safety";
 import { storedJsonProblem } from "../lib/stored-json";
 
@@ -75,11 +75,6 @@ export interface ConnectOptions {
   resume?: SessionInfo | undefined;
   /** Called (debounced by the SDK) when the upstream sends notifications/tools/list_changed. */
   onToolsChanged?: (() => void) | undefined;
-}
-
-/** base64url(JSON) of the env, as the bridge expects; UTF-8 safe. */
-export function encodeBridgeEnv(env: Record<string, string>): string {
-  return base64url(new TextEncoder().encode(JSON.stringify(env)));
 }
 
 function requestHeaders(config: UpstreamConfig): Record<string, string> {

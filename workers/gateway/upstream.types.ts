@@ -55,22 +55,6 @@ export type UpstreamTool = z.output<typeof upstreamToolSchema>;
 export const upstreamToolsSchema = z.array(upstreamToolSchema);
 
 /**
- * JSON-RPC error code `mcp-edge bridge` answers when its stdio process exited (or could not start)
- * before answering: the gateway types it `connection`, like any upstream that went away mid-call.
- */
-export const BRIDGE_PROCESS_EXITED = -32050;
-
-/**
- * JSON-RPC error code of `mcp-edge bridge`'s answer when it runs as many processes as it allows
- * (per token, HTTP 429; in total, HTTP 503; both with Retry-After): the gateway types it `busy`.
- * `data` is `{limit, max, retry_after_s}`.
- */
-export const BRIDGE_AT_CAPACITY = -32051;
-
-/** The header a bridge reads a stdio process's environment from: base64url(JSON object); bin/bridge/env.ts decodes it. */
-export const BRIDGE_ENV_HEADER = "Mcp-Bridge-Env";
-
-/**
  * `tool_error` is the upstream's own `isError` answer; `circuit_open` means no request was sent;
  * `busy` means the upstream refused for lack of capacity (a full bridge) and says when to retry.
  * `url_refused` means the source's URL is not allowed (any more) by the upstream URL rules, so no
