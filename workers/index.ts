@@ -10,7 +10,8 @@ import { parseQueueEvent } from "./queue-events";
 import { fireDueReminders } from "./tasks/reminders.cron";
 
 export { RagGate } from "../durable-objects/rag-gate.do";
-export { GatewaySource } from "../durable-objects/source.do";
+export { GatewaySource } from "../durable-objects/gateway-source.do";
+export { GatewayInventory } from "./gateway/inventory.entrypoint";
 export { ThinkingLog } from "../durable-objects/thinking.do";
 export { ChatAgent } from "../durable-objects/chat-agent.do";
 
@@ -30,7 +31,7 @@ export default {
     const events = await fireDueReminders(db);
     queueEventSink(env.EVENTS, (promise) => ctx.waitUntil(promise)).publish(events);
     const relayed = await relayPendingEvents(db, env.EVENTS, parseQueueEvent);
-    const sources = await rediscoverSources(db, env, (promise) => ctx.waitUntil(promise));
+    const sources = await rediscoverSources(db, env);
     if (events.length > 0 || relayed.sent > 0 || relayed.failed > 0 || sources.checked > 0) {
       log.info("cron", {
         reminders_due: events.length,
