@@ -72,13 +72,20 @@ export class GatewaySource extends DurableObject<Env> {
   private refreshAgain = false;
   private readonly upstreamFetch = selfRoutedFetch(this.env);
 
+  /**
+   * Lists the upstream's tools. A streamable HTTP upstream is listed over a fresh handshake (never a
+   * resumed session), so what the connection shows — session or not, the protocol version — is what
+   * the upstream is now; a warm connection serving calls is left alone meanwhile. SSE and stdio
+   * (through the bridge) always keep sessions: their warm connection is reused as before.
+   */
   async discover(config: UpstreamConfig): Promise<DiscoveryOutcome> {
     this.count("discover");
+    const learnsKind = config.transport !== "sse" && config.transport !== "stdio";
+    const beside = learnsKind && this.warm?.fingerprint === config.fingerprint;
+    if (learnsKind && !beside) this.ctx.storage.kv.delete(SESSION_KEY);
+    const list = async (open: McpClientConnection) => ({ listing: await listUpstreamTools(open, config.timeoutMs), connection: negotiated(open) });
     try {
-      const { listing, connection } = await this.withConnection(config, async (open) => ({
-        listing: await listUpstreamTools(open, config.timeoutMs),
-        connection: negotiated(open),
-      }));
+      const { listing, connection } = beside ? await this.besideWarm(config, list) : await this.withConnection(config, list);
       const kind = kindOf(config, connection);
       // A stateless upstream is called from the Worker: nothing to keep open here.
       if (kind === "stateless") await this.dropWarm();
@@ -255,6 +262,16 @@ export class GatewaySource extends DurableObject<Env> {
         return use((await this.singleton(config)).connection);
       }
       throw error;
+    }
+  }
+
+  /** A connection of its own, closed after use, next to the warm one (which keeps serving calls). */
+  private async besideWarm<T>(config: UpstreamConfig, use: (connection: McpClientConnection) => Promise<T>): Promise<T> {
+    const connection = await openUpstream(config, this.upstreamFetch);
+    try {
+      return await use(connection);
+    } finally {
+      await closeMcp(connection);
     }
   }
 
