@@ -58,6 +58,10 @@ function kindOf(config: UpstreamConfig, connection: Negotiated): UpstreamKind {
   return connection.sessionId === null ? "stateless" : "sessionful";
 }
 
+function sameBreaker(a: BreakerSnapshot, b: BreakerSnapshot): boolean {
+  return a.state === b.state && a.failures === b.failures && a.openedAt === b.openedAt;
+}
+
 function outcomeOf({ resultJson, meta }: SourceCallOutcome): UpstreamCallOutcome {
   return { resultJson, meta };
 }
@@ -162,7 +166,7 @@ export class GatewaySource extends DurableObject<Env> {
   /** Stateless calls an isolate made, in the order they ended: the breaker and window follow them. */
   report(reports: CallReport[]): BreakerSnapshot {
     this.count("report");
-    for (const report of reports) this.apply(report);
+    this.apply(...reports);
     return this.breaker();
   }
 
@@ -191,15 +195,20 @@ export class GatewaySource extends DurableObject<Env> {
     this.rpc[method] = (this.rpc[method] ?? 0) + 1;
   }
 
-  /** One call's effect on the breaker and the call window, whichever path made it. */
-  private apply(report: CallReport): void {
-    const breaker = this.breaker();
-    const at = report.at + report.ms;
-    const next = report.breaker === "failure" ? recordFailure(breaker, at) : report.breaker === "success" ? recordSuccess() : breaker;
-    if (next !== breaker) this.ctx.storage.kv.put(BREAKER_KEY, next);
-    if (report.probe) this.probeUntil = 0;
-    const record: CallRecord = { at: report.at, ms: report.ms, error: report.error };
-    this.ctx.storage.kv.put(CALLS_KEY, recordCall(this.ctx.storage.kv.get<CallRecord[]>(CALLS_KEY) ?? [], record));
+  /** Calls' effect on the breaker and the call window, whichever path made them: one write of each at most. */
+  private apply(...reports: CallReport[]): void {
+    const before = this.breaker();
+    let breaker = before;
+    let calls = this.ctx.storage.kv.get<CallRecord[]>(CALLS_KEY) ?? [];
+    for (const report of reports) {
+      const at = report.at + report.ms;
+      if (report.breaker === "failure") breaker = recordFailure(breaker, at);
+      else if (report.breaker === "success") breaker = recordSuccess();
+      if (report.probe) this.probeUntil = 0;
+      calls = recordCall(calls, { at: report.at, ms: report.ms, error: report.error });
+    }
+    if (!sameBreaker(breaker, before)) this.ctx.storage.kv.put(BREAKER_KEY, breaker);
+    this.ctx.storage.kv.put(CALLS_KEY, calls);
   }
 
   /** Keeps the object's copy of the inventory and returns when its cache hint expires. */

@@ -5,6 +5,7 @@
  */
 import { queueEventSink } from "./events/event-sink";
 import { isolateBreakers } from "./gateway/breaker-view";
+import { isolateCallables } from "./gateway/callable-cache";
 import { HiddenToolService } from "./gateway/hidden-tools.service";
 import { SourceCalls } from "./gateway/source-calls.service";
 import { SourceDiscovery } from "./gateway/source-discovery.service";
@@ -36,7 +37,7 @@ export interface Services {
 
 /** Builds the gateway's discovery service: the registry and the Worker's inventory entry point share it. */
 export function sourceDiscovery(env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS">, db: Db): SourceDiscovery {
-  return new SourceDiscovery({ db, env, breakers: isolateBreakers });
+  return new SourceDiscovery({ db, env, breakers: isolateBreakers, callables: isolateCallables });
 }
 
 /** Services are made on first use: a request to one server never pays for the others. */
@@ -59,7 +60,7 @@ export function createServices(env: Env, waitUntil: (promise: Promise<unknown>) 
       return (rag ??= new RagService(db, env, waitUntil));
     },
     get sources() {
-      return (sources ??= new SourceRegistry({ db, env, discovery: sourceDiscovery(env, db), breakers: isolateBreakers }));
+      return (sources ??= new SourceRegistry({ db, env, discovery: sourceDiscovery(env, db), breakers: isolateBreakers, callables: isolateCallables }));
     },
     get sourceCalls() {
       return (sourceCalls ??= new SourceCalls({
@@ -68,6 +69,7 @@ export function createServices(env: Env, waitUntil: (promise: Promise<unknown>) 
         fetch: selfRoutedFetch(env),
         audit: services.toolCallAudit,
         breakers: isolateBreakers,
+        callables: isolateCallables,
         waitUntil,
       }));
     },
@@ -75,7 +77,7 @@ export function createServices(env: Env, waitUntil: (promise: Promise<unknown>) 
       return (sourceHealth ??= new SourceHealthService(db, env.GATEWAY_SOURCE, isolateBreakers));
     },
     get hiddenTools() {
-      return (hiddenTools ??= new HiddenToolService(db));
+      return (hiddenTools ??= new HiddenToolService(db, isolateCallables));
     },
     get toolCallAudit() {
       return (toolCallAudit ??= queueToolCallAudit(env.EVENTS, waitUntil));

@@ -14,6 +14,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { BREAKER_THRESHOLD } from "../../workers/gateway/breaker";
 import { BreakerView } from "../../workers/gateway/breaker-view";
+import { CallableToolCache } from "../../workers/gateway/callable-cache";
 import { rediscoverSources } from "../../workers/gateway/rediscovery.cron";
 import { SourceCalls } from "../../workers/gateway/source-calls.service";
 import { SourceDiscovery } from "../../workers/gateway/source-discovery.service";
@@ -36,15 +37,24 @@ type GatewayEnv = Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRI
 function gateway(gatewayEnv: GatewayEnv, audited: ToolCallRecord[] = []) {
   const db = openDb(env.DB);
   const breakers = new BreakerView();
-  const calls = new SourceCalls({ db, env: gatewayEnv, fetch: selfRoutedFetch(env), audit: { record: (call) => audited.push(call) }, breakers, waitUntil: () => undefined });
-  const discovery = new SourceDiscovery({ db, env: gatewayEnv, breakers });
+  const callables = new CallableToolCache();
+  const calls = new SourceCalls({
+    db,
+    env: gatewayEnv,
+    fetch: selfRoutedFetch(env),
+    audit: { record: (call) => audited.push(call) },
+    breakers,
+    callables,
+    waitUntil: () => undefined,
+  });
+  const discovery = new SourceDiscovery({ db, env: gatewayEnv, breakers, callables });
   return {
     async call(userId: number, name: string, args: Record<string, unknown>) {
       const target = await calls.find(userId, name);
       if (!target) throw new Error(`${name} is not callable`);
       return calls.call(userId, target, args);
     },
-    sources: new SourceRegistry({ db, env: gatewayEnv, discovery, breakers }),
+    sources: new SourceRegistry({ db, env: gatewayEnv, discovery, breakers, callables }),
     health: new SourceHealthService(db, gatewayEnv.GATEWAY_SOURCE, breakers),
   };
 }

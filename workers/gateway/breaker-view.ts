@@ -23,8 +23,13 @@ import type { BreakerEffect, BreakerSnapshot, CallReport } from "./upstream.type
 
 /** How old a breaker state told by the object may be and still be acted on. */
 export const BREAKER_VIEW_TTL_MS = 5_000;
-/** Calls finishing this close together are reported in one RPC. */
-export const REPORT_DELAY_MS = 10;
+/**
+ * Calls finishing this close together are reported in one RPC: under load one report RPC per
+ * source per isolate every half second, whatever the rate. The isolate's own view needs no report,
+ * health reads send this isolate's pending reports first, and other isolates act on what they were
+ * told up to BREAKER_VIEW_TTL_MS ago anyway, so the delay changes what nobody could see sooner.
+ */
+export const REPORT_DELAY_MS = 500;
 /** Sources this isolate keeps a view of (the least recently told are dropped first). */
 const MAX_SOURCES = 1024;
 

@@ -1,12 +1,14 @@
 /**
  * Calls of sources' tools on /mcp: the one lookup of a callable tool and the one call path behind
- * both the SDK's tool handler and the fast path (gateway.server.ts). A source discovery found
+ * both the SDK's tool handler and the fast path (gateway.server.ts); what it finds is kept briefly
+ * per isolate (callable-cache.ts). A source discovery found
  * stateless is called straight from this isolate (stateless-path.ts); any other through its
  * Durable Object, which keeps the session. Every call is audited (GATEWAY_CALL), on both paths.
  */
 import type { Db } from "../lib/db";
 import type { FetchLike } from "../mcp-client/connect";
 import type { BreakerView, SourceObject } from "./breaker-view";
+import { type CallableToolCache, isolateCallables } from "./callable-cache";
 import { splitGatewayName } from "./gateway-names";
 import { secretBox, type SecretBox } from "./secrets";
 import type { SourceCallOutcome } from "./source-call-result";
@@ -22,20 +24,28 @@ export interface SourceCallsDeps {
   fetch: FetchLike;
   audit: ToolCallAudit;
   breakers: BreakerView;
+  /** Where looked-up tools are kept; this isolate's cache unless a test brings its own. */
+  callables?: CallableToolCache;
   waitUntil: (promise: Promise<unknown>) => void;
 }
 
 export class SourceCalls {
   private readonly secrets: SecretBox;
 
+  private readonly callables: CallableToolCache;
   constructor(private readonly deps: SourceCallsDeps) {
     this.secrets = secretBox(deps.env.SOURCE_SECRETS_KEY);
+    this.callables = deps.callables ?? isolateCallables;
   }
 
   /** The tool a gateway name calls for this user, or undefined: unknown, hidden, disabled, deleted or another user's. */
   async find(userId: number, name: string): Promise<CallableTool | undefined> {
+    const cached = this.callables.get(userId, name);
+    if (cached) return cached;
     const parts = splitGatewayName(name);
-    return parts ? findCallableTool(this.deps.db, userId, parts.slug, parts.alias) : undefined;
+    const found = parts ? await findCallableTool(this.deps.db, userId, parts.slug, parts.alias) : undefined;
+    if (found) this.callables.set(userId, name, found);
+    return found;
   }
 
   /** Calls a tool `find` returned for this same user; upstream failures come back as typed error results, never thrown. */

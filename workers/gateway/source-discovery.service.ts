@@ -11,6 +11,7 @@ import { AppError } from "../lib/errors";
 import { isJsonObject } from "../lib/json";
 import { log } from "../lib/log";
 import type { BreakerView } from "./breaker-view";
+import { type CallableToolCache, isolateCallables } from "./callable-cache";
 import { secretBox, type SecretBox } from "./secrets";
 import * as repo from "./sources.repo";
 import { upstreamConfig } from "./upstream-config";
@@ -21,6 +22,8 @@ export interface SourceDiscoveryDeps {
   env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS">;
   /** This isolate's breaker view: a discovery's verdict on the breaker reaches it at once. */
   breakers: BreakerView;
+  /** The callable tools kept (this isolate's unless a test brings its own): a new inventory drops what was looked up of its owner. */
+  callables?: CallableToolCache;
 }
 
 function parseTools(toolsJson: string): UpstreamTool[] {
@@ -32,8 +35,10 @@ function parseTools(toolsJson: string): UpstreamTool[] {
 export class SourceDiscovery {
   private readonly secrets: SecretBox;
 
+  private readonly callables: CallableToolCache;
   constructor(private readonly deps: SourceDiscoveryDeps) {
     this.secrets = secretBox(deps.env.SOURCE_SECRETS_KEY);
+    this.callables = deps.callables ?? isolateCallables;
   }
 
   /** Discovers the source's tools now; returns its row as it stands afterwards. A failure is recorded on it, not thrown. */
@@ -96,13 +101,14 @@ export class SourceDiscovery {
   }
 
   private async write(
-    row: Pick<repo.SourceRow, "id" | "slug">,
+    row: Pick<repo.SourceRow, "id" | "slug" | "userId">,
     tools: readonly UpstreamTool[],
     at: string,
     staleAt: string | null,
     learned?: repo.LearnedUpstream,
   ): Promise<string[]> {
     const { warnings } = await repo.replaceTools(this.deps.db, row, tools, at, staleAt, learned);
+    this.callables.forgetUser(row.userId);
     if (warnings.length > 0) log.warn("gateway alias clash", { source_id: row.id, slug: row.slug, warnings });
     return warnings;
   }

@@ -10,6 +10,7 @@ import type { Db } from "../lib/db";
 import { AppError } from "../lib/errors";
 import { assertSafeUpstreamUrl, privateUpstreamsAllowed } from "../lib/url-safety";
 import type { BreakerView } from "./breaker-view";
+import { type CallableToolCache, isolateCallables } from "./callable-cache";
 import { type BridgePlugin, bridgeUrlOf, readBridgePlugin } from "./bridge-plugins";
 import * as hiddenRepo from "./hidden-tools.repo";
 import { checkManifest, checkVarNames, type ManifestCheck, requireBridgeToken, type Transport, type VarSpec } from "./registration";
@@ -25,6 +26,8 @@ export interface SourceRegistryDeps {
   env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS">;
   discovery: SourceDiscovery;
   breakers: BreakerView;
+  /** The callable tools kept (this isolate's unless a test brings its own): a change drops its owner's. */
+  callables?: CallableToolCache;
 }
 
 const STDIO_ONLY = ["mcp_command", "mcp_args", "mcp_runtime_hint", "manifest", "bridge_token", "mcp_plugin_dir"] as const;
@@ -40,8 +43,10 @@ export type { SourceDetail } from "./source-views";
 export class SourceRegistry {
   private readonly secrets: SecretBox;
 
+  private readonly callables: CallableToolCache;
   constructor(private readonly deps: SourceRegistryDeps) {
     this.secrets = secretBox(deps.env.SOURCE_SECRETS_KEY);
+    this.callables = deps.callables ?? isolateCallables;
   }
 
   private checkUrl(url: string): string {
@@ -194,6 +199,7 @@ export class SourceRegistry {
       ...(input.hidden !== undefined ? { hidden: input.hidden } : {}),
     };
     const updated = await repo.updateSource(this.deps.db, userId, id, patch, nowIso());
+    this.callables.forgetUser(userId);
     if (!updated) throw AppError.notFound("Source", id);
     const reachChanged =
       newUrl !== undefined ||
@@ -232,6 +238,7 @@ export class SourceRegistry {
 
   async remove(userId: number, id: number): Promise<void> {
     if (!(await repo.deleteSource(this.deps.db, userId, id))) throw AppError.notFound("Source", id);
+    this.callables.forgetUser(userId);
     this.deps.breakers.forget(id);
     await this.stub(id).reset();
   }

@@ -4,6 +4,10 @@
  * built-in one (source `builtin:<server>`, no source id). Never argument or result values. Unlike
  * task events these have no outbox row (there is no D1 change to commit them with), so a failed
  * send is logged and the event is lost; see decision 0008.
+ *
+ * The messages of calls ending within AUDIT_DELAY_MS of each other in one isolate go in one
+ * `sendBatch`: the request that starts a batch keeps it alive (waitUntil), and every request whose
+ * event it carries waits for it too, so an event is sent as surely as with a send of its own.
  */
 import type { GatewayCallEvent } from "./gateway-call-event.schema";
 import { nowIso } from "../lib/clock";
@@ -45,15 +49,40 @@ export function toolCallEvent(call: ToolCallRecord): GatewayCallEvent {
   };
 }
 
+/** How long an isolate gathers audit messages before sending them together. */
+export const AUDIT_DELAY_MS = 500;
+/** The queue's limit of messages per sendBatch. */
+const MAX_BATCH = 100;
+
+interface Pending {
+  events: GatewayCallEvent[];
+  send: Promise<void> | undefined;
+}
+
+/** Per queue binding, the messages gathered in this isolate and the batch that will carry them. */
+const pending = new WeakMap<Queue, Pending>();
+
+async function sendLater(queue: Queue, buffer: Pending): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, AUDIT_DELAY_MS));
+  const events = buffer.events;
+  buffer.events = [];
+  buffer.send = undefined;
+  for (let start = 0; start < events.length; start += MAX_BATCH) {
+    const batch = events.slice(start, start + MAX_BATCH);
+    await queue.sendBatch(batch.map((event) => ({ body: event, contentType: "json" as const }))).catch((error: unknown) => {
+      log.warn("gateway audit events send failed", { events: batch.length, first_event_id: batch[0]!.event_id, error: String(error) });
+    });
+  }
+}
+
 export function queueToolCallAudit(queue: Queue, waitUntil: (promise: Promise<unknown>) => void): ToolCallAudit {
   return {
     record(call) {
-      const event = toolCallEvent(call);
-      waitUntil(
-        queue.send(event, { contentType: "json" }).catch((error: unknown) => {
-          log.warn("gateway audit event send failed", { event_id: event.event_id, error: String(error) });
-        }),
-      );
+      let buffer = pending.get(queue);
+      if (!buffer) pending.set(queue, (buffer = { events: [], send: undefined }));
+      buffer.events.push(toolCallEvent(call));
+      buffer.send ??= sendLater(queue, buffer);
+      waitUntil(buffer.send);
     },
   };
 }
