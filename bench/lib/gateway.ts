@@ -12,6 +12,8 @@ import type { Route } from "./mcp";
 
 export const GATEWAY_PATH = "/mcp";
 export const GATEWAY_SOURCE_NAME = "Bench tasks";
+/** The sessionful row's source: the node-sdk peer keeping sessions (BENCH_PEER_SESSIONS=1). */
+export const SESSIONFUL_SOURCE_NAME = "Bench sessionful";
 
 /** What `npm run dev` passes as --var (bin/dev.ts): private upstreams, the own origin, a fresh key. */
 export function gatewayVars(port: number): Record<string, string> {
@@ -28,18 +30,24 @@ interface SourceResponse {
   tools?: { name: string; gateway_name: string }[];
 }
 
+/** Registers mcp-edge's own /mcp/tasks as a source (discovery finds it stateless). */
+export function registerTasksSource(base: URL, token: string): Promise<string> {
+  return registerSource(base, token, GATEWAY_SOURCE_NAME, new URL("/mcp/tasks", base));
+}
+
 /**
- * Registers /mcp/tasks as a singleton source over REST (the token travels as a secret header, as a
- * real user would store it) and returns the prefix its tools get on /mcp. Fails loudly when
- * discovery did not find list_tasks: a gateway row without a working source would measure errors.
+ * Registers an upstream as a singleton source of the bench user over REST (the token travels as a
+ * secret header, as a real user would store it) and returns the prefix its tools get on /mcp.
+ * Fails loudly when discovery did not find list_tasks: a gateway row without a working source
+ * would measure errors.
  */
-export async function registerTasksSource(base: URL, token: string): Promise<string> {
+export async function registerSource(base: URL, token: string, name: string, upstream: URL): Promise<string> {
   const response = await fetch(new URL("/api/sources", base), {
     method: "POST",
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
     body: JSON.stringify({
-      name: GATEWAY_SOURCE_NAME,
-      url: new URL("/mcp/tasks", base).toString(),
+      name,
+      url: upstream.toString(),
       mcp_lifecycle_mode: "singleton",
       mcp_env_vars: [{ name: "Authorization", value: `Bearer ${token}`, secret: true }],
     }),

@@ -99,18 +99,20 @@ const STAGES: { name: string; matches: StagePredicate; unless?: StagePredicate }
       (frame.functionName === "pull" && (pkg === "agents" || pkg.startsWith("@modelcontextprotocol"))),
     unless: inTeardown,
   },
-  // The gateway row (/mcp → source Durable Object → SELF → /mcp/tasks). Synchronous stacks only:
+  // The gateway row (/mcp → the stateless call from the isolate, or the source's Durable Object →
+  // SELF → /mcp/tasks). Synchronous stacks only:
   // time after an await is charged to the frames that resumed, not to the function that awaited.
   { name: "gateway: serveGateway() (inventory, then the SDK path on /mcp)", matches: named("serveGateway") },
   { name: "gateway: D1 inventory + hidden-tools queries", matches: named("enabledInventory", "listedInventory", "hiddenBuiltins") },
   { name: "gateway: D1 tool lookup (the called tool's source)", matches: named("findEnabledTool", "findCallableTool", "findCallTarget") },
-  { name: "source DO: call-window and breaker bookkeeping", matches: (frame, pkg) => ["record", "saveBreaker"].includes(frame.functionName) && pkg.startsWith("mcp-edge") },
+  { name: "call bookkeeping: breaker view + audit record (isolate), report/apply (object)", matches: (frame, pkg) => ["record", "report", "apply"].includes(frame.functionName) && pkg.startsWith("mcp-edge") },
   { name: "upstream client: result validation (CallToolResult, output schema)", matches: (frame, pkg) => pkg === "@modelcontextprotocol/client" && /^validate/.test(frame.functionName) },
   { name: "gateway: source config (secret header decrypt, fingerprint)", matches: (frame, pkg) => frame.functionName === "config" && pkg.startsWith("mcp-edge") },
   { name: "gateway: SDK path serveWithSdk() (also /mcp/tasks off the fast path)", matches: named("serveWithSdk") },
-  { name: "source DO: retries + connection (callWithRetries)", matches: named("callWithRetries") },
-  { name: "source DO: SDK Client.callTool (callUpstreamTool)", matches: named("callUpstreamTool") },
-  { name: "SELF fetch from the DO (selfRoutedFetch)", matches: (frame, pkg) => ["selfRoutedFetch", "selfRoutedRequest"].includes(frame.functionName) && pkg.startsWith("mcp-edge") },
+  { name: "stateless call from the isolate (callStatelessSource)", matches: named("callStatelessSource") },
+  { name: "retries + connection (withRetries, both paths)", matches: named("withRetries") },
+  { name: "sessionful: SDK Client.callTool in the object (callMcpTool)", matches: named("callMcpTool") },
+  { name: "SELF fetch (selfRoutedFetch)", matches: (frame, pkg) => ["selfRoutedFetch", "selfRoutedRequest"].includes(frame.functionName) && pkg.startsWith("mcp-edge") },
   { name: "fast path answerFast() (direct /mcp/tasks, or the upstream side of the gateway)", matches: named("answerFast") },
   { name: "garbage collection", matches: named("(garbage collector)") },
 ];

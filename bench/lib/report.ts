@@ -142,6 +142,8 @@ export interface GatewaySummary {
     rps_ratio_per_round: number[];
     added_p50_ms: number;
     added_p99_ms: number;
+    /** The same call to a session-keeping upstream, through its Durable Object (`--only gateway`). */
+    sessionful?: ResultRow;
   };
   /** One connection: latency without queueing, step by step from the direct call to the gateway's. */
   latency: { connections: 1; steps: GatewayStep[]; added_p50_ms: number };
@@ -164,6 +166,7 @@ export function gatewaySummary(rows: readonly ResultRow[], cells: readonly CellS
   const addedLoaded = gateway.p50_ms - direct.p50_ms;
   const steps = ladder.map((row, index) => ({ ...row, added_p50_ms: index === 0 ? 0 : round(row.p50_ms - ladder[index - 1]!.p50_ms) }));
   const addedQuiet = rowOf(ladder, "gateway").p50_ms - rowOf(ladder, "mcp-edge").p50_ms;
+  const sessionful = find(rows, "gateway sessionful", "list_tasks");
   return {
     load: {
       connections,
@@ -173,6 +176,7 @@ export function gatewaySummary(rows: readonly ResultRow[], cells: readonly CellS
       rps_ratio_per_round: perRound,
       added_p50_ms: round(addedLoaded),
       added_p99_ms: round(gateway.p99_ms - direct.p99_ms),
+      ...(sessionful ? { sessionful } : {}),
     },
     latency: { connections: 1, steps, added_p50_ms: round(addedQuiet) },
     targets: [
@@ -191,6 +195,10 @@ export function printGateway(summary: GatewaySummary): void {
       `gateway ${load.gateway.rps.toFixed(0)} req/s p50 ${load.gateway.p50_ms.toFixed(2)} p99 ${load.gateway.p99_ms.toFixed(2)} ms; ` +
       `ratio ${load.rps_ratio.toFixed(2)}× (per round ${load.rps_ratio_per_round.map((value) => value.toFixed(2)).join(", ")}), added p50 ${load.added_p50_ms.toFixed(2)} ms`,
   );
+  if (load.sessionful) {
+    const row = load.sessionful;
+    console.log(`  sessionful (node-sdk upstream keeping sessions, through its object): ${row.rps.toFixed(0)} req/s p50 ${row.p50_ms.toFixed(2)} p99 ${row.p99_ms.toFixed(2)} ms, errors ${row.errors}`);
+  }
   console.log("  1 connection, step by step (p50 added by each step):");
   for (const step of latency.steps) {
     console.log(`    ${step.target.padEnd(18)} ${step.rps.toFixed(0).padStart(5)} req/s  p50 ${step.p50_ms.toFixed(2).padStart(6)} ms  p99 ${step.p99_ms.toFixed(2).padStart(6)} ms  +${step.added_p50_ms.toFixed(2)} ms  errors ${step.errors}`);

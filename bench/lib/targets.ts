@@ -5,7 +5,10 @@
  *   ceiling   – a Worker answering mcp-edge's own sample responses, fixed
  *   d1-floor  – a Worker running mcp-edge's D1 statements with no MCP library
  *   node-sdk  – the official SDK v1 on node:http + node:sqlite (child process)
- *   gateway   – mcp-edge's /mcp calling its own /mcp/tasks as a registered source (same workerd)
+ *   gateway   – mcp-edge's /mcp calling its own /mcp/tasks as a registered source (same workerd):
+ *               a stateless upstream, called from the Worker's isolate
+ *   gateway sessionful – mcp-edge's /mcp calling the node-sdk peer keeping sessions, through the
+ *               source's Durable Object (`--only gateway`; no direct twin, the upstream differs)
  */
 import { join } from "node:path";
 import { generateToken, hashToken } from "../../workers/auth/tokens";
@@ -13,8 +16,8 @@ import { bundleWorker } from "./bundle";
 import type { Cleanup } from "./cleanup";
 import { sendOnce, type SampleResponse } from "./client";
 import { freePort } from "../../bin/lib/ports";
-import { gatewayRoute, gatewayVars, registerTasksSource } from "./gateway";
-import { DIRECT, type Route, sampleProblem, type Tool, TOOLS } from "./mcp";
+import { gatewayRoute, gatewayVars, registerSource, registerTasksSource, SESSIONFUL_SOURCE_NAME } from "./gateway";
+import { DIRECT, MCP_PATH, type Route, sampleProblem, type Tool, TOOLS } from "./mcp";
 import { migrationStatements } from "./migrations";
 import { startNodePeer } from "./node-peer";
 import { BENCH_USER_ID, runOnD1, seedStatements } from "./seed";
@@ -27,7 +30,7 @@ import { serveWorker, type ServedWorker, wranglerWorkerOptions } from "./workerd
  * which split the gateway's added time into its parts. "mcp-edge oauth" is mcp-edge called with
  * an OAuth access token (`--only oauth`).
  */
-export const TARGET_NAMES = ["mcp-edge", "gateway", "node-sdk", "d1-floor", "ceiling", "mcp-edge sdk-path", "gateway built-in", "mcp-edge oauth"] as const;
+export const TARGET_NAMES = ["mcp-edge", "gateway", "gateway sessionful", "node-sdk", "d1-floor", "ceiling", "mcp-edge sdk-path", "gateway built-in", "mcp-edge oauth"] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
 export interface Target {
@@ -124,6 +127,20 @@ export async function startMcpEdge(
   return { ...worker, gatewayPrefix: await registerTasksSource(worker.url, input.token) };
 }
 
+/** The sessionful row: the node-sdk peer keeping sessions, registered as a source of the bench user. */
+async function sessionfulTarget(paths: FleetPaths, cleanup: Cleanup, mcpEdge: McpEdgeWorker, token: string, tokenHash: string, seedTasks: number): Promise<Target> {
+  const peer = await startNodePeer(paths.root, {
+    BENCH_DB_PATH: join(paths.tmp, "node-sdk-sessions.sqlite"),
+    BENCH_MIGRATIONS_DIR: join(paths.root, "d1/migrations"),
+    BENCH_TOKEN_HASH: tokenHash,
+    BENCH_SEED_TASKS: String(seedTasks),
+    BENCH_PEER_SESSIONS: "1",
+  });
+  cleanup.add("node-sdk peer (sessions)", () => peer.dispose());
+  const prefix = await registerSource(mcpEdge.url, token, SESSIONFUL_SOURCE_NAME, new URL(MCP_PATH, peer.url));
+  return workerTarget("gateway sessionful", mcpEdge, ["list_tasks"], gatewayRoute(prefix));
+}
+
 /** `gatewayOnly`: mcp-edge alone, for the gateway rows (`--only gateway`); no peers are started. */
 export async function startFleet(paths: FleetPaths, cleanup: Cleanup, seedTasks: number, gatewayOnly = false): Promise<Fleet> {
   const token = generateToken();
@@ -144,7 +161,9 @@ export async function startFleet(paths: FleetPaths, cleanup: Cleanup, seedTasks:
   for (const step of ladder.slice(1)) record(step.name, "list_tasks", await checkedSample(step.name, step.url, token, "list_tasks", step.route));
   const gateway = ladder.at(-1)!;
   if (gatewayOnly) {
-    return { token, tokenHash, targets: [workerTarget("mcp-edge", mcpEdge, ["list_tasks"]), gateway], samples, mcpEdge, mcpEdgeBundle, gatewayLadder: ladder };
+    const sessionful = await sessionfulTarget(paths, cleanup, mcpEdge, token, tokenHash, seedTasks);
+    record(sessionful.name, "list_tasks", await checkedSample(sessionful.name, sessionful.url, token, "list_tasks", sessionful.route));
+    return { token, tokenHash, targets: [workerTarget("mcp-edge", mcpEdge, ["list_tasks"]), gateway, sessionful], samples, mcpEdge, mcpEdgeBundle, gatewayLadder: ladder };
   }
 
   const compatibility = wranglerWorkerOptions(join(paths.root, "wrangler.toml"));

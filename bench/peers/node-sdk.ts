@@ -8,11 +8,16 @@
  * add_task are implemented, the others answer isError. Bearer tokens are verified like mcp-edge
  * does (SHA-256, then an in-memory cache).
  *
+ * With BENCH_PEER_SESSIONS=1 it keeps sessions instead (a session id from initialize, one server
+ * and transport per session): the upstream of the gateway's sessionful row, which the gateway
+ * calls through the source's Durable Object.
+ *
  * Run as a child process by the bench: `node --import tsx bench/peers/node-sdk.ts`, configured by
  * BENCH_* environment variables; prints one JSON line `{"port": n}` once listening, and exits when
  * its stdin closes (so it never outlives the bench).
  */
-import { createServer } from "node:http";
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { taskTools } from "../../workers/tasks/tasks.tools";
@@ -70,9 +75,49 @@ const store = openTaskStore(
   seedStatements(requiredEnv("BENCH_TOKEN_HASH"), Number(requiredEnv("BENCH_SEED_TASKS"))),
 );
 
+const keepSessions = process.env["BENCH_PEER_SESSIONS"] === "1";
+const sessions = new Map<string, { transport: StreamableHTTPServerTransport; userId: number }>();
+
+async function serveStateless(req: IncomingMessage, res: ServerResponse, userId: number): Promise<void> {
+  const server = buildServer(store, userId);
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  res.on("close", () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res);
+}
+
+/** A request with a known session id goes to its transport; one without opens a session (initialize). */
+async function serveWithSessions(req: IncomingMessage, res: ServerResponse, userId: number): Promise<void> {
+  const sessionId = req.headers["mcp-session-id"];
+  if (typeof sessionId === "string") {
+    const session = sessions.get(sessionId);
+    if (!session || session.userId !== userId) {
+      res.writeHead(404, { "content-type": "application/json" }).end('{"error":{"code":"unknown_session"}}');
+      return;
+    }
+    await session.transport.handleRequest(req, res);
+    return;
+  }
+  const server = buildServer(store, userId);
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(),
+    onsessioninitialized: (id) => void sessions.set(id, { transport, userId }),
+  });
+  transport.onclose = () => {
+    if (transport.sessionId) sessions.delete(transport.sessionId);
+    void server.close();
+  };
+  await server.connect(transport);
+  await transport.handleRequest(req, res);
+}
+
 const http = createServer((req, res) => {
   void (async () => {
-    if (req.method !== "POST" || req.url !== MCP_PATH) {
+    const path = req.url?.split("?")[0];
+    if (path !== MCP_PATH || (req.method !== "POST" && !keepSessions)) {
       res.writeHead(404).end();
       return;
     }
@@ -82,14 +127,7 @@ const http = createServer((req, res) => {
       res.writeHead(401, { "content-type": "application/json" }).end('{"error":{"code":"unauthorized"}}');
       return;
     }
-    const server = buildServer(store, userId);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.on("close", () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res);
+    await (keepSessions ? serveWithSessions(req, res, userId) : serveStateless(req, res, userId));
   })().catch((error: unknown) => {
     if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
     res.end(JSON.stringify({ error: String(error) }));

@@ -4,9 +4,10 @@
  * caller's own sources only: another user's tool is "not found".
  */
 import type { Db } from "../lib/db";
+import { type CallableToolCache, isolateCallables } from "./callable-cache";
 import { AppError } from "../lib/errors";
 import * as hiddenRepo from "./hidden-tools.repo";
-import { gatewayName, splitGatewayName } from "./source-views";
+import { gatewayName, splitGatewayName } from "./gateway-names";
 import * as repo from "./sources.repo";
 
 export interface HiddenTool {
@@ -15,7 +16,10 @@ export interface HiddenTool {
 }
 
 export class HiddenToolService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly callables: CallableToolCache = isolateCallables,
+  ) {}
 
   async list(userId: number): Promise<{ hidden_tools: HiddenTool[]; count: number }> {
     const rows = await hiddenRepo.listHidden(this.db, userId);
@@ -51,6 +55,7 @@ export class HiddenToolService {
   async hide(userId: number, name: string, builtins: ReadonlySet<string>): Promise<{ hidden: boolean; tool: HiddenTool }> {
     const key = await this.key(userId, name, builtins);
     await hiddenRepo.hide(this.db, userId, key.sourceId, key.tool);
+    this.callables.forgetUser(userId);
     return { hidden: true, tool: { name: key.name, source_id: key.sourceId } };
   }
 
@@ -58,6 +63,7 @@ export class HiddenToolService {
   async unhide(userId: number, name: string, builtins: ReadonlySet<string>): Promise<{ hidden: boolean; tool: HiddenTool }> {
     const key = await this.key(userId, name, builtins);
     await hiddenRepo.unhide(this.db, userId, key.sourceId, key.tool);
+    this.callables.forgetUser(userId);
     return { hidden: false, tool: { name: key.name, source_id: key.sourceId } };
   }
 }
