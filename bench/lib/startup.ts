@@ -12,6 +12,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import type { Plugin } from "esbuild";
+import { bundleWorker } from "./bundle";
 import type { CpuProfile, ProfileNode } from "./cdp";
 import { bundleSections, sectionAt, summarizeProfile } from "./profile-report";
 import { median, round } from "./stats";
@@ -201,10 +203,41 @@ export function printStartup(rows: readonly StartupRow[]): void {
   }
 }
 
-/** mcp-edge as wrangler builds it, beside the Cloudflare template peer built the same way. */
+/**
+ * The chat agent's two entry points replaced by empty stand-ins: the `/api/chat` routes and the
+ * ChatAgent class. What the bundle loses with them is what moving the agent to its own Worker buys.
+ */
+const withoutTheAgent: Plugin = {
+  name: "without-the-agent",
+  setup(pluginBuild) {
+    const stubs: Record<string, string> = {
+      "chat.routes": "export function mountChatRoutes() {}",
+      "chat-agent.do": 'import { DurableObject } from "cloudflare:workers"; export class ChatAgent extends DurableObject {}',
+    };
+    pluginBuild.onResolve({ filter: /\/(chat\.routes|chat-agent\.do)$/ }, (args) => ({ path: args.path.split("/").at(-1)!, namespace: "agent-stub" }));
+    pluginBuild.onLoad({ filter: /.*/, namespace: "agent-stub" }, (args) => ({ contents: stubs[args.path] ?? "", loader: "ts" }));
+  },
+};
+
+function compatibilityOf(root: string): { date: string; flags: string[] } {
+  const toml = readFileSync(join(root, "wrangler.toml"), "utf8");
+  const date = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(toml)?.[1] ?? "2026-11-01";
+  const flags = [.../^compatibility_flags\s*=\s*\[([^\]]*)\]/m.exec(toml)?.[1]?.matchAll(/"([^"]+)"/g) ?? []].map((match) => match[1]!);
+  return { date, flags };
+}
+
+/**
+ * mcp-edge as wrangler builds it, beside the Cloudflare template peer built the same way; then
+ * mcp-edge without the chat agent, and with it for comparison, both built by the bench's esbuild
+ * (wrangler cannot stub modules), so their difference is the agent's share.
+ */
 export async function startupVariants(root: string, tmp: string): Promise<StartupVariant[]> {
   const dir = join(tmp, "startup-bundles");
   await mkdir(dir, { recursive: true });
+  const compatibility = compatibilityOf(root);
+  const entry = join(root, "workers/index.ts");
+  const esbuilt = async (name: string, plugins: Plugin[]) =>
+    packBundle(await bundleWorker(entry, join(dir, name, "index.js"), plugins), join(dir, `${name}.bundle`), compatibility);
   return [
     { name: "mcp-edge", build: "wrangler deploy --dry-run (wrangler.toml)", bundle: await wranglerBundle(root, join(dir, "mcp-edge.bundle")) },
     {
@@ -212,5 +245,7 @@ export async function startupVariants(root: string, tmp: string): Promise<Startu
       build: "wrangler deploy --dry-run (bench/peers/template.worker.ts)",
       bundle: await wranglerBundle(root, join(dir, "template.bundle"), templatePeerConfig(root, dir)),
     },
+    { name: "mcp-edge (bench esbuild)", build: "bench/lib/bundle.ts esbuild options", bundle: await esbuilt("with-agent", []) },
+    { name: "mcp-edge without the agent", build: "the same, /api/chat and ChatAgent stubbed", bundle: await esbuilt("without-agent", [withoutTheAgent]) },
   ];
 }
