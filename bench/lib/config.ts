@@ -28,8 +28,12 @@ export interface BenchConfig {
    * token (bench/lib/oauth-row.ts), into bench/results/oauth-*.json.
    * "startup": only the startup and bundle section (bench/lib/startup.ts), into
    * bench/results/startup-*.json.
+   * "tasks": only list_tasks and add_task on mcp-edge (and `compare`) against the D1 floor, their
+   * CPU per request and profiles, into bench/results/tasks-*.json.
    */
-  only: "gateway" | "oauth" | "startup" | undefined;
+  only: "gateway" | "oauth" | "startup" | "tasks" | undefined;
+  /** Commits served beside the work tree as `mcp-edge@<commit>` (bench/lib/compare.ts). */
+  compare: string[];
   /** `wrangler check startup` repetitions per variant (startup section). */
   startupReps: number;
 }
@@ -59,8 +63,8 @@ function numberOption(name: NumericOption, flags: Record<string, string | boolea
 
 function onlyOption(raw: string | undefined): BenchConfig["only"] {
   if (raw === undefined || raw === "") return undefined;
-  if (raw === "gateway" || raw === "oauth" || raw === "startup") return raw;
-  throw new Error(`--only / BENCH_ONLY: the subsets are "gateway", "oauth" and "startup", got "${raw}"`);
+  if (raw === "gateway" || raw === "oauth" || raw === "startup" || raw === "tasks") return raw;
+  throw new Error(`--only / BENCH_ONLY: the subsets are "gateway", "oauth", "startup" and "tasks", got "${raw}"`);
 }
 
 export function readConfig(argv: readonly string[] = process.argv.slice(2)): BenchConfig {
@@ -76,6 +80,7 @@ export function readConfig(argv: readonly string[] = process.argv.slice(2)): Ben
       "startup-reps": { type: "string" },
       "skip-profile": { type: "boolean" },
       only: { type: "string" },
+      compare: { type: "string" },
     },
     strict: true,
   });
@@ -89,5 +94,9 @@ export function readConfig(argv: readonly string[] = process.argv.slice(2)): Ben
     startupReps: Math.round(numberOption("startup-reps", values)),
     skipProfile: values["skip-profile"] === true || process.env["BENCH_SKIP_PROFILE"] === "1",
     only: onlyOption(values.only ?? process.env["BENCH_ONLY"]),
+    compare: (values.compare ?? process.env["BENCH_COMPARE"] ?? "")
+      .split(",")
+      .map((ref) => ref.trim())
+      .filter((ref) => ref !== ""),
   };
 }
