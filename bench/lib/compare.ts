@@ -4,6 +4,8 @@
  * bench. Each ref is exported with `git archive` into the temp dir and bundled against this
  * checkout's node_modules, so every target runs the same library versions and only our code
  * differs. It starts with its own wrangler.toml, its own migrations and the same seed as mcp-edge.
+ * `<ref>+no-assets` serves that commit without wrangler.toml's [assets]: no asset router in front
+ * of the Worker, to measure what that router costs each request.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, symlinkSync } from "node:fs";
@@ -41,23 +43,30 @@ export async function startComparedCommits(
 ): Promise<ComparedCommit[]> {
   const compared: ComparedCommit[] = [];
   for (const ref of refs) {
-    const commit = git(paths.root, "rev-parse", "--verify", `${ref}^{commit}`);
+    const [gitRef = ref, variant] = ref.split("+");
+    if (variant !== undefined && variant !== "no-assets") throw new Error(`--compare ${ref}: the only variant is "+no-assets"`);
+    const commit = git(paths.root, "rev-parse", "--verify", `${gitRef}^{commit}`);
     const short = commit.slice(0, 7);
-    const source = join(paths.tmp, `source-${short}`);
+    const label = variant === undefined ? short : `${short}+${variant}`;
+    const source = join(paths.tmp, `source-${label}`);
     exportCommit(paths.root, commit, source);
-    const bundle = await bundleWorker(join(source, "workers/index.ts"), join(paths.tmp, `mcp-edge-${short}`, "index.js"));
+    const bundle = await bundleWorker(join(source, "workers/index.ts"), join(paths.tmp, `mcp-edge-${label}`, "index.js"));
     const port = await freePort();
+    const { assets: _assets, ...withoutAssets } = wranglerWorkerOptions(join(source, "wrangler.toml"), gatewayVars(port));
+    const options = variant === "no-assets" ? withoutAssets : wranglerWorkerOptions(join(source, "wrangler.toml"), gatewayVars(port));
+    // The Worker keeps its own name: wrangler.toml's SELF binding and Durable Objects refer to
+    // "mcp-edge" (each Worker has its own workerd, so the names do not clash).
     const worker = await serveWorker({
-      name: `mcp-edge@${short}`,
+      name: "mcp-edge",
       scriptPath: bundle,
-      options: wranglerWorkerOptions(join(source, "wrangler.toml"), gatewayVars(port)),
+      options,
       port,
     });
-    cleanup.add(`mcp-edge@${short} workerd`, () => worker.dispose());
+    cleanup.add(`mcp-edge@${label} workerd`, () => worker.dispose());
     await seedD1(worker, source, input.tokenHash, input.seedTasks);
-    const target: Target = { ...workerTarget(`mcp-edge@${short}`, worker, input.tools), outbox: worker };
+    const target: Target = { ...workerTarget(`mcp-edge@${label}`, worker, input.tools), outbox: worker };
     for (const tool of input.tools) await checkedSample(target.name, target.url, input.token, tool);
-    console.log(`compare: ${ref} = ${short} ("${git(paths.root, "log", "-1", "--format=%s", commit).slice(0, 70)}") on ${worker.url}`);
+    console.log(`compare: ${ref} = ${label} ("${git(paths.root, "log", "-1", "--format=%s", commit).slice(0, 70)}") on ${worker.url}`);
     compared.push({ ref, commit, target });
   }
   return compared;
