@@ -4,8 +4,8 @@
  * bench. Each ref is exported with `git archive` into the temp dir and bundled against this
  * checkout's node_modules, so every target runs the same library versions and only our code
  * differs. It starts with its own wrangler.toml, its own migrations and the same seed as mcp-edge.
- * `<ref>+no-assets` serves that commit without wrangler.toml's [assets]: no asset router in front
- * of the Worker, to measure what that router costs each request.
+ * Like mcp-edge, a commit is served without Miniflare's asset router in front (workerd.ts);
+ * `<ref>+assets` serves it with the router, to measure what that router costs each request.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, symlinkSync } from "node:fs";
@@ -44,7 +44,7 @@ export async function startComparedCommits(
   const compared: ComparedCommit[] = [];
   for (const ref of refs) {
     const [gitRef = ref, variant] = ref.split("+");
-    if (variant !== undefined && variant !== "no-assets") throw new Error(`--compare ${ref}: the only variant is "+no-assets"`);
+    if (variant !== undefined && variant !== "assets") throw new Error(`--compare ${ref}: the only variant is "+assets"`);
     const commit = git(paths.root, "rev-parse", "--verify", `${gitRef}^{commit}`);
     const short = commit.slice(0, 7);
     const label = variant === undefined ? short : `${short}+${variant}`;
@@ -52,8 +52,7 @@ export async function startComparedCommits(
     exportCommit(paths.root, commit, source);
     const bundle = await bundleWorker(join(source, "workers/index.ts"), join(paths.tmp, `mcp-edge-${label}`, "index.js"));
     const port = await freePort();
-    const { assets: _assets, ...withoutAssets } = wranglerWorkerOptions(join(source, "wrangler.toml"), gatewayVars(port));
-    const options = variant === "no-assets" ? withoutAssets : wranglerWorkerOptions(join(source, "wrangler.toml"), gatewayVars(port));
+    const options = wranglerWorkerOptions(join(source, "wrangler.toml"), gatewayVars(port), variant === "assets");
     // The Worker keeps its own name: wrangler.toml's SELF binding and Durable Objects refer to
     // "mcp-edge" (each Worker has its own workerd, so the names do not clash).
     const worker = await serveWorker({
