@@ -11,6 +11,9 @@
  * Results go to bench/results/<date>.json, latest.json (the table) and *-extra.json (the rest).
  * `--only gateway` runs the gateway rows alone (mcp-edge only) into bench/results/gateway-*.json.
  * `--only oauth` runs the OAuth-token row alone (bench/lib/oauth-row.ts) into bench/results/oauth-*.json.
+ * `--only tasks` runs list_tasks and add_task against the D1 floor alone (bench/lib/tasks-row.ts).
+ * `--only startup` runs the startup and bundle section alone (bench/lib/startup.ts).
+ * `--compare <ref>[,<ref>…]` serves those commits beside the work tree as `mcp-edge@<commit>`.
  * Everything runs on 127.0.0.1 from a temp dir that is deleted at the end.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -36,8 +39,11 @@ import {
   ratios,
   writeResults,
 } from "./lib/report";
-import { type Cell, cellsOf, runRounds } from "./lib/rounds";
-import { type Drain, waitForOutboxDrain } from "./lib/settle";
+import { startComparedCommits } from "./lib/compare";
+import { TOOLS } from "./lib/mcp";
+import { cellsOf, runRounds } from "./lib/rounds";
+import { outboxDrains, runTasksRows } from "./lib/tasks-row";
+import { measureStartup, printStartup, type StartupRow, startupVariants } from "./lib/startup";
 import { startFleet } from "./lib/targets";
 
 const root = resolve(import.meta.dirname, "..");
@@ -68,6 +74,18 @@ async function main(): Promise<void> {
     await runOAuthRow(paths, phaseCleanup(), config);
     return;
   }
+  if (config.only === "tasks") {
+    await runTasksRows(paths, phaseCleanup(), config, { config, machine, source });
+    return;
+  }
+  if (config.only === "startup") {
+    const startup = await startupSection();
+    printStartup(startup);
+    const date = startedAt.toISOString().slice(0, 10);
+    const written = writeResults(join(root, "bench/results"), date, startup, { date: startedAt.toISOString(), config, machine, source }, "startup-");
+    console.log(`\nwrote ${written.map((path) => path.slice(root.length + 1)).join(", ")}`);
+    return;
+  }
   const gatewayOnly = config.only === "gateway";
   let bundle: Awaited<ReturnType<typeof measureDeployBundle>> | undefined;
   if (!gatewayOnly) {
@@ -75,17 +93,18 @@ async function main(): Promise<void> {
     bundle = await measureDeployBundle(root, join(tmp, "wrangler-dry-run"));
     console.log(`bundle: ${bundle.totalBytes} bytes, ${bundle.totalGzipBytes} gzip (${bundle.modules.length} module(s))`);
   }
+  // Before any server starts: startup profiles are short and the quieter the machine the better.
+  const startup = gatewayOnly ? undefined : await startupSection();
 
   const servers = phaseCleanup();
-  const fleet = await startFleet(paths, servers, config.seedTasks, gatewayOnly);
+  const fleet = await startFleet(paths, servers, config.seedTasks, gatewayOnly ? "gateway" : "all");
   for (const sample of fleet.samples) console.log(`sample ok: ${sample.target.padEnd(8)} ${sample.tool.padEnd(10)} ${sample.contentType} ${sample.bytes} bytes`);
+  const compared = gatewayOnly
+    ? []
+    : await startComparedCommits(paths, servers, config.compare, { token: fleet.token, tokenHash: fleet.tokenHash, seedTasks: config.seedTasks, tools: TOOLS });
 
-  const cells = cellsOf(fleet.targets);
-  const drains: (Drain & { after: string })[] = [];
-  const afterCell = async (cell: Cell) => {
-    if (cell.target.name !== "mcp-edge" || cell.tool !== "add_task") return;
-    drains.push({ after: "mcp-edge add_task", ...(await waitForOutboxDrain(fleet.mcpEdge, 60_000)) });
-  };
+  const cells = cellsOf([...fleet.targets, ...compared.map((entry) => entry.target)]);
+  const { afterCell, drains } = outboxDrains();
   const samples = await runRounds(cells, config, fleet.token, afterCell);
   const rows = aggregate(samples);
 
@@ -143,6 +162,7 @@ async function main(): Promise<void> {
   }
 
   if (bundle) console.log(`\nbundle (wrangler deploy --dry-run): ${bundle.totalBytes} bytes raw, ${bundle.totalGzipBytes} gzip; wrangler says "${bundle.wranglerSummary ?? "?"}"`);
+  if (startup) printStartup(startup);
   if (micro && "result" in micro) printMicro(micro.result);
   else if (micro) console.warn(`\nmicro-benchmark failed: ${micro.error.split("\n")[0]}`);
   printCpu(cpu);
@@ -159,6 +179,7 @@ async function main(): Promise<void> {
     source,
     statistic: "rps, p50_ms, p99_ms: median over rounds of each round's value; errors: sum over rounds",
     ratios: goals,
+    compared: compared.map(({ ref, commit, target }) => ({ ref, commit, target: target.name })),
     gateway,
     gateway_ladder_rounds: ladderSamples,
     ceiling_shares: ceilingShares(rows),
@@ -166,6 +187,7 @@ async function main(): Promise<void> {
     rounds: samples,
     outbox_drains: drains,
     bundle: bundle ?? "skipped (--only gateway)",
+    startup: startup ?? "skipped (--only gateway)",
     cpu_per_request: cpu,
     profile: profile ?? { error: profileError ?? "skipped (--skip-profile)" },
     micro: micro ?? "skipped (--only gateway)",
@@ -173,6 +195,12 @@ async function main(): Promise<void> {
   };
   const written = writeResults(join(root, "bench/results"), date, rows, extra, gatewayOnly ? "gateway-" : "");
   console.log(`\nwrote ${written.map((path) => path.slice(root.length + 1)).join(", ")}`);
+}
+
+/** Startup and bundle of mcp-edge beside the template peer, each `wrangler check startup`-ed `startupReps` times. */
+async function startupSection(): Promise<StartupRow[]> {
+  console.log(`startup: building the variants, then wrangler check startup × ${config.startupReps} each, alternating …`);
+  return measureStartup(root, tmp, await startupVariants(root, tmp), config.startupReps);
 }
 
 /** Servers of one phase: stopped when the phase ends, or by `final` if it never does. */

@@ -2,7 +2,8 @@
  * npm run eval:scifact [-- --split test|train] [--pipelines rag_basic,rag_colbert]
  *
  * Measures every RAG pipeline on BEIR SciFact through the real MCP endpoint: starts a local Worker
- * (its own local D1 under .wrangler/eval), ingests ../shared/data/scifact/corpus.jsonl with
+ * (its own local D1 under .wrangler/eval), ingests ../shared/data/scifact/corpus.jsonl (or
+ * $SCIFACT_DIR/corpus.jsonl, for a checkout that is not beside shared/, like a git worktree) with
  * rag_ingest (skipped when already there: unchanged documents are recognised by content hash),
  * then sends each query of the split to each pipeline once, sequentially, as an MCP client would.
  *
@@ -27,7 +28,7 @@ import { queryResult } from "../workers/rag/rag.schema";
 import { ndcgAt, mean, percentile, recallAt } from "./lib/metrics";
 import { type PipelineResult, writeResultsTable } from "./lib/report";
 
-const DATA = join(ROOT, "..", "shared", "data", "scifact");
+const DATA = process.env["SCIFACT_DIR"] || join(ROOT, "..", "shared", "data", "scifact");
 const PIPELINES = ["rag_basic", "rag_basic_rerank", "rag_crag", "rag_graphrag", "rag_colbert", "rag_global_graphrag"];
 
 async function runPipeline(

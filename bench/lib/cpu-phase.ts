@@ -85,7 +85,7 @@ export async function runCpuPhase(
     route: target.route,
     pid: target.pid,
     // add_task's queue consumer work happens after the responses: wait for it so it is counted.
-    ...(target.name === "mcp-edge" && tool === "add_task" ? { settle: drainer(input.mcpEdge) } : {}),
+    ...(target.outbox && tool === "add_task" ? { settle: drainer(target.outbox) } : {}),
   }));
   const measured = await measureJobs(fleetJobs, input.token, input.requests);
   if (input.skipUncached) return measured;

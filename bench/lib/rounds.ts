@@ -17,6 +17,12 @@ export interface RoundSample extends LoadSample {
    * server and the bench itself: other work on the machine, i.e. noise. Undefined off Linux.
    */
   foreign_cpu_share: number | undefined;
+  /**
+   * The target server's CPU per answered request under this round's concurrency (its process CPU
+   * from /proc over the round / responses): less sensitive to other load than req/s, and it shows
+   * work that only appears under concurrency (GC, queue consumers, what runs beside the handler).
+   */
+  server_cpu_ms_per_response: number | undefined;
 }
 
 export interface Cell {
@@ -50,11 +56,16 @@ async function measuredLoad(cell: Cell, config: BenchConfig, token: string, seco
   const serverAfter = cell.target.pid === undefined ? undefined : cpuTimeMs(cell.target.pid);
   const bench = process.cpuUsage(benchBefore);
   if (machineBefore === undefined || machineAfter === undefined || serverBefore === undefined || serverAfter === undefined) {
-    return { ...sample, foreign_cpu_share: undefined };
+    return { ...sample, foreign_cpu_share: undefined, server_cpu_ms_per_response: undefined };
   }
   const ours = serverAfter - serverBefore + (bench.user + bench.system) / 1000;
   const foreign = Math.max(0, machineAfter - machineBefore - ours);
-  return { ...sample, foreign_cpu_share: Math.round((foreign / (elapsed * cpus().length)) * 1000) / 1000 };
+  const responses = sample.responses;
+  return {
+    ...sample,
+    foreign_cpu_share: Math.round((foreign / (elapsed * cpus().length)) * 1000) / 1000,
+    server_cpu_ms_per_response: responses === 0 ? undefined : Math.round(((serverAfter - serverBefore) / responses) * 100) / 100,
+  };
 }
 
 export async function runRounds(
@@ -78,7 +89,7 @@ export async function runRounds(
       const sample = await measuredLoad(cell, config, cell.target.token ?? token, config.roundSeconds);
       results[index]!.rounds.push(sample);
       console.log(
-        `round ${round + 1}/${config.rounds}  ${label(cell).padEnd(28)} ${sample.rps.toFixed(0).padStart(6)} req/s  p50 ${sample.p50_ms.toFixed(2)} ms  p99 ${sample.p99_ms.toFixed(2)} ms  errors ${sample.errors}${sample.foreign_cpu_share === undefined ? "" : `  other load ${(sample.foreign_cpu_share * 100).toFixed(0)} %`}`,
+        `round ${round + 1}/${config.rounds}  ${label(cell).padEnd(28)} ${sample.rps.toFixed(0).padStart(6)} req/s  p50 ${sample.p50_ms.toFixed(2)} ms  p99 ${sample.p99_ms.toFixed(2)} ms  errors ${sample.errors}${sample.server_cpu_ms_per_response === undefined ? "" : `  cpu ${sample.server_cpu_ms_per_response.toFixed(2)} ms/req`}${sample.foreign_cpu_share === undefined ? "" : `  other load ${(sample.foreign_cpu_share * 100).toFixed(0)} %`}`,
       );
       await afterCell(cell);
     }

@@ -31,7 +31,8 @@ import { serveWorker, type ServedWorker, wranglerWorkerOptions } from "./workerd
  * an OAuth access token (`--only oauth`).
  */
 export const TARGET_NAMES = ["mcp-edge", "gateway", "gateway sessionful", "node-sdk", "d1-floor", "ceiling", "mcp-edge sdk-path", "gateway built-in", "mcp-edge oauth"] as const;
-export type TargetName = (typeof TARGET_NAMES)[number];
+/** `mcp-edge@<commit>`: another commit served beside the work tree (`--compare`, bench/lib/compare.ts). */
+export type TargetName = (typeof TARGET_NAMES)[number] | `mcp-edge@${string}`;
 
 export interface Target {
   name: TargetName;
@@ -45,6 +46,8 @@ export interface Target {
   problems: () => readonly string[];
   /** This target's own bearer token (the OAuth row); default: the run's API token. */
   token?: string;
+  /** The Worker whose outbox add_task fills (and its queue consumer drains): waited for after add_task cells. */
+  outbox?: ServedWorker;
 }
 
 export interface SampleInfo {
@@ -77,20 +80,21 @@ export interface FleetPaths {
   tmp: string;
 }
 
-async function seedD1(worker: ServedWorker, root: string, tokenHash: string, tasks: number): Promise<void> {
+/** Applies `root`'s migrations and seeds the bench user, token and tasks. */
+export async function seedD1(worker: ServedWorker, root: string, tokenHash: string, tasks: number): Promise<void> {
   const d1 = await worker.miniflare.getD1Database("DB");
   await runOnD1(d1, migrationStatements(join(root, "d1/migrations")).map((sql) => ({ sql, params: [] })));
   await runOnD1(d1, seedStatements(tokenHash, tasks));
 }
 
-async function checkedSample(target: TargetName, url: URL, token: string, tool: Tool, route: Route = DIRECT): Promise<SampleResponse> {
+export async function checkedSample(target: TargetName, url: URL, token: string, tool: Tool, route: Route = DIRECT): Promise<SampleResponse> {
   const sample = await sendOnce(url, token, tool, route);
   const problem = sampleProblem(tool, sample.status, sample.contentType, sample.body);
   if (problem) throw new Error(`${target} ${tool}: the sample response is not a real result — ${problem}`);
   return sample;
 }
 
-function workerTarget(name: TargetName, worker: ServedWorker, tools: readonly Tool[], route: Route = DIRECT): Target {
+export function workerTarget(name: TargetName, worker: ServedWorker, tools: readonly Tool[], route: Route = DIRECT): Target {
   return { name, url: worker.url, route, pid: worker.pid, tools, problems: () => worker.problems };
 }
 
@@ -141,8 +145,15 @@ async function sessionfulTarget(paths: FleetPaths, cleanup: Cleanup, mcpEdge: Mc
   return workerTarget("gateway sessionful", mcpEdge, ["list_tasks"], gatewayRoute(prefix));
 }
 
-/** `gatewayOnly`: mcp-edge alone, for the gateway rows (`--only gateway`); no peers are started. */
-export async function startFleet(paths: FleetPaths, cleanup: Cleanup, seedTasks: number, gatewayOnly = false): Promise<Fleet> {
+/**
+ * Which targets a run starts: "all"; "gateway", mcp-edge alone for the gateway rows (`--only
+ * gateway`); "tasks", mcp-edge and the D1 floor for the two tasks rows (`--only tasks`).
+ */
+export type FleetSubset = "all" | "gateway" | "tasks";
+
+const TASK_TOOLS: readonly Tool[] = ["list_tasks", "add_task"];
+
+export async function startFleet(paths: FleetPaths, cleanup: Cleanup, seedTasks: number, subset: FleetSubset = "all"): Promise<Fleet> {
   const token = generateToken();
   const tokenHash = await hashToken(token);
   const samples: SampleInfo[] = [];
@@ -158,16 +169,25 @@ export async function startFleet(paths: FleetPaths, cleanup: Cleanup, seedTasks:
     captured[tool] = { body: sample.body, contentType: sample.contentType };
   }
   const ladder = gatewayLadder(mcpEdge);
-  for (const step of ladder.slice(1)) record(step.name, "list_tasks", await checkedSample(step.name, step.url, token, "list_tasks", step.route));
+  if (subset !== "tasks") {
+    for (const step of ladder.slice(1)) record(step.name, "list_tasks", await checkedSample(step.name, step.url, token, "list_tasks", step.route));
+  }
   const gateway = ladder.at(-1)!;
-  if (gatewayOnly) {
+  const edge = (tools: readonly Tool[]): Target => ({ ...workerTarget("mcp-edge", mcpEdge, tools), outbox: mcpEdge });
+  if (subset === "gateway") {
     const sessionful = await sessionfulTarget(paths, cleanup, mcpEdge, token, tokenHash, seedTasks);
     record(sessionful.name, "list_tasks", await checkedSample(sessionful.name, sessionful.url, token, "list_tasks", sessionful.route));
-    return { token, tokenHash, targets: [workerTarget("mcp-edge", mcpEdge, ["list_tasks"]), gateway, sessionful], samples, mcpEdge, mcpEdgeBundle, gatewayLadder: ladder };
+    return { token, tokenHash, targets: [edge(["list_tasks"]), gateway, sessionful], samples, mcpEdge, mcpEdgeBundle, gatewayLadder: ladder };
   }
 
   const compatibility = wranglerWorkerOptions(join(paths.root, "wrangler.toml"));
   const peerOptions = { compatibilityDate: compatibility.compatibilityDate, compatibilityFlags: compatibility.compatibilityFlags };
+  const floor = await startFloor(paths, cleanup, peerOptions, tokenHash, seedTasks);
+  if (subset === "tasks") {
+    const targets = [edge(TASK_TOOLS), workerTarget("d1-floor", floor, TASK_TOOLS)];
+    for (const tool of TASK_TOOLS) record("d1-floor", tool, await checkedSample("d1-floor", floor.url, token, tool));
+    return { token, tokenHash, targets, samples, mcpEdge, mcpEdgeBundle, gatewayLadder: ladder };
+  }
 
   const ceiling = await serveWorker({
     name: "ceiling",
@@ -175,14 +195,6 @@ export async function startFleet(paths: FleetPaths, cleanup: Cleanup, seedTasks:
     options: { ...peerOptions, bindings: { RESPONSES: JSON.stringify(captured) } },
   });
   cleanup.add("ceiling workerd", () => ceiling.dispose());
-
-  const floor = await serveWorker({
-    name: "d1-floor",
-    scriptPath: await bundleWorker(join(paths.root, "bench/peers/d1-floor.worker.ts"), join(paths.tmp, "d1-floor", "index.js")),
-    options: { ...peerOptions, d1Databases: { DB: "d1-floor" }, bindings: { USER_ID: String(BENCH_USER_ID) } },
-  });
-  cleanup.add("d1-floor workerd", () => floor.dispose());
-  await seedD1(floor, paths.root, tokenHash, seedTasks);
 
   const nodePeer = await startNodePeer(paths.root, {
     BENCH_DB_PATH: join(paths.tmp, "node-sdk.sqlite"),
@@ -193,7 +205,7 @@ export async function startFleet(paths: FleetPaths, cleanup: Cleanup, seedTasks:
   cleanup.add("node-sdk peer", () => nodePeer.dispose());
 
   const targets: Target[] = [
-    workerTarget("mcp-edge", mcpEdge, TOOLS),
+    edge(TOOLS),
     gateway,
     { name: "node-sdk", url: nodePeer.url, route: DIRECT, pid: nodePeer.pid, tools: TOOLS, problems: () => [] },
     // tools/list touches no storage, so a D1 floor for it would just be the ceiling again.
@@ -205,4 +217,21 @@ export async function startFleet(paths: FleetPaths, cleanup: Cleanup, seedTasks:
     for (const tool of target.tools) record(target.name, tool, await checkedSample(target.name, target.url, token, tool));
   }
   return { token, tokenHash, targets, samples, mcpEdge, mcpEdgeBundle, gatewayLadder: ladder };
+}
+
+async function startFloor(
+  paths: FleetPaths,
+  cleanup: Cleanup,
+  peerOptions: Parameters<typeof serveWorker>[0]["options"],
+  tokenHash: string,
+  seedTasks: number,
+): Promise<ServedWorker> {
+  const floor = await serveWorker({
+    name: "d1-floor",
+    scriptPath: await bundleWorker(join(paths.root, "bench/peers/d1-floor.worker.ts"), join(paths.tmp, "d1-floor", "index.js")),
+    options: { ...peerOptions, d1Databases: { DB: "d1-floor" }, bindings: { USER_ID: String(BENCH_USER_ID) } },
+  });
+  cleanup.add("d1-floor workerd", () => floor.dispose());
+  await seedD1(floor, paths.root, tokenHash, seedTasks);
+  return floor;
 }

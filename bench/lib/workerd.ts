@@ -31,13 +31,20 @@ const MAX_KEPT_PROBLEMS = 20;
  * compatibility settings), minus what does not apply to a pre-built single-file bundle.
  * Cron triggers are dropped: Miniflare would not fire them on its own anyway, and a cron run in
  * the middle of a round would be noise.
+ *
+ * [assets] (the web console) is dropped too unless `assetRouter` is set. With it, Miniflare puts
+ * its asset router and asset Worker in front of the Worker, in JavaScript, in the same workerd
+ * process: every /mcp request crosses two more Workers and their CPU is charged to the process the
+ * bench measures, on the same two cores as the load. On Cloudflare that routing is the platform's
+ * (wrangler.toml's run_worker_first sends /mcp/* to the Worker) and is neither the Worker's CPU
+ * nor something the peers pay. `--compare <ref>+assets` measures what it costs locally.
  */
-export function wranglerWorkerOptions(configPath: string, vars: Record<string, string> = {}): WorkerOptions {
+export function wranglerWorkerOptions(configPath: string, vars: Record<string, string> = {}, assetRouter = false): WorkerOptions {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(configPath);
-  const { modulesRules: _rules, rootPath: _root, cronTriggers: _crons, bindings, ...options } = workerOptions;
+  const { modulesRules: _rules, rootPath: _root, cronTriggers: _crons, assets, bindings, ...options } = workerOptions;
   // `vars` override wrangler.toml's [vars] (e.g. TOKEN_CACHE_SECONDS for the uncached-auth run).
   const tomlVars: object = typeof bindings === "object" && bindings !== null ? bindings : {};
-  return { ...options, bindings: { ...tomlVars, ...vars } };
+  return { ...options, ...(assetRouter && assets ? { assets } : {}), bindings: { ...tomlVars, ...vars } };
 }
 
 export async function serveWorker(input: {

@@ -24,6 +24,8 @@ describe("text analysis", () => {
       ["hopping", "hop"], ["filing", "file"], ["happy", "happi"], ["generalization", "gener"],
       ["effective", "effect"], ["adjustment", "adjust"], ["controlling", "control"], ["agreed", "agre"],
       ["cells", "cell"], ["il6", "il6"], ["at", "at"],
+      // FTS5 stems the acronym EED to "e" (measured with SQLite); the hand-written stemmer this replaced kept "eed".
+      ["eed", "e"],
     ];
     for (const [word, expected] of cases) expect(stem(word), word).toBe(expected);
   });

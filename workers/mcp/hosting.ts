@@ -16,12 +16,9 @@ import { answerFast, fastPathVersion } from "./fast-path";
 import { scopeRefusal } from "./scope-gate";
 import type { McpServerDefinition } from "./server-definition";
 import { refuseInvalidParams } from "./spec-params";
+import { MAX_MCP_BODY_BYTES } from "./limits";
 import { refuseOverLimit } from "./tool-call-limit";
 import { registerTools, type ToolContext } from "./tool";
-
-/** Bodies over this are answered 413 before anything is parsed. */
-export const MAX_MCP_BODY_BYTES = 1024 * 1024;
-
 
 export function buildServer<C extends ToolContext>(definition: McpServerDefinition<C>, ctx: C): McpServer {
   const server = new McpServer(

@@ -1,7 +1,9 @@
 /**
- * Wall-clock time in an IANA zone, with Intl only (no date library): the router speaks in the
- * user's local calendar ("tomorrow 5pm" in Karachi) and hands tools UTC instants.
+ * Wall-clock time in an IANA zone: the router speaks in the user's local calendar ("tomorrow 5pm"
+ * in Karachi) and hands tools UTC instants. The zone arithmetic is @date-fns/tz's TZDate (Intl
+ * underneath); only plain calendar-date steps are done here.
  */
+import { TZDate } from "@date-fns/tz";
 
 /** A local calendar date; month is 1–12. */
 export interface CalendarDate {
@@ -15,31 +17,11 @@ export interface LocalDateTime extends CalendarDate {
   minute: number;
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatter(timeZone: string): Intl.DateTimeFormat {
-  let format = formatters.get(timeZone);
-  if (format === undefined) {
-    // h23 so midnight is 0, never 24 (some engines print 24 with hour12: false).
-    format = new Intl.DateTimeFormat("en-US", {
-      timeZone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "numeric",
-      day: "numeric",
-      hour: "numeric",
-      minute: "numeric",
-    });
-    formatters.set(timeZone, format);
-  }
-  return format;
-}
-
 /** The zone to use: the given one when Intl knows it, else UTC (a bad zone must not break chat). */
 export function resolveTimeZone(timeZone: string | undefined): string {
   if (timeZone === undefined || timeZone.trim() === "") return "UTC";
   try {
-    formatter(timeZone);
+    new Intl.DateTimeFormat("en-US", { timeZone });
     return timeZone;
   } catch {
     return "UTC";
@@ -47,35 +29,17 @@ export function resolveTimeZone(timeZone: string | undefined): string {
 }
 
 export function toLocal(instant: Date, timeZone: string): LocalDateTime {
-  const parts: Record<string, number> = {};
-  for (const part of formatter(timeZone).formatToParts(instant)) {
-    if (part.type !== "literal") parts[part.type] = Number(part.value);
-  }
-  return {
-    year: parts.year ?? instant.getUTCFullYear(),
-    month: parts.month ?? instant.getUTCMonth() + 1,
-    day: parts.day ?? instant.getUTCDate(),
-    hour: parts.hour ?? instant.getUTCHours(),
-    minute: parts.minute ?? instant.getUTCMinutes(),
-  };
-}
-
-/** Zone offset at `epochMs`, in ms (local wall clock minus UTC), at minute precision. */
-function offsetAt(epochMs: number, timeZone: string): number {
-  const local = toLocal(new Date(epochMs), timeZone);
-  const wall = Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute);
-  return wall - Math.floor(epochMs / 60_000) * 60_000;
+  const local = new TZDate(instant.getTime(), timeZone);
+  return { year: local.getFullYear(), month: local.getMonth() + 1, day: local.getDate(), hour: local.getHours(), minute: local.getMinutes() };
 }
 
 /**
- * The instant a wall-clock time names in `timeZone`. Two passes settle the offset across DST
- * changes; a time skipped by a spring-forward gap lands just after the gap.
+ * The instant a wall-clock time names in `timeZone`. A time skipped by a spring-forward gap moves
+ * forward by the gap (02:30 on New York's spring-forward day is 03:30 EDT); a time that occurs
+ * twice in a fall-back overlap is its first occurrence.
  */
 export function fromLocal(local: LocalDateTime, timeZone: string): Date {
-  const wall = Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute);
-  let guess = wall - offsetAt(wall, timeZone);
-  guess = wall - offsetAt(guess, timeZone);
-  return new Date(guess);
+  return new Date(new TZDate(local.year, local.month - 1, local.day, local.hour, local.minute, timeZone).getTime());
 }
 
 export function addDays(date: CalendarDate, days: number): CalendarDate {

@@ -1,0 +1,72 @@
+/**
+ * `--compare <ref>[,<ref>…]`: other commits of mcp-edge served beside the work tree in the same
+ * alternating rounds, for a before/after in one run — and for bisecting a regression with the
+ * bench. Each ref is exported with `git archive` into the temp dir and bundled against this
+ * checkout's node_modules, so every target runs the same library versions and only our code
+ * differs. It starts with its own wrangler.toml, its own migrations and the same seed as mcp-edge.
+ * Like mcp-edge, a commit is served without Miniflare's asset router in front (workerd.ts);
+ * `<ref>+assets` serves it with the router, to measure what that router costs each request.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { freePort } from "../../bin/lib/ports";
+import { bundleWorker } from "./bundle";
+import type { Cleanup } from "./cleanup";
+import { gatewayVars } from "./gateway";
+import type { Tool } from "./mcp";
+import { checkedSample, type FleetPaths, seedD1, type Target, workerTarget } from "./targets";
+import { serveWorker, wranglerWorkerOptions } from "./workerd";
+
+export interface ComparedCommit {
+  ref: string;
+  commit: string;
+  target: Target;
+}
+
+function git(root: string, ...args: string[]): string {
+  return execFileSync("git", args, { cwd: root, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 }).trim();
+}
+
+/** The ref's tree, exported into `dir`, with this checkout's packages beside it. */
+function exportCommit(root: string, commit: string, dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  execFileSync("sh", ["-c", `git archive ${commit} | tar -x -C "${dir}"`], { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
+  symlinkSync(join(root, "node_modules"), join(dir, "node_modules"), "dir");
+}
+
+export async function startComparedCommits(
+  paths: FleetPaths,
+  cleanup: Cleanup,
+  refs: readonly string[],
+  input: { token: string; tokenHash: string; seedTasks: number; tools: readonly Tool[] },
+): Promise<ComparedCommit[]> {
+  const compared: ComparedCommit[] = [];
+  for (const ref of refs) {
+    const [gitRef = ref, variant] = ref.split("+");
+    if (variant !== undefined && variant !== "assets") throw new Error(`--compare ${ref}: the only variant is "+assets"`);
+    const commit = git(paths.root, "rev-parse", "--verify", `${gitRef}^{commit}`);
+    const short = commit.slice(0, 7);
+    const label = variant === undefined ? short : `${short}+${variant}`;
+    const source = join(paths.tmp, `source-${label}`);
+    exportCommit(paths.root, commit, source);
+    const bundle = await bundleWorker(join(source, "workers/index.ts"), join(paths.tmp, `mcp-edge-${label}`, "index.js"));
+    const port = await freePort();
+    const options = wranglerWorkerOptions(join(source, "wrangler.toml"), gatewayVars(port), variant === "assets");
+    // The Worker keeps its own name: wrangler.toml's SELF binding and Durable Objects refer to
+    // "mcp-edge" (each Worker has its own workerd, so the names do not clash).
+    const worker = await serveWorker({
+      name: "mcp-edge",
+      scriptPath: bundle,
+      options,
+      port,
+    });
+    cleanup.add(`mcp-edge@${label} workerd`, () => worker.dispose());
+    await seedD1(worker, source, input.tokenHash, input.seedTasks);
+    const target: Target = { ...workerTarget(`mcp-edge@${label}`, worker, input.tools), outbox: worker };
+    for (const tool of input.tools) await checkedSample(target.name, target.url, input.token, tool);
+    console.log(`compare: ${ref} = ${label} ("${git(paths.root, "log", "-1", "--format=%s", commit).slice(0, 70)}") on ${worker.url}`);
+    compared.push({ ref, commit, target });
+  }
+  return compared;
+}
