@@ -22,9 +22,8 @@
 import { DurableObject } from "cloudflare:workers";
 import { admit, CLOSED, probeLeaseMs, recordFailure, recordSuccess } from "../workers/gateway/breaker";
 import { type CallRecord, callStats, recordCall } from "../workers/gateway/call-stats";
-import { circuitOpenMessage, errorOutcome, settleCall, type SourceCallOutcome } from "../workers/gateway/source-call-result";
-import { listUpstreamTools, openUpstream, type UpstreamListing } from "../workers/gateway/upstream-connection";
-import { upstreamFailure, withRetries } from "../workers/gateway/upstream-failure";
+import type { SourceCallOutcome } from "../workers/gateway/source-call-result";
+import type { UpstreamListing } from "../workers/gateway/upstream-connection";
 import type {
   BreakerSnapshot,
   CallReport,
@@ -37,10 +36,39 @@ import type {
   UpstreamKind,
   UpstreamTool,
 } from "../workers/gateway/upstream.types";
+import { onFirstUse } from "../workers/lib/first-use";
 import { isJsonObject } from "../workers/lib/json";
-import { callMcpTool, closeMcp, type McpClientConnection, type Negotiated, negotiated, type SessionInfo, sessionIdOf } from "../workers/mcp-client/connect";
-import { McpClientError } from "../workers/mcp-client/errors";
+import type { McpClientConnection, Negotiated, SessionInfo } from "../workers/mcp-client/connect";
 import { selfRoutedFetch } from "../workers/mcp-client/self-routed-fetch";
+
+/**
+ * What talks to upstreams — the MCP client SDK, the URL rules, the call results — imported by the
+ * first discovery or call. Every isolate of the Worker evaluates this class when it starts, and few
+ * of them ever talk to an upstream (decision 0034); the breaker and the call window need none of it.
+ */
+const upstreamSide = onFirstUse(async () => {
+  const [connect, errors, connection, failure, result] = await Promise.all([
+    import("../workers/mcp-client/connect"),
+    import("../workers/mcp-client/errors"),
+    import("../workers/gateway/upstream-connection"),
+    import("../workers/gateway/upstream-failure"),
+    import("../workers/gateway/source-call-result"),
+  ]);
+  return {
+    callMcpTool: connect.callMcpTool,
+    closeMcp: connect.closeMcp,
+    negotiated: connect.negotiated,
+    sessionIdOf: connect.sessionIdOf,
+    McpClientError: errors.McpClientError,
+    listUpstreamTools: connection.listUpstreamTools,
+    openUpstream: connection.openUpstream,
+    upstreamFailure: failure.upstreamFailure,
+    withRetries: failure.withRetries,
+    circuitOpenMessage: result.circuitOpenMessage,
+    errorOutcome: result.errorOutcome,
+    settleCall: result.settleCall,
+  };
+});
 
 const BREAKER_KEY = "breaker";
 const SESSION_KEY = "session";
@@ -84,6 +112,7 @@ export class GatewaySource extends DurableObject<Env> {
    */
   async discover(config: UpstreamConfig): Promise<DiscoveryOutcome> {
     this.count("discover");
+    const { listUpstreamTools, negotiated, upstreamFailure } = await upstreamSide();
     const learnsKind = config.transport !== "sse" && config.transport !== "stdio";
     const beside = learnsKind && this.warm?.fingerprint === config.fingerprint;
     if (learnsKind && !beside) this.ctx.storage.kv.delete(SESSION_KEY);
@@ -125,6 +154,7 @@ export class GatewaySource extends DurableObject<Env> {
   /** A call of a sessionful source: admitted by the breaker, retried when safe, recorded in the window. */
   async callTool(config: UpstreamConfig, call: UpstreamCall): Promise<UpstreamCallOutcome> {
     this.count("callTool");
+    const { callMcpTool, circuitOpenMessage, errorOutcome, settleCall, withRetries } = await upstreamSide();
     const started = Date.now();
     const admission = admit(this.breaker(), started, started < this.probeUntil);
     if (!admission.allowed) {
@@ -236,6 +266,7 @@ export class GatewaySource extends DurableObject<Env> {
         if (!warm || warm.connection !== connection) return;
         const { config } = warm;
         try {
+          const { listUpstreamTools } = await upstreamSide();
           const listing = await listUpstreamTools(connection, config.timeoutMs);
           const staleAt = this.keepInventory(listing);
           await this.env.GATEWAY_INVENTORY.toolsChanged({ sourceId: config.sourceId, toolsJson: JSON.stringify(listing.tools), inventoryStaleAt: staleAt });
@@ -250,6 +281,7 @@ export class GatewaySource extends DurableObject<Env> {
   }
 
   private async withConnection<T>(config: UpstreamConfig, use: (connection: McpClientConnection) => Promise<T>): Promise<T> {
+    const { closeMcp, McpClientError } = await upstreamSide();
     if (config.lifecycle === "transient") {
       await this.dropWarm();
       const connection = await this.open(config, undefined);
@@ -276,6 +308,7 @@ export class GatewaySource extends DurableObject<Env> {
 
   /** A connection of its own, closed after use, next to the warm one (which keeps serving calls). */
   private async besideWarm<T>(config: UpstreamConfig, use: (connection: McpClientConnection) => Promise<T>): Promise<T> {
+    const { closeMcp, openUpstream } = await upstreamSide();
     const connection = await openUpstream(config, this.upstreamFetch);
     try {
       return await use(connection);
@@ -285,6 +318,7 @@ export class GatewaySource extends DurableObject<Env> {
   }
 
   private async singleton(config: UpstreamConfig): Promise<{ connection: McpClientConnection; withSession: boolean }> {
+    const { sessionIdOf } = await upstreamSide();
     if (this.warm?.fingerprint === config.fingerprint) {
       this.warm.config = config;
       return { connection: this.warm.connection, withSession: sessionIdOf(this.warm.connection) !== null };
@@ -301,6 +335,7 @@ export class GatewaySource extends DurableObject<Env> {
   }
 
   private async open(config: UpstreamConfig, resume: SessionInfo | undefined, onToolsChanged?: () => void): Promise<McpClientConnection> {
+    const { negotiated, openUpstream } = await upstreamSide();
     const connection = await openUpstream(config, this.upstreamFetch, { resume, onToolsChanged });
     const now = negotiated(connection);
     const session: StoredSession = { protocolVersion: now.protocolVersion ?? resume?.protocolVersion ?? null, sessionId: now.sessionId, fingerprint: config.fingerprint };
@@ -311,7 +346,7 @@ export class GatewaySource extends DurableObject<Env> {
   private async dropWarm(): Promise<void> {
     const warm = this.warm;
     this.warm = undefined;
-    if (warm) await closeMcp(warm.connection);
+    if (warm) await (await upstreamSide()).closeMcp(warm.connection);
   }
 
   private breaker(): BreakerSnapshot {

@@ -6,12 +6,13 @@
  * reachable only through a binding, never from the internet.
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
-import { openDb } from "../lib/db";
-import { sourceDiscovery } from "../services";
 import type { InventoryChange } from "./upstream.types";
 
 export class GatewayInventory extends WorkerEntrypoint<Env> {
   async toolsChanged(change: InventoryChange): Promise<void> {
+    // Imported here, not at the top: the entry module exports this class, so a static import would
+    // put drizzle and every service on each new isolate's startup path (decision 0034).
+    const [{ openDb }, { sourceDiscovery }] = await Promise.all([import("../lib/db"), import("../services")]);
     await sourceDiscovery(this.env, openDb(this.env.DB)).toolsChanged(change);
   }
 }
