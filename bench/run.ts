@@ -38,6 +38,7 @@ import {
 } from "./lib/report";
 import { type Cell, cellsOf, runRounds } from "./lib/rounds";
 import { type Drain, waitForOutboxDrain } from "./lib/settle";
+import { measureStartup, printStartup, type StartupRow, startupVariants } from "./lib/startup";
 import { startFleet } from "./lib/targets";
 
 const root = resolve(import.meta.dirname, "..");
@@ -68,6 +69,14 @@ async function main(): Promise<void> {
     await runOAuthRow(paths, phaseCleanup(), config);
     return;
   }
+  if (config.only === "startup") {
+    const startup = await startupSection();
+    printStartup(startup);
+    const date = startedAt.toISOString().slice(0, 10);
+    const written = writeResults(join(root, "bench/results"), date, startup, { date: startedAt.toISOString(), config, machine, source }, "startup-");
+    console.log(`\nwrote ${written.map((path) => path.slice(root.length + 1)).join(", ")}`);
+    return;
+  }
   const gatewayOnly = config.only === "gateway";
   let bundle: Awaited<ReturnType<typeof measureDeployBundle>> | undefined;
   if (!gatewayOnly) {
@@ -75,6 +84,8 @@ async function main(): Promise<void> {
     bundle = await measureDeployBundle(root, join(tmp, "wrangler-dry-run"));
     console.log(`bundle: ${bundle.totalBytes} bytes, ${bundle.totalGzipBytes} gzip (${bundle.modules.length} module(s))`);
   }
+  // Before any server starts: startup profiles are short and the quieter the machine the better.
+  const startup = gatewayOnly ? undefined : await startupSection();
 
   const servers = phaseCleanup();
   const fleet = await startFleet(paths, servers, config.seedTasks, gatewayOnly);
@@ -143,6 +154,7 @@ async function main(): Promise<void> {
   }
 
   if (bundle) console.log(`\nbundle (wrangler deploy --dry-run): ${bundle.totalBytes} bytes raw, ${bundle.totalGzipBytes} gzip; wrangler says "${bundle.wranglerSummary ?? "?"}"`);
+  if (startup) printStartup(startup);
   if (micro && "result" in micro) printMicro(micro.result);
   else if (micro) console.warn(`\nmicro-benchmark failed: ${micro.error.split("\n")[0]}`);
   printCpu(cpu);
@@ -166,6 +178,7 @@ async function main(): Promise<void> {
     rounds: samples,
     outbox_drains: drains,
     bundle: bundle ?? "skipped (--only gateway)",
+    startup: startup ?? "skipped (--only gateway)",
     cpu_per_request: cpu,
     profile: profile ?? { error: profileError ?? "skipped (--skip-profile)" },
     micro: micro ?? "skipped (--only gateway)",
@@ -173,6 +186,12 @@ async function main(): Promise<void> {
   };
   const written = writeResults(join(root, "bench/results"), date, rows, extra, gatewayOnly ? "gateway-" : "");
   console.log(`\nwrote ${written.map((path) => path.slice(root.length + 1)).join(", ")}`);
+}
+
+/** Startup and bundle of mcp-edge beside the template peer, each `wrangler check startup`-ed `startupReps` times. */
+async function startupSection(): Promise<StartupRow[]> {
+  console.log(`startup: building the variants, then wrangler check startup × ${config.startupReps} each, alternating …`);
+  return measureStartup(root, tmp, await startupVariants(root, tmp), config.startupReps);
 }
 
 /** Servers of one phase: stopped when the phase ends, or by `final` if it never does. */

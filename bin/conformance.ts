@@ -2,7 +2,7 @@
  * npm run conformance: the MCP conformance suite (@modelcontextprotocol/conformance, server mode)
  * against this repository's Workers, run locally.
  *
- * - Every real server (`mcpServers` in workers/mcp-servers.ts, so new ones are picked up) and the
+ * - Every real server (`mcpServerEntries` in workers/mcp-servers.ts, so new ones are picked up) and the
  *   gateway `/mcp` must pass the generic scenarios, served by the real Worker (wrangler.toml).
  * - The full suite (active and pending scenarios) runs against the conformance fixture
  *   (test/conformance/): the same app and hosting layer serving the scenarios' tools, resources
@@ -16,7 +16,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { conformanceServer } from "../test/conformance/fixture.server";
-import { mcpServers } from "../workers/mcp-servers";
+import { mcpServerEntries } from "../workers/mcp-servers";
 import { type AuthProxy, startAuthProxy } from "./conformance/auth-proxy";
 import { type LocalWorker, ROOT, startLocalWorker, stopAllWorkers } from "./conformance/local-worker";
 import { GENERIC_SCENARIOS, readResults, runSuite, SUITE_VERSION, type ScenarioResult } from "./conformance/suite";
@@ -82,7 +82,7 @@ async function main(): Promise<number> {
   const app = await startWorker("app", "wrangler.toml");
   const fixture = await startWorker("fixture", "test/conformance/wrangler.toml");
   const runs: Run[] = [];
-  for (const server of mcpServers) runs.push(await runGeneric(app.proxy, `/mcp/${server.name}`, server.name));
+  for (const server of mcpServerEntries) runs.push(await runGeneric(app.proxy, `/mcp/${server.name}`, server.name));
   // The gateway serves every built-in tool plus the user's sources (none here) and its admin tools.
   runs.push(await runGeneric(app.proxy, "/mcp", "gateway"));
   runs.push(await runFixture(fixture.proxy, conformanceServer.name));

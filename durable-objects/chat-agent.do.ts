@@ -1,21 +1,36 @@
 /**
- * ChatAgent: one Agent (Durable Object) per user, named by the user id. It keeps the conversation
- * in its own SQLite (the newest MAX_STORED_MESSAGES messages, i.e. 50 turns) and runs the
- * runtime-neutral agent (workers/agent/chat-session.ts) while warm.
+ * ChatAgent: one Durable Object per user, named by the user id. It keeps the conversation in its
+ * own SQLite (the newest MAX_STORED_MESSAGES messages, i.e. 50 turns) and runs the runtime-neutral
+ * agent (workers/agent/chat-session.ts) while warm.
  *
- * MCP is connected lazily by the first message — never in the constructor or onStart — and
- * kept while warm. shutdown() closes every connection; it is called by DELETE /api/chat and by
- * an idle alarm IDLE_SECONDS after the last message, so an idle agent holds nothing open.
+ * Every isolate of the Worker evaluates this class when it starts, so it imports no library: the
+ * agent core (the AI SDK, the model providers, the MCP client) is imported by the first message,
+ * and the object itself is a plain Durable Object (SQLite and one alarm are all it needs), not an
+ * Agents SDK `Agent`, whose module graph alone costs more startup than a whole MCP server
+ * (docs/decisions/0029-built-on-first-use.md).
+ *
+ * MCP is connected lazily by the first message — never in the constructor — and kept while warm.
+ * shutdown() closes every connection; it is called by DELETE /api/chat and by an idle alarm
+ * IDLE_SECONDS after the last message, so an idle agent holds nothing open.
  *
  * The user's bearer token arrives with each message (for MCP on the Worker's own origin) and is
  * held in memory for that turn only: it is never written to storage (tested) nor kept after it.
  */
-import { Agent } from "agents";
+import { DurableObject } from "cloudflare:workers";
 import type { ChatEvent, ChatFailure, ChatOutcome, ChatResult, ChatToolCall, HistoryMessage } from "../workers/agent/agent.types";
-import { ChatSession } from "../workers/agent/chat-session";
-import { mcpAuthorization, sessionOptions } from "../workers/agent/worker-config";
+import type { ChatSession } from "../workers/agent/chat-session";
 import { toAppError } from "../workers/lib/errors";
+import { onFirstUse } from "../workers/lib/first-use";
 import { log } from "../workers/lib/log";
+
+/** The agent core and its libraries, imported by the first message an isolate's agents receive. */
+const agentCore = onFirstUse(async () => {
+  const [{ ChatSession }, { mcpAuthorization, sessionOptions }] = await Promise.all([
+    import("../workers/agent/chat-session"),
+    import("../workers/agent/worker-config"),
+  ]);
+  return { ChatSession, mcpAuthorization, sessionOptions };
+});
 
 export const MAX_STORED_MESSAGES = 100;
 /** Messages of context the model gets with each new one. */
@@ -38,26 +53,26 @@ export interface ChatAgentStatus {
   idle_shutdown_scheduled: boolean;
 }
 
-interface MessageRow {
+type MessageRow = {
   role: string;
   text: string;
   tool_calls: string | null;
   at: string;
-}
+};
 
-export class ChatAgent extends Agent<Cloudflare.Env> {
+export class ChatAgent extends DurableObject<Env> {
   private session: ChatSession | undefined;
   private lastActivity = 0;
-  private idleScheduleId: string | undefined;
 
-  override onStart(): void {
-    this.sql`CREATE TABLE IF NOT EXISTS chat_messages (
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS chat_messages (
       seq INTEGER PRIMARY KEY AUTOINCREMENT,
       role TEXT NOT NULL,
       text TEXT NOT NULL,
       tool_calls TEXT,
       at TEXT NOT NULL
-    )`;
+    )`);
   }
 
   /** One message, answered as a whole (POST /api/chat with JSON). */
@@ -85,12 +100,12 @@ export class ChatAgent extends Agent<Cloudflare.Env> {
   }
 
   history(): HistoryMessage[] {
-    return this.sql<MessageRow>`SELECT role, text, tool_calls, at FROM chat_messages ORDER BY seq`.map(toMessage);
+    return this.ctx.storage.sql.exec<MessageRow>("SELECT role, text, tool_calls, at FROM chat_messages ORDER BY seq").toArray().map(toMessage);
   }
 
   /** Forgets the conversation and closes every connection (DELETE /api/chat). */
   async reset(): Promise<void> {
-    this.sql`DELETE FROM chat_messages`;
+    this.ctx.storage.sql.exec("DELETE FROM chat_messages");
     await this.shutdown();
   }
 
@@ -99,35 +114,41 @@ export class ChatAgent extends Agent<Cloudflare.Env> {
     const session = this.session;
     this.session = undefined;
     await session?.close();
-    if (this.idleScheduleId) {
-      await this.cancelSchedule(this.idleScheduleId).catch(() => false);
-      this.idleScheduleId = undefined;
-    }
+    await this.ctx.storage.deleteAlarm();
   }
 
-  /** The idle alarm's callback: shuts down unless a message came in since it was set. */
+  /** The idle alarm: IDLE_SECONDS after the last message (re-armed by each one). */
+  override async alarm(): Promise<void> {
+    await this.idleShutdown();
+  }
+
+  /** Shuts down unless a message came in since the alarm was set (an alarm may fire early or late). */
   async idleShutdown(): Promise<void> {
     if (Date.now() - this.lastActivity < IDLE_SECONDS * 1000 - 1_000) return;
-    this.idleScheduleId = undefined;
-    log.info("chat agent idle shutdown", { agent: this.name });
+    log.info("chat agent idle shutdown", { agent: this.ctx.id.toString() });
     await this.shutdown();
   }
 
-  status(): ChatAgentStatus {
-    const count = this.sql<{ n: number }>`SELECT COUNT(*) AS n FROM chat_messages`[0]?.n ?? 0;
-    return { mcp_connected: this.session?.connected ?? false, messages: count, idle_shutdown_scheduled: this.idleScheduleId !== undefined };
+  async status(): Promise<ChatAgentStatus> {
+    const count = this.ctx.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM chat_messages").one().n;
+    const alarm = await this.ctx.storage.getAlarm();
+    return { mcp_connected: this.session?.connected ?? false, messages: count, idle_shutdown_scheduled: alarm !== null };
   }
 
   private async respond(input: ChatInput, onEvent: (event: ChatEvent) => void): Promise<ChatResult> {
-    if (String(input.userId) !== this.name) throw new Error(`chat agent ${this.name} got a message for user ${input.userId}`);
+    // Each user has the object named by their id: a message for anyone else is a routing bug.
+    if (!this.ctx.id.equals(this.env.CHAT_AGENT.idFromName(String(input.userId)))) {
+      throw new Error(`chat agent ${this.ctx.id.toString()} got a message for user ${input.userId}`);
+    }
     this.lastActivity = Date.now();
-    this.session ??= new ChatSession(sessionOptions(this.env));
+    const core = await agentCore();
+    this.session ??= new core.ChatSession(core.sessionOptions(this.env));
     const history = this.recentHistory();
     const result = await this.session.chat({
       message: input.message,
       history,
       identity: { userId: input.userId, name: input.userName },
-      authorization: mcpAuthorization(this.env, input.token),
+      authorization: core.mcpAuthorization(this.env, input.token),
       timeZone: input.timeZone,
       // The session's own "done" would come before the turn is stored; this object sends it after.
       onEvent: (event) => {
@@ -135,29 +156,31 @@ export class ChatAgent extends Agent<Cloudflare.Env> {
       },
     });
     const at = new Date().toISOString();
-    this.sql`INSERT INTO chat_messages (role, text, tool_calls, at) VALUES ('user', ${input.message}, NULL, ${at})`;
-    this.sql`INSERT INTO chat_messages (role, text, tool_calls, at) VALUES ('assistant', ${result.reply}, ${JSON.stringify(result.tool_calls.map(stored))}, ${at})`;
-    this.sql`DELETE FROM chat_messages WHERE seq <= (SELECT MAX(seq) FROM chat_messages) - ${MAX_STORED_MESSAGES}`;
-    await this.armIdleShutdown();
+    const sql = this.ctx.storage.sql;
+    sql.exec("INSERT INTO chat_messages (role, text, tool_calls, at) VALUES ('user', ?, NULL, ?)", input.message, at);
+    sql.exec("INSERT INTO chat_messages (role, text, tool_calls, at) VALUES ('assistant', ?, ?, ?)", result.reply, JSON.stringify(result.tool_calls.map(stored)), at);
+    sql.exec("DELETE FROM chat_messages WHERE seq <= (SELECT MAX(seq) FROM chat_messages) - ?", MAX_STORED_MESSAGES);
+    // One alarm per object: setting it again moves it, so each message re-arms the idle shutdown.
+    await this.ctx.storage.setAlarm(Date.now() + IDLE_SECONDS * 1000);
     return result;
   }
 
   private recentHistory(): HistoryMessage[] {
-    return this.sql<MessageRow>`SELECT role, text, tool_calls, at FROM (
-      SELECT seq, role, text, tool_calls, at FROM chat_messages ORDER BY seq DESC LIMIT ${HISTORY_FOR_MODEL}
-    ) ORDER BY seq`.map(toMessage);
-  }
-
-  private async armIdleShutdown(): Promise<void> {
-    if (this.idleScheduleId) await this.cancelSchedule(this.idleScheduleId).catch(() => false);
-    const schedule = await this.schedule(IDLE_SECONDS, "idleShutdown");
-    this.idleScheduleId = schedule.id;
+    return this.ctx.storage.sql
+      .exec<MessageRow>(
+        `SELECT role, text, tool_calls, at FROM (
+          SELECT seq, role, text, tool_calls, at FROM chat_messages ORDER BY seq DESC LIMIT ?
+        ) ORDER BY seq`,
+        HISTORY_FOR_MODEL,
+      )
+      .toArray()
+      .map(toMessage);
   }
 
   private failure(error: unknown): ChatFailure {
     const appError = toAppError(error);
     if (appError.code === "internal") {
-      log.error("chat agent turn failed", { agent: this.name, error: String(error), stack: error instanceof Error ? error.stack : undefined });
+      log.error("chat agent turn failed", { agent: this.ctx.id.toString(), error: String(error), stack: error instanceof Error ? error.stack : undefined });
       return { code: "unavailable", message: "The agent could not answer this message; it has been logged" };
     }
     const retryAfter = appError.details?.["retry_after_ms"];

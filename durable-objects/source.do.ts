@@ -19,22 +19,9 @@ import { DurableObject } from "cloudflare:workers";
 import { backoffMs, MAX_ATTEMPTS, sleep } from "../workers/gateway/backoff";
 import { admit, CLOSED, recordFailure, recordSuccess } from "../workers/gateway/breaker";
 import { type CallRecord, callStats, recordCall } from "../workers/gateway/call-stats";
-import { replaceTools } from "../workers/gateway/sources.repo";
-import {
-  callUpstreamTool,
-  closeUpstream,
-  connectUpstream,
-  listUpstreamTools,
-  type SessionInfo,
-  sessionIdOf,
-  sessionOf,
-  type ToolListing,
-  type Upstream,
-  UpstreamError,
-  toUpstreamError,
-} from "../workers/gateway/upstream-client";
+import type { SessionInfo, ToolListing, Upstream } from "../workers/gateway/upstream-client";
 import { nowIso } from "../workers/lib/clock";
-import { openDb } from "../workers/lib/db";
+import { onFirstUse } from "../workers/lib/first-use";
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import type {
   BreakerSnapshot,
@@ -48,6 +35,15 @@ import type {
   UpstreamTool,
 } from "../workers/gateway/upstream.types";
 import { isJsonObject, type JsonObject } from "../workers/lib/json";
+
+// The MCP client SDK and drizzle are imported by the first call, not when a new isolate starts
+// (every isolate evaluates this class; few of them ever talk to an upstream).
+const upstreamClient = onFirstUse(() => import("../workers/gateway/upstream-client"));
+type UpstreamClient = Awaited<ReturnType<typeof upstreamClient>>;
+const inventoryWriter = onFirstUse(async () => {
+  const [{ replaceTools }, { openDb }] = await Promise.all([import("../workers/gateway/sources.repo"), import("../workers/lib/db")]);
+  return { replaceTools, openDb };
+});
 
 const BREAKER_KEY = "breaker";
 const SESSION_KEY = "session";
@@ -67,8 +63,9 @@ export class GatewaySource extends DurableObject<Env> {
   private refreshAgain = false;
 
   async discover(config: UpstreamConfig): Promise<DiscoveryOutcome> {
+    const client = await upstreamClient();
     try {
-      const listing = await this.withConnection(config, (upstream) => listUpstreamTools(upstream, config.timeoutMs));
+      const listing = await this.withConnection(config, (upstream) => client.listUpstreamTools(upstream, config.timeoutMs));
       const staleAt = this.keepInventory(listing);
       // An explicit, successful discovery is proof of health: it closes the breaker.
       this.ctx.storage.kv.put(BREAKER_KEY, recordSuccess());
@@ -80,7 +77,7 @@ export class GatewaySource extends DurableObject<Env> {
         inventoryStaleAt: staleAt,
       };
     } catch (error) {
-      const failure = toUpstreamError(error, false);
+      const failure = client.toUpstreamError(error, false);
       if (failure.countsAsFailure) this.ctx.storage.kv.put(BREAKER_KEY, recordFailure(this.breaker(), Date.now()));
       return { ok: false, toolsJson: "[]", protocolVersion: null, error: { type: failure.type, message: failure.message }, inventoryStaleAt: null };
     }
@@ -107,7 +104,7 @@ export class GatewaySource extends DurableObject<Env> {
       this.record({ at: started, ms: meta.execution_time_ms, error: null });
       return { resultJson: JSON.stringify({ ...result, _meta: { ...result._meta, ...meta } }), meta };
     } catch (error) {
-      const failure = toUpstreamError(error, false);
+      const failure = (await upstreamClient()).toUpstreamError(error, false);
       if (failure.countsAsFailure) this.ctx.storage.kv.put(BREAKER_KEY, recordFailure(this.breaker(), Date.now()));
       // A refused URL says nothing of the upstream's health: the breaker stays as it was.
       else if (failure.type !== "url_refused") this.ctx.storage.kv.put(BREAKER_KEY, recordSuccess());
@@ -170,7 +167,8 @@ export class GatewaySource extends DurableObject<Env> {
         if (!warm || warm.upstream !== upstream) return;
         const { config } = warm;
         try {
-          const listing = await listUpstreamTools(upstream, config.timeoutMs);
+          const [client, { replaceTools, openDb }] = await Promise.all([upstreamClient(), inventoryWriter()]);
+          const listing = await client.listUpstreamTools(upstream, config.timeoutMs);
           const staleAt = this.keepInventory(listing);
           await replaceTools(openDb(this.env.DB), { id: config.sourceId, slug: config.slug }, listing.tools, nowIso(), staleAt);
         } catch (error) {
@@ -188,12 +186,13 @@ export class GatewaySource extends DurableObject<Env> {
    * sent), or any connection failure of a tool the upstream annotated idempotent.
    */
   private async callWithRetries(config: UpstreamConfig, call: UpstreamCall): Promise<CallToolResult> {
-    const args: Record<string, unknown> = parseArguments(call.argumentsJson);
+    const client = await upstreamClient();
+    const args: Record<string, unknown> = parseArguments(client, call.argumentsJson);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.withConnection(config, (upstream) => callUpstreamTool(upstream, call.name, args, config.timeoutMs));
+        return await this.withConnection(config, (upstream) => client.callUpstreamTool(upstream, call.name, args, config.timeoutMs));
       } catch (error) {
-        const failure = toUpstreamError(error, false);
+        const failure = client.toUpstreamError(error, false);
         const retriable = failure.type === "connection" && (failure.beforeSend || call.idempotent);
         if (!retriable || attempt >= MAX_ATTEMPTS) throw failure;
         await sleep(backoffMs(attempt));
@@ -202,13 +201,14 @@ export class GatewaySource extends DurableObject<Env> {
   }
 
   private async withConnection<T>(config: UpstreamConfig, use: (upstream: Upstream) => Promise<T>): Promise<T> {
+    const client = await upstreamClient();
     if (config.lifecycle === "transient") {
       await this.dropWarm();
       const upstream = await this.open(config, undefined);
       try {
         return await use(upstream);
       } finally {
-        await closeUpstream(upstream);
+        await client.closeUpstream(upstream);
       }
     }
     const { upstream, withSession } = await this.singleton(config);
@@ -218,7 +218,7 @@ export class GatewaySource extends DurableObject<Env> {
       await this.dropWarm();
       // A session the upstream no longer knows (it restarted) is answered 404 without running
       // anything (streamable HTTP spec): start a fresh session once, transparently.
-      if (withSession && error instanceof UpstreamError && error.httpStatus === 404) {
+      if (withSession && error instanceof client.UpstreamError && error.httpStatus === 404) {
         this.ctx.storage.kv.delete(SESSION_KEY);
         return use((await this.singleton(config)).upstream);
       }
@@ -227,9 +227,10 @@ export class GatewaySource extends DurableObject<Env> {
   }
 
   private async singleton(config: UpstreamConfig): Promise<{ upstream: Upstream; withSession: boolean }> {
+    const client = await upstreamClient();
     if (this.warm?.fingerprint === config.fingerprint) {
       this.warm.config = config;
-      return { upstream: this.warm.upstream, withSession: sessionIdOf(this.warm.upstream) !== null };
+      return { upstream: this.warm.upstream, withSession: client.sessionIdOf(this.warm.upstream) !== null };
     }
     await this.dropWarm();
     const stored = this.storedSession();
@@ -239,12 +240,13 @@ export class GatewaySource extends DurableObject<Env> {
       if (upstream) this.toolsChanged(upstream);
     });
     this.warm = { upstream, fingerprint: config.fingerprint, config };
-    return { upstream, withSession: resume !== undefined || sessionIdOf(upstream) !== null };
+    return { upstream, withSession: resume !== undefined || client.sessionIdOf(upstream) !== null };
   }
 
   private async open(config: UpstreamConfig, resume: SessionInfo | undefined, onToolsChanged?: () => void): Promise<Upstream> {
-    const upstream = await connectUpstream(config, this.env, { resume, onToolsChanged });
-    const session: StoredSession = { ...sessionOf(upstream), fingerprint: config.fingerprint };
+    const client = await upstreamClient();
+    const upstream = await client.connectUpstream(config, this.env, { resume, onToolsChanged });
+    const session: StoredSession = { ...client.sessionOf(upstream), fingerprint: config.fingerprint };
     if (session.protocolVersion === null && resume) session.protocolVersion = resume.protocolVersion;
     this.ctx.storage.kv.put(SESSION_KEY, session);
     return upstream;
@@ -253,7 +255,7 @@ export class GatewaySource extends DurableObject<Env> {
   private async dropWarm(): Promise<void> {
     const warm = this.warm;
     this.warm = undefined;
-    if (warm) await closeUpstream(warm.upstream);
+    if (warm) await (await upstreamClient()).closeUpstream(warm.upstream);
   }
 
   private breaker(): BreakerSnapshot {
@@ -270,8 +272,8 @@ function errorResult(source: string, type: UpstreamErrorType, message: string, s
   return { resultJson: JSON.stringify({ isError: true, content: [{ type: "text", text: `${type}: ${message}` }], _meta: meta }), meta };
 }
 
-function parseArguments(json: string): JsonObject {
+function parseArguments(client: UpstreamClient, json: string): JsonObject {
   const value: unknown = JSON.parse(json);
-  if (!isJsonObject(value)) throw new UpstreamError("protocol", "arguments must be an object", false, true);
+  if (!isJsonObject(value)) throw new client.UpstreamError("protocol", "arguments must be an object", false, true);
   return { ...value };
 }

@@ -10,7 +10,8 @@
  * thought (AUTOINCREMENT: never reused, not even after a reset).
  */
 import { DurableObject } from "cloudflare:workers";
-import { MAX_HISTORY, type StoredThought, type ThoughtInput, type ThoughtResult } from "../workers/thinking/thinking.schema";
+import { MAX_HISTORY } from "../workers/thinking/thinking-limits.schema";
+import type { StoredThought, ThoughtInput, ThoughtResult } from "../workers/thinking/thinking.schema";
 
 /** A rejection is a value, not a throw: an error's class does not survive the RPC boundary. */
 export type RecordOutcome =

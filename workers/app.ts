@@ -1,44 +1,62 @@
-/** The HTTP surface: /health, /openapi.json, OAuth (/.well-known/*, /oauth/*, /authorize), /api/*, /mcp/<server>. */
+/**
+ * The HTTP surface: /health, /openapi.json, OAuth (/.well-known/*, /oauth/*, /authorize), /api/*,
+ * /mcp/<server> and the gateway /mcp. This module is on every new isolate's startup path, so it
+ * holds routing only: each area is imported by the first request that needs it (http/lazy.ts) —
+ * the MCP hosting layer, authentication, each server's definition, the REST API, OAuth.
+ */
 import { Hono } from "hono";
-import { mountChatRoutes } from "./agent/chat.routes";
-import { authorizeRoutes } from "./auth/authorize/authorize.routes";
-import { oidcCallbackRoutes } from "./auth/authorize/oidc-callback.routes";
-import { oauthRoutes } from "./auth/oauth.routes";
-import { buildOpenApi, mountRoutes } from "./http/api-route";
+import type { Context } from "hono";
 import type { AppEnv } from "./http/context";
-import { errorResponse } from "./http/errors";
-import { createGatewayServer, gatewayBuiltinNames, serveGateway } from "./gateway/gateway.server";
-import { hiddenToolRoutes, sourceRoutes } from "./gateway/sources.routes";
-import { MAX_JSON_BODY_BYTES } from "./http/json-body";
-import { apiRateLimited, authenticated, cors, limitBody, originCheck } from "./http/middleware";
-import { serverRoutes } from "./http/servers.routes";
-import { healthRoute } from "./health/health.routes";
-import { VERSION } from "./health/health.service";
-import { AppError } from "./lib/errors";
-import { MAX_MCP_BODY_BYTES, serveMcp } from "./mcp/hosting";
-import type { McpServerDefinition } from "./mcp/server-definition";
-import { mcpServers } from "./mcp-servers";
-import { ragRoutes } from "./rag/rag.routes";
-import { taskRoutes } from "./tasks/tasks.routes";
+import { withErrorAnswers } from "./http/errors";
+import { lazyApp, lazyHandler, lazyMiddleware } from "./http/lazy";
+import { cors, limitBody } from "./http/middleware";
+import { onFirstUse } from "./lib/first-use";
+import { MAX_MCP_BODY_BYTES } from "./mcp/limits";
+import type { ToolContext } from "./mcp/tool";
+import { loadMcpServers, type McpServerEntry, mcpServerEntries } from "./mcp-servers";
 
-const apiRoutes = [...taskRoutes, ...ragRoutes, ...sourceRoutes, ...hiddenToolRoutes(gatewayBuiltinNames(mcpServers)), ...serverRoutes([...mcpServers, createGatewayServer(mcpServers)])];
+const authenticated = lazyMiddleware<AppEnv>(async () => (await import("./http/authenticated")).authenticated);
+const originCheck = lazyMiddleware<AppEnv>(async () => (await import("./http/origin-check")).originCheck);
+const hosting = onFirstUse(() => import("./mcp/hosting"));
+
+/** What the MCP tools of this request see: set by `authenticated`. */
+function toolContext(c: Context<AppEnv>): ToolContext {
+  return { user: c.var.user, services: c.var.services, access: c.var.access };
+}
+
+/** Discovery, token and registration endpoints, and the /authorize pages: one app, built on first use. */
+async function createOAuthApp(): Promise<Hono<AppEnv>> {
+  const [{ oauthRoutes }, { authorizeRoutes }, { oidcCallbackRoutes }] = await Promise.all([
+    import("./auth/oauth.routes"),
+    import("./auth/authorize/authorize.routes"),
+    import("./auth/authorize/oidc-callback.routes"),
+  ]);
+  const app = new Hono<AppEnv>();
+  app.route("/", oauthRoutes());
+  app.route("/", authorizeRoutes());
+  app.route("/", oidcCallbackRoutes());
+  return withErrorAnswers(app);
+}
 
 /**
  * `servers` defaults to the real MCP servers; the conformance fixture Worker
  * (test/conformance/fixture.worker.ts) passes its own, so the suite runs through this exact app.
  */
-export function createApp(servers: readonly McpServerDefinition[] = mcpServers): Hono<AppEnv> {
+export function createApp(servers: readonly McpServerEntry[] = mcpServerEntries): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.get("/health", healthRoute);
-  app.route("/", oauthRoutes());
-  app.route("/", authorizeRoutes());
-  app.route("/", oidcCallbackRoutes());
-  app.get("/openapi.json", (c) => c.json(buildOpenApi(apiRoutes, { title: "mcp-edge REST API", version: VERSION })));
+  app.get("/health", lazyHandler<AppEnv>(async () => (await import("./health/health.routes")).healthRoute));
+  const oauth = lazyApp(createOAuthApp);
+  for (const path of ["/.well-known/*", "/oauth/*", "/authorize", "/authorize/*"]) app.all(path, oauth);
 
-  app.use("/api/*", cors, limitBody(MAX_JSON_BODY_BYTES), authenticated, apiRateLimited);
-  mountRoutes(app, apiRoutes);
-  mountChatRoutes(app);
+  app.get(
+    "/openapi.json",
+    lazyHandler<AppEnv>(async () => {
+      const document = (await import("./api-app")).openApiDocument(await loadMcpServers(servers));
+      return (c) => c.json(document);
+    }),
+  );
+  app.all("/api/*", lazyApp(async () => (await import("./api-app")).createApiApp(await loadMcpServers(servers))));
 
   // "/mcp/*" does not match "/mcp" itself: the gateway endpoint needs the same chain, named.
   app.use("/mcp", cors, originCheck, limitBody(MAX_MCP_BODY_BYTES), authenticated);
@@ -46,15 +64,23 @@ export function createApp(servers: readonly McpServerDefinition[] = mcpServers):
   // Tools vary per user, so the gateway's tools/list is built per request by the SDK, never served
   // from the built-in servers' per-isolate cache; a plain tools/call of a source tool takes the
   // gateway's own verified fast path (serveGateway, decision 0013).
-  const gateway = createGatewayServer(servers);
-  app.all("/mcp", (c) => serveGateway(c.req.raw, gateway, { user: c.var.user, services: c.var.services, access: c.var.access }));
-  for (const definition of servers) {
-    app.all(`/mcp/${definition.name}`, (c) =>
-      serveMcp(c.req.raw, definition, { user: c.var.user, services: c.var.services, access: c.var.access }),
+  app.all(
+    "/mcp",
+    lazyHandler<AppEnv>(async () => {
+      const [{ createGatewayServer, serveGateway }, builtins] = await Promise.all([import("./gateway/gateway.server"), loadMcpServers(servers)]);
+      const gateway = createGatewayServer(builtins);
+      return (c) => serveGateway(c.req.raw, gateway, toolContext(c));
+    }),
+  );
+  for (const entry of servers) {
+    app.all(
+      `/mcp/${entry.name}`,
+      lazyHandler<AppEnv>(async () => {
+        const [{ serveMcp }, definition] = await Promise.all([hosting(), entry.load()]);
+        return (c) => serveMcp(c.req.raw, definition, toolContext(c));
+      }),
     );
   }
 
-  app.notFound((c) => errorResponse(c, new AppError("not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`)));
-  app.onError((error, c) => errorResponse(c, error));
-  return app;
+  return withErrorAnswers(app);
 }

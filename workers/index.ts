@@ -1,14 +1,9 @@
-/** The Worker's entry point: HTTP, queue consumers and the cron trigger. */
+/**
+ * The Worker's entry point: HTTP, queue consumers and the cron trigger. A new isolate evaluates
+ * this module and what it imports statically before anything else, so the queue and cron work is
+ * imported when a batch or a trigger first arrives, and the app imports its areas on first use.
+ */
 import { createApp } from "./app";
-import { purgeExpiredOAuthData } from "./auth/oauth-purge.cron";
-import { consumeDeadLetters, consumeEvents } from "./events/events.consumer";
-import { queueEventSink } from "./events/event-sink";
-import { relayPendingEvents } from "./events/outbox.relay";
-import { rediscoverSources } from "./gateway/rediscovery.cron";
-import { openDb } from "./lib/db";
-import { log } from "./lib/log";
-import { parseQueueEvent } from "./queue-events";
-import { fireDueReminders } from "./tasks/reminders.cron";
 
 export { RagGate } from "../durable-objects/rag-gate.do";
 export { GatewaySource } from "../durable-objects/source.do";
@@ -21,12 +16,28 @@ export default {
   fetch: app.fetch,
 
   async queue(batch, env) {
+    const [{ openDb }, { consumeDeadLetters, consumeEvents }, { parseQueueEvent }] = await Promise.all([
+      import("./lib/db"),
+      import("./events/events.consumer"),
+      import("./queue-events"),
+    ]);
     const db = openDb(env.DB);
     if (batch.queue.endsWith("-dlq")) await consumeDeadLetters(db, batch.queue, batch.messages);
     else await consumeEvents(db, batch.queue, batch.messages, parseQueueEvent);
   },
 
   async scheduled(_controller, env, ctx) {
+    const [{ openDb }, { log }, { queueEventSink }, { relayPendingEvents }, { rediscoverSources }, { parseQueueEvent }, { fireDueReminders }, { purgeExpiredOAuthData }] =
+      await Promise.all([
+        import("./lib/db"),
+        import("./lib/log"),
+        import("./events/event-sink"),
+        import("./events/outbox.relay"),
+        import("./gateway/rediscovery.cron"),
+        import("./queue-events"),
+        import("./tasks/reminders.cron"),
+        import("./auth/oauth-purge.cron"),
+      ]);
     const db = openDb(env.DB);
     const events = await fireDueReminders(db);
     queueEventSink(env.EVENTS, (promise) => ctx.waitUntil(promise)).publish(events);

@@ -29,7 +29,7 @@ const nodeBuiltins: Plugin = {
 };
 
 /** Bundles one Worker entry into a single ES module file; returns its path. */
-export async function bundleWorker(entry: string, outFile: string): Promise<string> {
+export async function bundleWorker(entry: string, outFile: string, plugins: readonly Plugin[] = []): Promise<string> {
   await build({
     entryPoints: [entry],
     outfile: outFile,
@@ -40,7 +40,7 @@ export async function bundleWorker(entry: string, outFile: string): Promise<stri
     mainFields: ["browser", "module", "main"],
     conditions: ["workerd", "worker", "browser"],
     external: ["node:*", "cloudflare:*"],
-    plugins: [nodeBuiltins],
+    plugins: [...plugins, nodeBuiltins],
     logLevel: "error",
     legalComments: "none",
   });

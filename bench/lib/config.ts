@@ -26,8 +26,12 @@ export interface BenchConfig {
    * bench/results/gateway-*.json so the full run's latest.json is left alone.
    * "oauth": only mcp-edge, tools/list and list_tasks with an OAuth access token against an API
    * token (bench/lib/oauth-row.ts), into bench/results/oauth-*.json.
+   * "startup": only the startup and bundle section (bench/lib/startup.ts), into
+   * bench/results/startup-*.json.
    */
-  only: "gateway" | "oauth" | undefined;
+  only: "gateway" | "oauth" | "startup" | undefined;
+  /** `wrangler check startup` repetitions per variant (startup section). */
+  startupReps: number;
 }
 
 const OPTIONS = {
@@ -37,6 +41,7 @@ const OPTIONS = {
   "warmup-seconds": { env: "BENCH_WARMUP_SECONDS", fallback: 2, min: 0, max: 60 },
   "cpu-requests": { env: "BENCH_CPU_REQUESTS", fallback: 500, min: 50, max: 100_000 },
   "seed-tasks": { env: "BENCH_SEED_TASKS", fallback: 1000, min: 25, max: 100_000 },
+  "startup-reps": { env: "BENCH_STARTUP_REPS", fallback: 7, min: 1, max: 100 },
 } as const;
 
 type NumericOption = keyof typeof OPTIONS;
@@ -54,8 +59,8 @@ function numberOption(name: NumericOption, flags: Record<string, string | boolea
 
 function onlyOption(raw: string | undefined): BenchConfig["only"] {
   if (raw === undefined || raw === "") return undefined;
-  if (raw === "gateway" || raw === "oauth") return raw;
-  throw new Error(`--only / BENCH_ONLY: the subsets are "gateway" and "oauth", got "${raw}"`);
+  if (raw === "gateway" || raw === "oauth" || raw === "startup") return raw;
+  throw new Error(`--only / BENCH_ONLY: the subsets are "gateway", "oauth" and "startup", got "${raw}"`);
 }
 
 export function readConfig(argv: readonly string[] = process.argv.slice(2)): BenchConfig {
@@ -68,6 +73,7 @@ export function readConfig(argv: readonly string[] = process.argv.slice(2)): Ben
       "warmup-seconds": { type: "string" },
       "cpu-requests": { type: "string" },
       "seed-tasks": { type: "string" },
+      "startup-reps": { type: "string" },
       "skip-profile": { type: "boolean" },
       only: { type: "string" },
     },
@@ -80,6 +86,7 @@ export function readConfig(argv: readonly string[] = process.argv.slice(2)): Ben
     warmupSeconds: numberOption("warmup-seconds", values),
     cpuRequests: Math.round(numberOption("cpu-requests", values)),
     seedTasks: Math.round(numberOption("seed-tasks", values)),
+    startupReps: Math.round(numberOption("startup-reps", values)),
     skipProfile: values["skip-profile"] === true || process.env["BENCH_SKIP_PROFILE"] === "1",
     only: onlyOption(values.only ?? process.env["BENCH_ONLY"]),
   };

@@ -47,7 +47,7 @@ function packageOf(path: string): string {
   return path;
 }
 
-function sectionAt(sections: readonly Section[], line: number): string {
+export function sectionAt(sections: readonly Section[], line: number): string {
   let low = 0;
   let high = sections.length - 1;
   let found = "(bundle prelude)";

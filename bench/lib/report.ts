@@ -92,7 +92,7 @@ export function printRatios(list: readonly Ratio[]): void {
 }
 
 /** `prefix` ("gateway-" for `--only gateway`) keeps a partial run from replacing the full run's files. */
-export function writeResults(dir: string, date: string, rows: readonly ResultRow[], extra: unknown, prefix = ""): string[] {
+export function writeResults(dir: string, date: string, rows: readonly unknown[], extra: unknown, prefix = ""): string[] {
   mkdirSync(dir, { recursive: true });
   const files = [
     [join(dir, `${prefix}${date}.json`), rows],

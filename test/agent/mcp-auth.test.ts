@@ -3,7 +3,6 @@
  * on the Worker's own origin the requesting user's token (per turn), elsewhere the MCP_TOKEN
  * secret; a hanging MCP tool costs one error result, not the chat.
  */
-import { getAgentByName } from "agents";
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -46,7 +45,7 @@ describe("MCP credentials", () => {
     const user = await createUser();
     const res = await api(user, "POST", "/api/chat", { body: { message: "add a task to renew the passport" } });
     expect(res.status).toBe(200);
-    const agent = await getAgentByName(env.CHAT_AGENT, String(user.id));
+    const agent = env.CHAT_AGENT.getByName(String(user.id));
     const found = await runInDurableObject(agent, async (_instance: ChatAgent, state) => {
       const hits: string[] = [];
       // Every SQL table the object can read (the platform's own _cf_ tables are not readable by SQL)…

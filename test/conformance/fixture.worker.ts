@@ -4,8 +4,9 @@
  * through the production app — same middleware, same auth, same hosting — at /mcp/conformance.
  */
 import { createApp } from "../../workers/app";
+import { builtEntry } from "../../workers/mcp-servers";
 import { conformanceServer } from "./fixture.server";
 
-const app = createApp([conformanceServer]);
+const app = createApp([builtEntry(conformanceServer)]);
 
 export default { fetch: app.fetch } satisfies ExportedHandler<Env>;

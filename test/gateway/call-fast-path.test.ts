@@ -9,7 +9,7 @@
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { mcpServers } from "../../workers/mcp-servers";
+import { loadMcpServers } from "../../workers/mcp-servers";
 import { BREAKER_THRESHOLD } from "../../workers/gateway/breaker";
 import { createGatewayServer, serveGateway } from "../../workers/gateway/gateway.server";
 import { createServices } from "../../workers/services";
@@ -20,6 +20,8 @@ import { api } from "../helpers/rest";
 import { fixtureUrl, registerSource } from "../helpers/upstreams";
 import { sourceStatus } from "../helpers/upstreams-status";
 import { createUser, type TestUser } from "../helpers/users";
+
+const mcpServers = await loadMcpServers();
 
 const FAST_VERSIONS = ["2025-06-18", "2025-11-25"] as const;
 const BOTH = "application/json, text/event-stream";

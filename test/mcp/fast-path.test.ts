@@ -5,7 +5,7 @@
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { mcpServers } from "../../workers/mcp-servers";
+import { loadMcpServers } from "../../workers/mcp-servers";
 import type { AuthUser } from "../../workers/auth/auth.service";
 import { createServices } from "../../workers/services";
 import { fullAccess } from "../helpers/access";
@@ -13,6 +13,8 @@ import { serveWithSdk } from "../../workers/mcp/hosting";
 import type { McpServerDefinition } from "../../workers/mcp/server-definition";
 import { workerFetch } from "../helpers/mcp";
 import { createUser, type TestUser } from "../helpers/users";
+
+const mcpServers = await loadMcpServers();
 
 const FAST_VERSIONS = ["2025-06-18", "2025-11-25"] as const;
 

@@ -4,6 +4,7 @@
  */
 import { env } from "cloudflare:test";
 import { createApp } from "../../workers/app";
+import { builtEntry } from "../../workers/mcp-servers";
 import type { McpServerDefinition } from "../../workers/mcp/server-definition";
 import { workerFetch } from "../helpers/mcp";
 
@@ -91,7 +92,7 @@ export const mcp = (server: string, init: RequestInit) => workerFetch(`http://lo
  * in-process like exports.default, with the Host header a real HTTP client would send.
  */
 export function appWith(overrides: Partial<Env>, servers?: readonly McpServerDefinition[]) {
-  const app = createApp(servers);
+  const app = createApp(servers?.map(builtEntry));
   return async (request: Request, ctx: ExecutionContext): Promise<Response> => {
     if (!request.headers.has("host")) request.headers.set("host", new URL(request.url).host);
     return app.fetch(request, { ...env, ...overrides }, ctx);

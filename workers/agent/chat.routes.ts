@@ -6,7 +6,6 @@
  * Each user talks to their own ChatAgent, named by their id; failures answer with the REST
  * error shape, never a 500.
  */
-import { getAgentByName } from "agents";
 import type { Context, Hono } from "hono";
 import { z } from "zod";
 import { refusal } from "../auth/access";
@@ -48,7 +47,7 @@ type ChatAgentStub = ReturnType<Env["CHAT_AGENT"]["get"]>;
  */
 async function withAgent<T>(c: Context<AppEnv>, use: (agent: ChatAgentStub) => Promise<T>): Promise<T> {
   try {
-    return await use(await getAgentByName(c.env.CHAT_AGENT, String(c.var.user.id)));
+    return await use(c.env.CHAT_AGENT.getByName(String(c.var.user.id)));
   } catch (error) {
     if (error instanceof AppError) throw error;
     log.error("chat agent unreachable", { user: c.var.user.id, error: error instanceof Error ? error.message : String(error) });

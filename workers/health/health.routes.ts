@@ -4,7 +4,7 @@
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../http/context";
-import { identify, requestServices, unauthorizedResponse } from "../http/middleware";
+import { identify, requestServices, unauthorizedResponse } from "../http/authenticated";
 import { checkHealth, type HealthReport } from "./health.service";
 
 export async function healthRoute(c: Context<AppEnv>): Promise<Response> {

@@ -1,7 +1,7 @@
 /** The REST face of AppError: `{ error: { code, message } }` with the matching status. Never a stack trace. */
-import type { Context } from "hono";
+import type { Context, Env as HonoEnv, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { type AppError, retryAfterMs, toAppError } from "../lib/errors";
+import { AppError, retryAfterMs, toAppError } from "../lib/errors";
 import { log } from "../lib/log";
 
 export function errorBody(error: AppError) {
@@ -26,4 +26,11 @@ export function errorResponse(c: Context, thrown: unknown): Response {
   const retryAfter = retryAfterMs(error);
   if (retryAfter !== undefined) headers["Retry-After"] = String(Math.max(1, Math.ceil(retryAfter / 1000)));
   return c.json(errorBody(error), error.status as ContentfulStatusCode, headers);
+}
+
+/** Every app and lazily built sub-app answers an unknown route and a thrown error the same way. */
+export function withErrorAnswers<E extends HonoEnv>(app: Hono<E>): Hono<E> {
+  app.notFound((c) => errorResponse(c, new AppError("not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`)));
+  app.onError((error, c) => errorResponse(c, error));
+  return app;
 }

@@ -16,11 +16,8 @@ import { scopeRefusal } from "./scope-gate";
 import type { McpServerDefinition } from "./server-definition";
 import { refuseInvalidParams } from "./spec-params";
 import { refuseOverLimit } from "./tool-call-limit";
+import { MAX_MCP_BODY_BYTES } from "./limits";
 import { registerTools, type ToolContext } from "./tool";
-
-/** Bodies over this are answered 413 before anything is parsed. */
-export const MAX_MCP_BODY_BYTES = 1024 * 1024;
-
 
 export function buildServer(definition: McpServerDefinition, ctx: ToolContext): McpServer {
   const server = new McpServer(

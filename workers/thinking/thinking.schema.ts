@@ -7,11 +7,9 @@
  * thread: the user comes from authentication, the thread is implicit (see thinking.do.ts).
  */
 import { z } from "zod";
+import { MAX_BRANCH_ID_CHARS, MAX_HISTORY, MAX_THOUGHT_CHARS } from "./thinking-limits.schema";
 
-/** Thoughts kept per user; recording one more drops the oldest. */
-export const MAX_HISTORY = 1000;
-export const MAX_THOUGHT_CHARS = 20_000;
-export const MAX_BRANCH_ID_CHARS = 100;
+export { MAX_BRANCH_ID_CHARS, MAX_HISTORY, MAX_THOUGHT_CHARS };
 
 const thoughtNumberField = z.int().min(1);
 

@@ -1,0 +1,94 @@
+/**
+ * Authentication for /api/* and /mcp*: the one place identity is established (the bearer token's
+ * principal, audience-checked), the request's services built, and the 401 / 403 answers with
+ * their challenges, and the per-user REST budget. Imported by the first request that needs it (workers/app.ts).
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import type { Access } from "../auth/access";
+import { authenticate } from "../auth/auth.service";
+import { authenticationChallenge, insufficientScopeChallenge } from "../auth/challenges";
+import type { Principal } from "../auth/principal";
+import { issuerFor, type ResourcePath, resourcePathOf, resourceUrl } from "../auth/resources";
+import type { Scope } from "../auth/scopes";
+import { AppError } from "../lib/errors";
+import { createServices, type Services } from "../services";
+import type { AppEnv } from "./context";
+import { errorResponse } from "./errors";
+
+/** The request's services, their background work kept alive with the request. */
+export function requestServices(c: Context<AppEnv>): Services {
+  return createServices(c.env, (promise) => c.executionCtx.waitUntil(promise));
+}
+
+/** The issuer and protected resource a request is for (the route's most specific resource). */
+function requestResource(c: Context<AppEnv>): { issuer: string | undefined; path: ResourcePath } {
+  const url = new URL(c.req.url);
+  return { issuer: issuerFor(url, c.env.SELF_ORIGIN), path: resourcePathOf(url.pathname) };
+}
+
+/** The one place identity is established: the bearer token's principal (audience-checked), or an AppError. */
+export function identify(c: Context<AppEnv>, services: Services): Promise<Principal> {
+  const { issuer, path } = requestResource(c);
+  return authenticate(
+    {
+      db: services.db,
+      env: c.env,
+      cacheSeconds: Number(c.env.TOKEN_CACHE_SECONDS || "30"),
+      issuer,
+      resource: issuer === undefined ? undefined : resourceUrl(issuer, path),
+    },
+    c.req.header("authorization"),
+  );
+}
+
+/** 401 with the route's challenge: where its metadata is and the baseline scope to ask for. */
+export function unauthorizedResponse(c: Context<AppEnv>, error: unknown): Response {
+  const response = errorResponse(c, error);
+  if (response.status === 401) {
+    const { issuer, path } = requestResource(c);
+    response.headers.set("WWW-Authenticate", authenticationChallenge(issuer, path, c.req.header("authorization") !== undefined));
+  }
+  return response;
+}
+
+function accessFor(c: Context<AppEnv>, principal: Principal): Access {
+  return {
+    principal,
+    refuse: (needed: readonly Scope[]) => {
+      const { issuer, path } = requestResource(c);
+      const error = new AppError("forbidden", `This token does not grant ${needed.join(" ")}: sign in again asking for ${needed.length > 1 ? "these scopes" : "this scope"}`, {
+        details: { required_scopes: [...needed] },
+      });
+      const response = errorResponse(c, error);
+      response.headers.set("WWW-Authenticate", insufficientScopeChallenge(issuer, path, needed));
+      response.headers.set("Cache-Control", "no-store");
+      return response;
+    },
+  };
+}
+
+export const authenticated: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const services = requestServices(c);
+  let principal: Principal;
+  try {
+    principal = await identify(c, services);
+  } catch (error) {
+    return unauthorizedResponse(c, error);
+  }
+  c.set("user", principal.user);
+  c.set("access", accessFor(c, principal));
+  c.set("services", services);
+  await next();
+};
+
+/**
+ * The per-user REST budget (API_REQUEST_LIMITER): every /api/* request spends one unit, after
+ * authentication (the key is the user) and before the route reads or validates anything, so a
+ * refused request runs nothing. Refused: 429, `Retry-After` and `{ error: { code: "rate_limited",
+ * message, retry_after_ms, details } }`. Tool calls have their own budget (mcp/tool-call-limit.ts).
+ */
+export const apiRateLimited: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const refusal = await c.var.services.rateLimits.spend("api_requests", c.var.user.id);
+  if (refusal) return errorResponse(c, refusal);
+  await next();
+};
