@@ -8,7 +8,7 @@ import { createApp } from "./app";
 export { RagGate } from "../durable-objects/rag-gate.do";
 export { GatewaySource } from "../durable-objects/source.do";
 export { ThinkingLog } from "../durable-objects/thinking.do";
-export { ChatAgent } from "../durable-objects/chat-agent.do";
+export { AgentMcp } from "./agent-mcp";
 
 const app = createApp();
 
