@@ -24,24 +24,25 @@ function agentOf(env: AgentEnv, principal: PrincipalWire) {
   return env.CHAT_AGENT.getByName(String(id));
 }
 
+// Every method is async, so a refused call is a rejected promise the caller sees, not a throw.
 export class ChatService extends WorkerEntrypoint<AgentEnv> {
   /** One message, answered as a whole. */
-  chat(principal: PrincipalWire, request: ChatRequest): Promise<ChatOutcome> {
+  async chat(principal: PrincipalWire, request: ChatRequest): Promise<ChatOutcome> {
     return agentOf(this.env, principal).chat({ principal, ...request });
   }
 
   /** One message, answered as SSE bytes (tool_call / tool_result / reply / done, or error). */
-  chatStream(principal: PrincipalWire, request: ChatRequest): Promise<ReadableStream<Uint8Array>> {
+  async chatStream(principal: PrincipalWire, request: ChatRequest): Promise<ReadableStream<Uint8Array>> {
     return agentOf(this.env, principal).chatStream({ principal, ...request });
   }
 
   /** The user's stored conversation. */
-  history(principal: PrincipalWire): Promise<HistoryMessage[]> {
+  async history(principal: PrincipalWire): Promise<HistoryMessage[]> {
     return agentOf(this.env, principal).history();
   }
 
   /** Forgets the user's conversation and closes their agent's connections. */
-  reset(principal: PrincipalWire): Promise<void> {
+  async reset(principal: PrincipalWire): Promise<void> {
     return agentOf(this.env, principal).reset();
   }
 }
