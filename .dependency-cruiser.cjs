@@ -2,7 +2,9 @@
  * The dependency direction of docs/architecture.md ("Layers"), checked by `npm run lint:deps`
  * (and .ci/run). Layers, top to bottom; a module imports only from its own layer or below:
  *
- *   entry        workers/index.ts, workers/app.ts, workers/api-app.ts (the REST app, built on first use)
+ *   entry        workers/index.ts, workers/app.ts, workers/api-app.ts (the REST app, built on first use),
+ *                workers/agent-mcp.ts (the MCP endpoints for the agent Worker), workers/agent/worker.ts
+ *                (the chat agent's own Worker)
  *   registries   workers/mcp-servers.ts, workers/queue-events.ts (lists the entry wires up)
  *   adapters     workers/http/, workers/mcp/, *.routes.ts, *.tools.ts, *.server.ts, *.resources.ts,
  *                *.consumer.ts, *.cron.ts, *.relay.ts, *.entrypoint.ts (RPC entry points of the
@@ -18,7 +20,7 @@
  *
  * There are no exceptions: a new one must be one edge, say why, and name what removes it.
  */
-const ENTRY = "^workers/(index|app|api-app)[.]ts$";
+const ENTRY = "^workers/(index|app|api-app|agent-mcp|agent/worker)[.]ts$";
 const REGISTRIES = "^workers/(mcp-servers|queue-events)[.]ts$";
 const COMPOSITION = "^workers/services[.]ts$";
 const ADAPTERS =
@@ -122,9 +124,9 @@ module.exports = {
     {
       name: "only-the-entry-imports-durable-objects",
       comment:
-        "workers/index.ts re-exports the classes; everything else reaches an object through its binding (Env['THINKING'] …), typed by wrangler types.",
+        "Each Worker's entry re-exports its classes (workers/index.ts; the agent's workers/agent/worker.ts, ChatAgent); everything else reaches an object through its binding (Env['THINKING'] …), typed by wrangler types.",
       severity: "error",
-      from: { path: "^workers/", pathNot: "^workers/index[.]ts$" },
+      from: { path: "^workers/", pathNot: "^workers/(index|agent/worker)[.]ts$" },
       to: { path: "^durable-objects/" },
     },
     {

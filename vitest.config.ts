@@ -3,9 +3,11 @@ import { defineConfig } from "vitest/config";
 import { routeMetadataHost } from "./test/upstreams/metadata-documents";
 import { OIDC_CLIENT_ID, OIDC_CLIENT_SECRET } from "./test/upstreams/oidc-test-client";
 import { reserveUpstreamPorts, upstreamUrls } from "./test/upstreams/ports";
+import { agentAuxiliaryWorker, mainAuxiliaryWorker } from "./test/upstreams/worker-bundles";
 
-// Four projects:
-// - workers: everything under test/ except test/node/, test/auth/ and test/limits/ runs inside
+// Five projects. Every workerd project runs both Workers: the one under test, and the other one
+// as an auxiliary Worker built by test/upstreams/worker-bundles.ts, bound to each other as deployed.
+// - workers: everything under test/ except test/node/, test/auth/, test/limits/ and test/agent-worker/ runs inside
 //   workerd against real (local) D1, Queues and Durable Objects, configured from wrangler.toml
 //   (its per-user rate limits included: tests that make many calls spread them over several users,
 //   as test/fuzz does); test/setup.ts applies migrations.
@@ -17,8 +19,14 @@ import { reserveUpstreamPorts, upstreamUrls } from "./test/upstreams/ports";
 //   (oidc-provider on loopback) configured as the Worker's external sign-in. It is its own project so every
 //   other test keeps workerd's own outbound network (a route handler turns a refused connection
 //   into an HTTP 500, which would change what the gateway and agent tests see).
+// - agent-worker: test/agent-worker/, the chat agent's Worker under test (its ChatAgent objects
+//   inspected in place), with the main Worker beside it; a test-only MAIN_HTTP binding reaches the
+//   main Worker's public routes and DB is the main Worker's database, to make users.
 // - node: test/node/ runs in Node, for what a Worker cannot do itself: the stdio bridge (child
 //   processes) and the console driven in a real Chromium against `wrangler dev`.
+/** The main Worker's D1 database (wrangler.toml), which the agent-worker tests share to make users. */
+const MAIN_DATABASE_ID = "00000000-0000-4000-8000-000000000000";
+
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("d1/migrations");
   // Real upstream servers for the gateway tests (test/upstreams/global-setup.ts starts them).
@@ -31,23 +39,25 @@ export default defineConfig(async () => {
     SELF_ORIGIN: "http://localhost",
     SOURCE_SECRETS_KEY: "dGVzdC1vbmx5LXNvdXJjZS1zZWNyZXRzLWtleS0zMmI=",
     TEST_UPSTREAMS: JSON.stringify(upstreamUrls(upstreamPorts)),
-    // Chat agent: the Worker's own gateway, reached through SELF with each user's token.
-    MCP_URL: "http://localhost/mcp",
     // test/fuzz: runs per property and seed; unset = the bounded, fixed-seed run of `npm test`.
     FUZZ_RUNS: process.env["FUZZ_RUNS"] ?? "",
     FUZZ_SEED: process.env["FUZZ_SEED"] ?? "",
   };
+  // The chat agent's Worker: MCP_URL is the main Worker's own gateway, served over its AgentMcp
+  // binding for each caller's principal.
+  const agentVars = { SELF_ORIGIN: "http://localhost", MCP_URL: "http://localhost/mcp" };
+  const agentBeside = async (project: string) => [await agentAuxiliaryWorker(project, agentVars)];
   // The limits project's budgets: the bindings' own settings and the vars that describe them, in step.
   const tinyLimits = { tools: { limit: 4, period: 10 }, api: { limit: 5, period: 10 } } as const;
   return {
     test: {
       projects: [
         {
-          plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" }, miniflare: { bindings } })],
+          plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" }, miniflare: { bindings, workers: await agentBeside("workers") } })],
           test: {
             name: "workers",
             include: ["test/**/*.test.ts"],
-            exclude: ["test/node/**", "test/auth/**", "test/limits/**"],
+            exclude: ["test/node/**", "test/auth/**", "test/limits/**", "test/agent-worker/**"],
             setupFiles: ["./test/setup.ts"],
             globalSetup: ["./test/upstreams/global-setup.ts"],
           },
@@ -68,6 +78,7 @@ export default defineConfig(async () => {
                 // Client ID Metadata Documents: the reserved test host goes to the local document
                 // server (test/upstreams/metadata-documents.ts); every other request goes out as is.
                 outboundService: routeMetadataHost(upstreamPorts.metadataDocuments),
+                workers: await agentBeside("auth"),
               },
             }),
           ],
@@ -92,12 +103,31 @@ export default defineConfig(async () => {
                   TOOL_CALL_LIMITER: { namespace_id: "1016", simple: tinyLimits.tools },
                   API_REQUEST_LIMITER: { namespace_id: "1017", simple: tinyLimits.api },
                 },
+                workers: await agentBeside("limits"),
               },
             }),
           ],
           test: {
             name: "limits",
             include: ["test/limits/**/*.test.ts"],
+            setupFiles: ["./test/setup.ts"],
+          },
+        },
+        {
+          plugins: [
+            cloudflareTest({
+              wrangler: { configPath: "./workers/agent/wrangler.toml" },
+              miniflare: {
+                bindings: { ...agentVars, TEST_MIGRATIONS: migrations, TEST_UPSTREAMS: bindings.TEST_UPSTREAMS },
+                d1Databases: { DB: MAIN_DATABASE_ID },
+                serviceBindings: { MAIN_HTTP: "mcp-edge" },
+                workers: [await mainAuxiliaryWorker("agent-worker", bindings)],
+              },
+            }),
+          ],
+          test: {
+            name: "agent-worker",
+            include: ["test/agent-worker/**/*.test.ts"],
             setupFiles: ["./test/setup.ts"],
           },
         },

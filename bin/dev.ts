@@ -1,6 +1,8 @@
 /**
- * npm run dev: migrate and seed the local D1, make sure the demo user has a token, then run
- * `wrangler dev` on http://localhost:8787 with local D1, Queues and Durable Objects.
+ * npm run dev: migrate and seed the local D1, make sure the demo user has a token, then run both
+ * Workers in one `wrangler dev` on http://localhost:8787 — the main Worker (wrangler.toml) and,
+ * behind its AGENT binding, the chat agent's (workers/agent/wrangler.toml) — with local D1, Queues
+ * and Durable Objects and working service bindings between them.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -28,10 +30,19 @@ function gatewayDevVars(): string[] {
     ["ALLOW_PRIVATE_UPSTREAMS", "1"],
     ["SELF_ORIGIN", `http://localhost:${PORT}`],
     ["SOURCE_SECRETS_KEY", devSourceSecretsKey()],
-    // The chat agent adds the gateway's tools (every built-in tool + your sources), called through
-    // SELF with each user's own token.
-    ["MCP_URL", `http://localhost:${PORT}/mcp`],
   ].flatMap(([name, value]) => ["--var", `${name}:${value}`]);
+}
+
+/**
+ * The agent Worker's dev settings. `--var` reaches only the first config's Worker, so they go in
+ * the agent's own workers/agent/.dev.vars (git-ignored, read by wrangler dev for that Worker): its
+ * MCP tools are the main Worker's gateway on this port. Any other line there (a model key, say) is kept.
+ */
+function writeAgentDevVars(): void {
+  const file = join(ROOT, "workers", "agent", ".dev.vars");
+  const settings: Record<string, string> = { SELF_ORIGIN: `http://localhost:${PORT}`, MCP_URL: `http://localhost:${PORT}/mcp` };
+  const kept = existsSync(file) ? readFileSync(file, "utf8").split("\n").filter((line) => line.trim() !== "" && !Object.keys(settings).some((name) => line.startsWith(`${name}=`))) : [];
+  writeFileSync(file, [...kept, ...Object.entries(settings).map(([name, value]) => `${name}=${value}`), ""].join("\n"), { mode: 0o600 });
 }
 
 async function demoToken(): Promise<string> {
@@ -63,7 +74,9 @@ mcp-edge local servers
   Demo token:   ${token}
   (saved in .wrangler/demo-token; more users: npm run token -- create --user <name>)
 `);
-  const child = spawn(WRANGLER, ["dev", "--port", PORT, "--ip", "127.0.0.1", "--test-scheduled", ...gatewayDevVars(), ...process.argv.slice(2)], {
+  writeAgentDevVars();
+  const configs = ["-c", "wrangler.toml", "-c", "workers/agent/wrangler.toml"];
+  const child = spawn(WRANGLER, ["dev", ...configs, "--port", PORT, "--ip", "127.0.0.1", "--test-scheduled", ...gatewayDevVars(), ...process.argv.slice(2)], {
     cwd: ROOT,
     stdio: "inherit",
     env: { ...process.env, WRANGLER_SEND_METRICS: "false" },

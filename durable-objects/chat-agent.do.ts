@@ -3,33 +3,37 @@
  * own SQLite (the newest MAX_STORED_MESSAGES messages, i.e. 50 turns) and runs the runtime-neutral
  * agent (workers/agent/chat-session.ts) while warm.
  *
- * Every isolate of the Worker evaluates this class when it starts, so it imports no library: the
- * agent core (the AI SDK, the model providers, the MCP client) is imported by the first message,
- * and the object itself is a plain Durable Object (SQLite and one alarm are all it needs), not an
- * Agents SDK `Agent`, whose module graph alone costs more startup than a whole MCP server
+ * It lives in the chat agent's own Worker (workers/agent/worker.ts), reached from the main Worker's
+ * /api/chat through the ChatService entrypoint. It imports no library at load: the agent core (the
+ * AI SDK, the model providers, the MCP client) is imported by the first message, and the object is
+ * a plain Durable Object (SQLite and one alarm are all it needs), not an Agents SDK `Agent`
  * (docs/decisions/0034-built-on-first-use.md).
  *
  * MCP is connected lazily by the first message — never in the constructor — and kept while warm.
  * shutdown() closes every connection; it is called by DELETE /api/chat and by an idle alarm
  * IDLE_SECONDS after the last message, so an idle agent holds nothing open.
  *
- * The user's bearer token arrives with each message (for MCP on the Worker's own origin) and is
- * held in memory for that turn only: it is never written to storage (tested) nor kept after it.
+ * Each message arrives with the caller's principal (who they are, their scopes, the resource their
+ * token was for), never a token. For MCP on the main Worker's own origin the turn's requests go to
+ * the main Worker over the MCP_EDGE binding with that principal, for that turn only; nothing of it
+ * is stored but the conversation itself.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { ChatEvent, ChatFailure, ChatOutcome, ChatResult, ChatToolCall, HistoryMessage } from "../workers/agent/agent.types";
+import type { ChatEvent, ChatFailure, ChatOutcome, ChatRequest, ChatResult, ChatToolCall, HistoryMessage } from "../workers/agent/agent.types";
 import type { ChatSession } from "../workers/agent/chat-session";
+import type { PrincipalWire } from "../workers/auth/principal-wire";
 import { toAppError } from "../workers/lib/errors";
 import { onFirstUse } from "../workers/lib/first-use";
 import { log } from "../workers/lib/log";
 
 /** The agent core and its libraries, imported by the first message an isolate's agents receive. */
 const agentCore = onFirstUse(async () => {
-  const [{ ChatSession }, { mcpAuthorization, sessionOptions }] = await Promise.all([
+  const [{ ChatSession }, { turnMcpAccess, sessionOptions }, { principalWire }] = await Promise.all([
     import("../workers/agent/chat-session"),
     import("../workers/agent/worker-config"),
+    import("../workers/auth/principal-wire"),
   ]);
-  return { ChatSession, mcpAuthorization, sessionOptions };
+  return { ChatSession, turnMcpAccess, sessionOptions, principalWire };
 });
 
 export const MAX_STORED_MESSAGES = 100;
@@ -38,13 +42,9 @@ export const HISTORY_FOR_MODEL = 20;
 export const IDLE_SECONDS = 600;
 const MAX_STORED_RESULT_CHARS = 4_000;
 
-export interface ChatInput {
-  message: string;
-  userId: number;
-  userName: string;
-  /** The requesting user's own bearer token, for this turn only. */
-  token: string;
-  timeZone?: string | undefined;
+export interface ChatInput extends ChatRequest {
+  /** Who is asking, as the main Worker authenticated them: this object's user, for this turn only. */
+  principal: PrincipalWire;
 }
 
 export interface ChatAgentStatus {
@@ -60,11 +60,11 @@ type MessageRow = {
   at: string;
 };
 
-export class ChatAgent extends DurableObject<Env> {
+export class ChatAgent extends DurableObject<AgentEnv> {
   private session: ChatSession | undefined;
   private lastActivity = 0;
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  constructor(ctx: DurableObjectState, env: AgentEnv) {
     super(ctx, env);
     ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS chat_messages (
       seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -136,19 +136,20 @@ export class ChatAgent extends DurableObject<Env> {
   }
 
   private async respond(input: ChatInput, onEvent: (event: ChatEvent) => void): Promise<ChatResult> {
+    const core = await agentCore();
+    const principal = core.principalWire.parse(input.principal);
     // Each user has the object named by their id: a message for anyone else is a routing bug.
-    if (!this.ctx.id.equals(this.env.CHAT_AGENT.idFromName(String(input.userId)))) {
-      throw new Error(`chat agent ${this.ctx.id.toString()} got a message for user ${input.userId}`);
+    if (!this.ctx.id.equals(this.env.CHAT_AGENT.idFromName(String(principal.user.id)))) {
+      throw new Error(`chat agent ${this.ctx.id.toString()} got a message for user ${principal.user.id}`);
     }
     this.lastActivity = Date.now();
-    const core = await agentCore();
     this.session ??= new core.ChatSession(core.sessionOptions(this.env));
     const history = this.recentHistory();
     const result = await this.session.chat({
       message: input.message,
       history,
-      identity: { userId: input.userId, name: input.userName },
-      authorization: core.mcpAuthorization(this.env, input.token),
+      identity: { userId: principal.user.id, name: principal.user.name },
+      ...core.turnMcpAccess(this.env, principal),
       timeZone: input.timeZone,
       // The session's own "done" would come before the turn is stored; this object sends it after.
       onEvent: (event) => {

@@ -1,6 +1,6 @@
 /**
  * The HTTP surface: /health, /openapi.json, OAuth (/.well-known/*, /oauth/*, /authorize), /api/*,
- * /mcp/<server> and the gateway /mcp. This module is on every new isolate's startup path, so it
+ * /mcp/<server> and the gateway /mcp; and the same MCP endpoints for the chat agent's Worker. This module is on every new isolate's startup path, so it
  * holds routing only: each area is imported by the first request that needs it (http/lazy.ts) —
  * the MCP hosting layer, authentication, each server's definition, the REST API, OAuth.
  */
@@ -17,6 +17,7 @@ import { loadMcpServers, type McpServerEntry, mcpServerEntries } from "./mcp-ser
 
 const authenticated = lazyMiddleware<AppEnv>(async () => (await import("./http/authenticated")).authenticated);
 const originCheck = lazyMiddleware<AppEnv>(async () => (await import("./http/origin-check")).originCheck);
+const handedOverPrincipal = lazyMiddleware<AppEnv>(async () => (await import("./http/principal-handover")).handedOverPrincipal);
 const hosting = onFirstUse(() => import("./mcp/hosting"));
 
 /** What the MCP tools of this request see: set by `authenticated`. */
@@ -61,6 +62,13 @@ export function createApp(servers: readonly McpServerEntry[] = mcpServerEntries)
   // "/mcp/*" does not match "/mcp" itself: the gateway endpoint needs the same chain, named.
   app.use("/mcp", cors, originCheck, limitBody(MAX_MCP_BODY_BYTES), authenticated);
   app.use("/mcp/*", cors, originCheck, limitBody(MAX_MCP_BODY_BYTES), authenticated);
+  mountMcpRoutes(app, servers);
+
+  return withErrorAnswers(app);
+}
+
+/** The gateway /mcp and every /mcp/<server>, behind whatever authentication the caller mounted. */
+function mountMcpRoutes(app: Hono<AppEnv>, servers: readonly McpServerEntry[]): void {
   // Tools vary per user, so the gateway's tools/list is built per request by the SDK, never served
   // from the built-in servers' per-isolate cache; a plain tools/call of a source tool is answered
   // straight from the gateway's call path (serveGateway, decisions 0013 and 0033).
@@ -81,6 +89,18 @@ export function createApp(servers: readonly McpServerEntry[] = mcpServerEntries)
       }),
     );
   }
+}
 
+/**
+ * The same MCP endpoints for the chat agent's Worker (workers/agent-mcp.ts): the principal the
+ * main Worker authenticated is handed over with each request instead of a bearer token, and no
+ * browser is involved, so neither CORS nor the Origin check applies. Nothing else is routed.
+ */
+export function createAgentMcpApp(servers: readonly McpServerEntry[] = mcpServerEntries): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  // Once per request (this app routes nothing but MCP), and before the body limit: the principal
+  // is found by the request object the entrypoint handed over, which the body limit may replace.
+  app.use("*", handedOverPrincipal, limitBody(MAX_MCP_BODY_BYTES));
+  mountMcpRoutes(app, servers);
   return withErrorAnswers(app);
 }

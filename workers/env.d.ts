@@ -16,18 +16,12 @@ interface HandTypedBindings {
   GATEWAY_REDISCOVERY_MINUTES?: string;
 
   // RAG server
-  /** Workers AI: embeddings, reranking and generation when configured; the agent's model too. */
+  /** Workers AI: embeddings, reranking and generation when configured. */
   AI?: Ai;
   /** Vectorize index for chunk vectors (its dimensions must match the embedder). */
   VECTORIZE?: Vectorize;
   /** Secret: bearer key for RAG_OPENAI_BASE_URL. */
   RAG_OPENAI_API_KEY?: string;
-
-  // Chat agent
-  /** Secret: the key for AGENT_OPENAI_BASE_URL. */
-  AGENT_OPENAI_API_KEY?: string;
-  /** Secret: bearer token for an MCP_URL that is not on the Worker's own origin. */
-  MCP_TOKEN?: string;
 
   // Sign-in with an OpenID Connect provider
   /** Secret: the client secret registered at OIDC_ISSUER; unset = a public client (PKCE only). */

@@ -9,7 +9,7 @@ export { RagGate } from "../durable-objects/rag-gate.do";
 export { GatewaySource } from "../durable-objects/gateway-source.do";
 export { GatewayInventory } from "./gateway/inventory.entrypoint";
 export { ThinkingLog } from "../durable-objects/thinking.do";
-export { ChatAgent } from "../durable-objects/chat-agent.do";
+export { AgentMcp } from "./agent-mcp";
 
 const app = createApp();
 

@@ -9,11 +9,9 @@
  */
 import { execFile } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir, readFile, rm, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import type { Plugin } from "esbuild";
-import { bundleWorker } from "./bundle";
 import type { CpuProfile, ProfileNode } from "./cdp";
 import { bundleSections, sectionAt, summarizeProfile } from "./profile-report";
 import { median, round } from "./stats";
@@ -67,18 +65,6 @@ export function templatePeerConfig(root: string, tmp: string): string {
     [`name = "template-peer"`, `main = ${JSON.stringify(join(root, "bench/peers/template.worker.ts"))}`, `compatibility_date = "${date}"`, `compatibility_flags = ${flags}`, ""].join("\n"),
   );
   return path;
-}
-
-/**
- * Packs an esbuild bundle as wrangler's upload format (what `check startup --worker` reads), for
- * variants wrangler cannot build itself (a build with modules stubbed out).
- */
-export async function packBundle(mainModule: string, outFile: string, compatibility: { date: string; flags: readonly string[] }): Promise<string> {
-  const form = new FormData();
-  form.set("metadata", JSON.stringify({ main_module: "index.js", bindings: [], compatibility_date: compatibility.date, compatibility_flags: compatibility.flags }));
-  form.set("index.js", new Blob([await readFile(mainModule)], { type: "application/javascript+module" }), "index.js");
-  writeFileSync(outFile, Buffer.from(await new Response(form).arrayBuffer()));
-  return outFile;
 }
 
 interface Measured {
@@ -204,48 +190,49 @@ export function printStartup(rows: readonly StartupRow[]): void {
 }
 
 /**
- * The chat agent's two entry points replaced by empty stand-ins: the `/api/chat` routes and the
- * ChatAgent class. What the bundle loses with them is what moving the agent to its own Worker buys.
+ * The commit before the chat agent became its own Worker: mcp-edge with the agent bundled in, built
+ * in the same run as the split Workers so "before" and "after" share the machine's conditions.
  */
-const withoutTheAgent: Plugin = {
-  name: "without-the-agent",
-  setup(pluginBuild) {
-    const stubs: Record<string, string> = {
-      "chat.routes": "export function mountChatRoutes() {}",
-      "chat-agent.do": 'import { DurableObject } from "cloudflare:workers"; export class ChatAgent extends DurableObject {}',
-    };
-    pluginBuild.onResolve({ filter: /\/(chat\.routes|chat-agent\.do)$/ }, (args) => ({ path: args.path.split("/").at(-1)!, namespace: "agent-stub" }));
-    pluginBuild.onLoad({ filter: /.*/, namespace: "agent-stub" }, (args) => ({ contents: stubs[args.path] ?? "", loader: "ts" }));
-  },
-};
+export const BEFORE_THE_SPLIT = "1d72cc6";
 
-function compatibilityOf(root: string): { date: string; flags: string[] } {
-  const toml = readFileSync(join(root, "wrangler.toml"), "utf8");
-  const date = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(toml)?.[1] ?? "2026-11-01";
-  const flags = [.../^compatibility_flags\s*=\s*\[([^\]]*)\]/m.exec(toml)?.[1]?.matchAll(/"([^"]+)"/g) ?? []].map((match) => match[1]!);
-  return { date, flags };
+/**
+ * The tree of `commit` unpacked under `dir` (git archive, nothing checked out in this clone), with
+ * this checkout's node_modules linked in, so wrangler builds it with the same packages.
+ */
+async function treeAt(root: string, commit: string, dir: string): Promise<string> {
+  const tree = join(dir, `tree-${commit}`);
+  await rm(tree, { recursive: true, force: true });
+  await mkdir(tree, { recursive: true });
+  await run("sh", ["-c", `git -C "${root}" archive ${commit} | tar -x -C "${tree}"`], { maxBuffer: 16 * 1024 * 1024 });
+  await symlink(join(root, "node_modules"), join(tree, "node_modules"), "dir");
+  return tree;
 }
 
 /**
- * mcp-edge as wrangler builds it, beside the Cloudflare template peer built the same way; then
- * mcp-edge without the chat agent, and with it for comparison, both built by the bench's esbuild
- * (wrangler cannot stub modules), so their difference is the agent's share.
+ * The main Worker and the chat agent's Worker as wrangler builds them, beside the Cloudflare
+ * template peer built the same way, and mcp-edge as it was before the split (one Worker with the
+ * agent inside), built from that commit's tree by the same wrangler.
  */
 export async function startupVariants(root: string, tmp: string): Promise<StartupVariant[]> {
   const dir = join(tmp, "startup-bundles");
   await mkdir(dir, { recursive: true });
-  const compatibility = compatibilityOf(root);
-  const entry = join(root, "workers/index.ts");
-  const esbuilt = async (name: string, plugins: Plugin[]) =>
-    packBundle(await bundleWorker(entry, join(dir, name, "index.js"), plugins), join(dir, `${name}.bundle`), compatibility);
+  const before = await treeAt(root, BEFORE_THE_SPLIT, dir);
   return [
     { name: "mcp-edge", build: "wrangler deploy --dry-run (wrangler.toml)", bundle: await wranglerBundle(root, join(dir, "mcp-edge.bundle")) },
+    {
+      name: "mcp-edge-agent",
+      build: "wrangler deploy --dry-run (workers/agent/wrangler.toml)",
+      bundle: await wranglerBundle(root, join(dir, "mcp-edge-agent.bundle"), join(root, "workers/agent/wrangler.toml")),
+    },
     {
       name: "template peer",
       build: "wrangler deploy --dry-run (bench/peers/template.worker.ts)",
       bundle: await wranglerBundle(root, join(dir, "template.bundle"), templatePeerConfig(root, dir)),
     },
-    { name: "mcp-edge (bench esbuild)", build: "bench/lib/bundle.ts esbuild options", bundle: await esbuilt("with-agent", []) },
-    { name: "mcp-edge without the agent", build: "the same, /api/chat and ChatAgent stubbed", bundle: await esbuilt("without-agent", [withoutTheAgent]) },
+    {
+      name: `mcp-edge before the split (${BEFORE_THE_SPLIT})`,
+      build: `wrangler deploy --dry-run (wrangler.toml at ${BEFORE_THE_SPLIT})`,
+      bundle: await wranglerBundle(before, join(dir, "before-the-split.bundle")),
+    },
   ];
 }

@@ -41,10 +41,15 @@ const MAX_KEPT_PROBLEMS = 20;
  */
 export function wranglerWorkerOptions(configPath: string, vars: Record<string, string> = {}, assetRouter = false): WorkerOptions {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(configPath);
-  const { modulesRules: _rules, rootPath: _root, cronTriggers: _crons, assets, bindings, ...options } = workerOptions;
+  const { modulesRules: _rules, rootPath: _root, cronTriggers: _crons, assets, bindings, serviceBindings, ...options } = workerOptions;
   // `vars` override wrangler.toml's [vars] (e.g. TOKEN_CACHE_SECONDS for the uncached-auth run).
   const tomlVars: object = typeof bindings === "object" && bindings !== null ? bindings : {};
-  return { ...options, ...(assetRouter && assets ? { assets } : {}), bindings: { ...tomlVars, ...vars } };
+  // The bench serves one Worker: a binding to another one (the chat agent's, AGENT) would name a
+  // Worker Miniflare does not run, and no benchmarked route uses it. Bindings to itself (SELF) stay.
+  const services = Object.entries(typeof serviceBindings === "object" && serviceBindings !== null ? serviceBindings : {}).filter(
+    ([, target]: [string, unknown]) => typeof target === "object" && target !== null && "name" in target && target.name === "mcp-edge",
+  );
+  return { ...options, ...(assetRouter && assets ? { assets } : {}), bindings: { ...tomlVars, ...vars }, serviceBindings: Object.fromEntries(services) };
 }
 
 export async function serveWorker(input: {

@@ -1,23 +1,19 @@
 /**
- * /api/chat end to end (its request and answer shapes in workers/agent/agent.types.ts): the ChatAgent Durable Object per user, the local
- * intent-router model through the AI SDK, and the Worker's own /mcp reached through SELF with the
- * user's token (MCP_URL = http://localhost/mcp in vitest.config.ts). Real D1, real DOs.
+ * /api/chat end to end, across both Workers (its request and answer shapes in
+ * workers/agent/agent.types.ts): the main Worker under test authenticates and validates, the chat
+ * agent's Worker beside it (vitest.config.ts) runs the user's ChatAgent with the local
+ * intent-router model through the AI SDK, and its MCP tools are the main Worker's own /mcp, served
+ * for the caller's principal over the AgentMcp binding (MCP_URL = http://localhost/mcp). Real D1,
+ * real DOs. The object's own lifecycle is tested in place in test/agent-worker/.
  */
-import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ChatAgent } from "../../durable-objects/chat-agent.do";
 import type { ChatResult, HistoryMessage } from "../../workers/agent/agent.types";
-import { openMcpConnections } from "../../workers/agent/mcp-tool-loader";
+import { warmUpChat } from "../helpers/chat";
 import { workerFetch } from "../helpers/mcp";
 import { api, type ErrorBody } from "../helpers/rest";
 import { createUser, type TestUser } from "../helpers/users";
 
-const MCP_URL = "http://localhost/mcp";
-
-// The Worker imports the agent core (the AI SDK, the model providers) on the first message; load
-// it before the tests, so the first one is not the one that pays for it.
-beforeAll(() => import("../../workers/agent/chat-session"), 60_000);
+beforeAll(warmUpChat, 60_000);
 const KARACHI = "Asia/Karachi"; // UTC+05:00 all year
 
 function chat(user: TestUser, message: string, timeZone = KARACHI) {
@@ -29,10 +25,6 @@ function tomorrowInKarachi(hour: number, at = Date.now()): string {
   const localToday = new Date(at + 5 * 3600_000).toISOString().slice(0, 10);
   const tomorrow = new Date(Date.parse(`${localToday}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
   return new Date(Date.parse(`${tomorrow}T00:00:00Z`) + (hour - 5) * 3600_000).toISOString();
-}
-
-async function agentOf(user: TestUser) {
-  return env.CHAT_AGENT.getByName(String(user.id));
 }
 
 describe("chat with the local intent router against the Worker's own /mcp", () => {
@@ -279,70 +271,4 @@ describe("GET and DELETE /api/chat: the stored conversation", () => {
     const history = await api<{ messages: HistoryMessage[] }>(user, "GET", "/api/chat");
     expect(history.body).toEqual({ messages: [] });
   });
-});
-
-describe("the ChatAgent Durable Object connects lazily and shuts down cleanly", () => {
-  it("no MCP connection before the first message; one while warm; none after DELETE", async () => {
-    const user = await createUser();
-    const agent = await agentOf(user);
-    expect(await agent.status()).toEqual({ mcp_connected: false, messages: 0, idle_shutdown_scheduled: false });
-    // Reading the history does not connect either.
-    await api(user, "GET", "/api/chat");
-    expect((await agent.status()).mcp_connected).toBe(false);
-    const before = openMcpConnections(MCP_URL);
-
-    await chat(user, "show my tasks");
-    expect(await agent.status()).toEqual({ mcp_connected: true, messages: 2, idle_shutdown_scheduled: true });
-    expect(openMcpConnections(MCP_URL)).toBe(before + 1);
-    await chat(user, "show my tasks");
-    expect(openMcpConnections(MCP_URL)).toBe(before + 1); // reused while warm
-
-    const removed = await workerFetch("http://localhost/api/chat", { method: "DELETE", headers: user.headers });
-    expect(removed.status).toBe(204);
-    expect(await agent.status()).toEqual({ mcp_connected: false, messages: 0, idle_shutdown_scheduled: false });
-    expect(openMcpConnections(MCP_URL)).toBe(before);
-  });
-
-  it("the idle alarm's shutdown closes the connection; the next message reconnects", async () => {
-    const user = await createUser();
-    const agent = await agentOf(user);
-    const before = openMcpConnections(MCP_URL);
-    await chat(user, "show my tasks");
-    expect((await agent.status()).mcp_connected).toBe(true);
-    expect(openMcpConnections(MCP_URL)).toBe(before + 1);
-    const scheduled = await runInDurableObject(agent, async (instance: ChatAgent, state) => {
-      // The idle alarm is set about IDLE_SECONDS after the message.
-      const alarm = await state.storage.getAlarm();
-      const idleAlarmInMs = alarm === null ? null : alarm - Date.now();
-      // A message just came in: the alarm firing now (early) must not cut the connection.
-      await instance.alarm();
-      const stillConnected = (await instance.status()).mcp_connected;
-      // As if the 10 minutes had passed since the last message.
-      // (lastActivity is private to the object: set as the clock would have left it.)
-      Reflect.set(instance, "lastActivity", Date.now() - 601_000);
-      await instance.idleShutdown();
-      return { idleAlarmSet: idleAlarmInMs !== null && idleAlarmInMs > 590_000 && idleAlarmInMs <= 600_000, stillConnected };
-    });
-    expect(scheduled).toEqual({ idleAlarmSet: true, stillConnected: true });
-    expect((await agent.status()).mcp_connected).toBe(false);
-    expect(openMcpConnections(MCP_URL)).toBe(before);
-    // The conversation is kept; only connections were closed.
-    expect((await agent.status()).messages).toBe(2);
-    const again = await chat(user, "show my tasks");
-    expect(again.body.tool_calls).toMatchObject([{ name: "list_tasks", is_error: false }]);
-    expect((await agent.status()).mcp_connected).toBe(true);
-    await agent.shutdown();
-    expect((await agent.status()).mcp_connected).toBe(false);
-    expect(openMcpConnections(MCP_URL)).toBe(before);
-  });
-
-  it("keeps at most the newest 100 messages (50 turns)", async () => {
-    const user = await createUser();
-    const agent = await agentOf(user);
-    for (let i = 0; i < 52; i++) await chat(user, `hello ${i}`);
-    const history = await api<{ messages: HistoryMessage[] }>(user, "GET", "/api/chat");
-    expect(history.body.messages).toHaveLength(100);
-    expect(history.body.messages[0]!.text).toBe("hello 2");
-    expect((await agent.status()).messages).toBe(100);
-  }, 60_000);
 });

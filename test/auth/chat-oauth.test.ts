@@ -1,14 +1,18 @@
 /**
- * The chat agent for a user signed in through OAuth, as the console is: the agent re-sends the
- * caller's token to the Worker's own /mcp (MCP_URL) to load its MCP tools, so a root-resource token
- * (the console's) gets them, while a token bound to /api alone does not — /mcp refuses it, and the
- * agent says so and runs on its own tools.
+ * The chat agent for a user signed in through OAuth, as the console is: the agent Worker loads its
+ * MCP tools from the main Worker's own /mcp (MCP_URL) for the caller's principal — which carries
+ * the resource their token was issued for — so a root-resource token (the console's) gets them,
+ * while a token bound to /api alone does not: /mcp refuses that principal as it would the token,
+ * and the agent says so and runs on its own tools.
  */
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { ChatResult } from "../../workers/agent/agent.types";
+import { warmUpChat } from "../helpers/chat";
 import { workerFetch } from "../helpers/mcp";
 import { obtainTokens, ORIGIN } from "../helpers/oauth";
 import { createUser } from "../helpers/users";
+
+beforeAll(warmUpChat, 60_000);
 
 async function chat(token: string, message: string): Promise<ChatResult> {
   const res = await workerFetch(`${ORIGIN}/api/chat`, {

@@ -2,7 +2,8 @@
  * What a new isolate evaluates before it serves anything: workers/index.ts and every module it
  * imports statically. Libraries and schemas belong behind `import()` (workers/http/lazy.ts,
  * docs/decisions/0034-built-on-first-use.md); one static import of zod, an MCP SDK, drizzle or the
- * AI SDK on this path puts that library's whole module graph back into every cold start. Bundled
+ * AI SDK on this path puts that library's whole module graph back into every cold start. And the
+ * chat agent's libraries are not in the main Worker at all: they are the agent Worker's. Bundled
  * with esbuild as wrangler bundles the Worker; the import kinds come from esbuild's metafile.
  */
 import { builtinModules } from "node:module";
@@ -82,6 +83,26 @@ describe("the Worker's startup path", () => {
     const entry = "workers/index.ts";
     const metafile = await metafileOf(entry);
     const bundled = new Set(Object.keys(metafile.inputs).map(packageOf));
-    for (const pkg of ["zod", "@modelcontextprotocol/server", "drizzle-orm", "ai"]) expect(bundled).toContain(pkg);
+    for (const pkg of ["zod", "@modelcontextprotocol/server", "drizzle-orm"]) expect(bundled).toContain(pkg);
+  });
+});
+
+/** The chat agent's libraries and code, which live in its own Worker (workers/agent/worker.ts). */
+const AGENT_PACKAGES = ["ai", "@ai-sdk/openai-compatible", "@ai-sdk/provider", "@ai-sdk/provider-utils", "workers-ai-provider"];
+const AGENT_MODULES = /^(durable-objects\/chat-agent\.do|workers\/agent\/(worker|chat-session|chat-loop|mcp-tools|tools|identity|worker-config)|workers\/agent\/models\/)/;
+
+describe("the chat agent is its own Worker", () => {
+  it("the main Worker's bundle holds none of it, not even behind import()", async () => {
+    const inputs = Object.keys((await metafileOf("workers/index.ts")).inputs);
+    expect(inputs.filter((module) => AGENT_PACKAGES.includes(packageOf(module) ?? ""))).toEqual([]);
+    expect(inputs.filter((module) => AGENT_MODULES.test(module))).toEqual([]);
+  });
+
+  it("the agent Worker's bundle holds it (the check above looks at the real names)", async () => {
+    const inputs = Object.keys((await metafileOf("workers/agent/worker.ts")).inputs);
+    const packages = new Set(inputs.map(packageOf));
+    for (const pkg of ["ai", "workers-ai-provider", "@ai-sdk/openai-compatible"]) expect(packages).toContain(pkg);
+    expect(inputs).toContain("durable-objects/chat-agent.do.ts");
+    expect(inputs).toContain("workers/agent/chat-session.ts");
   });
 });

@@ -6,10 +6,11 @@
  * REST, MCP (SDK and fast path), the chat agent's natural-language dates, and recurrence.
  */
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { ChatResult } from "../../workers/agent/agent.types";
 import { openDb } from "../../workers/lib/db";
 import { fireDueReminders } from "../../workers/tasks/reminders.cron";
+import { warmUpChat } from "../helpers/chat";
 import { callOk, connect, ERAS } from "../helpers/mcp";
 import { api, type ErrorBody } from "../helpers/rest";
 import { addTask, callError, type Task } from "../helpers/tasks";
@@ -106,6 +107,8 @@ describe("the edges of the range", () => {
 });
 
 describe("the chat agent's natural-language dates", () => {
+  beforeAll(warmUpChat, 60_000);
+
   it("a date that lands past 9999 in UTC is refused by add_task, and nothing is stored", async () => {
     const user = await createUser();
     const res = await api<ChatResult>(user, "POST", "/api/chat", {

@@ -39,6 +39,14 @@ export interface HistoryMessage {
   at: string;
 }
 
+/** One message for the agent, validated by the main Worker's /api/chat (chat.routes.ts). */
+export interface ChatRequest {
+  /** Trimmed, 1..4000 characters. */
+  message: string;
+  /** An IANA time zone; absent = UTC. */
+  timeZone?: string | undefined;
+}
+
 /** Who is chatting, from authentication only; the model never supplies it. */
 export interface ChatIdentity {
   userId: number;

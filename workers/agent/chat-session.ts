@@ -21,20 +21,29 @@ export const RETRY_AFTER_MS = 30_000;
 export interface ChatSessionOptions {
   /** MCP_URL; empty or undefined = no MCP tools. */
   mcpUrl: string | undefined;
-  /** How MCP requests go out (the Worker routes its own origin through SELF). */
+  /** How MCP requests go out when a turn does not say (the global fetch when absent). */
   fetch?: FetchLike | undefined;
   mcpTimeoutMs?: number | undefined;
   mcpCallTimeoutMs?: number | undefined;
   model: ModelConfig;
 }
 
-export interface TurnRequest {
+/** How THIS turn's MCP requests reach the server; never kept after the turn. */
+export interface TurnMcpAccess {
+  /**
+   * Sends each request (the agent Worker: to the main Worker over its binding, for the caller's
+   * principal); absent = the session's fetch.
+   */
+  fetch?: ((request: Request) => Promise<Response>) | undefined;
+  /** "Bearer …" added to each request. */
+  authorization?: string | undefined;
+}
+
+export interface TurnRequest extends TurnMcpAccess {
   message: string;
   history: readonly HistoryMessage[];
   /** From authentication; injected into identity properties of tool calls. */
   identity?: ChatIdentity | undefined;
-  /** "Bearer …" for MCP requests of THIS turn only; never kept after it. */
-  authorization?: string | undefined;
   timeZone?: string | undefined;
   now?: Date | undefined;
   onEvent?: ((event: ChatEvent) => void) | undefined;
@@ -43,7 +52,8 @@ export interface TurnRequest {
 export class ChatSession {
   private mcp: LoadedMcp | undefined;
   private loadedAt = 0;
-  private authorization: string | undefined;
+  /** The turn in progress's MCP access: set when it starts, cleared when it ends. */
+  private access: TurnMcpAccess = {};
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: ChatSessionOptions) {}
@@ -58,7 +68,7 @@ export class ChatSession {
     return this.mcp?.connection?.isOpen ? this.mcp.connection : undefined;
   }
 
-  /** Turns run one after another: the per-turn authorization must never leak into another turn. */
+  /** Turns run one after another: one turn's MCP access must never serve another turn. */
   chat(request: TurnRequest): Promise<ChatResult> {
     const run = this.queue.then(() => this.turn(request));
     this.queue = run.catch(() => undefined);
@@ -90,17 +100,22 @@ export class ChatSession {
     if (this.mcp && !stale) return this.mcp;
     this.mcp = await loadMcpTools({
       url: this.options.mcpUrl,
-      fetch: this.options.fetch,
+      // Read on every request, so a connection kept from an earlier turn sends this turn's access.
+      fetch: (input, init) => {
+        const turnFetch = this.access.fetch;
+        if (turnFetch) return turnFetch(new Request(input, init));
+        return this.options.fetch ? this.options.fetch(input, init) : fetch(input, init);
+      },
       timeoutMs: this.options.mcpTimeoutMs,
       callTimeoutMs: this.options.mcpCallTimeoutMs,
-      authorization: () => this.authorization,
+      authorization: () => this.access.authorization,
     });
     this.loadedAt = Date.now();
     return this.mcp;
   }
 
   private async turn(request: TurnRequest): Promise<ChatResult> {
-    this.authorization = request.authorization;
+    this.access = { fetch: request.fetch, authorization: request.authorization };
     try {
       const mcp = await this.ensureMcp();
       const now = request.now ?? new Date();
@@ -123,7 +138,7 @@ export class ChatSession {
       request.onEvent?.({ event: "done", data: result });
       return result;
     } finally {
-      this.authorization = undefined;
+      this.access = {};
     }
   }
 }

@@ -1,15 +1,17 @@
 /**
- * /api/chat, behind the /api/* middleware (CORS, body limit, bearer auth):
+ * /api/chat, behind the /api/* middleware (CORS, body limit, bearer auth, the REST rate limit):
  *   POST   { message, time_zone? } → the reply with its tool calls (JSON), or an SSE stream of
  *          tool_call / tool_result / reply / done (or error) with Accept: text/event-stream
  *   GET    → the stored conversation        DELETE → forget it, close connections (204)
- * Each user talks to their own ChatAgent, named by their id; failures answer with the REST
- * error shape, never a 500.
+ * The main Worker's side of the chat: it validates the request and hands it to the chat agent's
+ * own Worker over the AGENT service binding (ChatService, workers/agent/worker.ts), passing the
+ * caller's principal — never their bearer token. Each user talks to their own ChatAgent, named by
+ * their id there; failures answer with the REST error shape, never a 500.
  */
 import type { Context, Hono } from "hono";
 import { z } from "zod";
 import { refusal } from "../auth/access";
-import { bearerToken } from "../auth/auth.service";
+import { type PrincipalWire, toWire } from "../auth/principal-wire";
 import type { Scope } from "../auth/scopes";
 import type { AppEnv } from "../http/context";
 import { readJsonBody } from "../http/json-body";
@@ -17,7 +19,7 @@ import { AppError, isErrorCode } from "../lib/errors";
 import { log } from "../lib/log";
 import { parseInput } from "../lib/validation";
 import { resolveTimeZone } from "./intent/zoned-time";
-import type { ChatFailure, ChatOutcome } from "./agent.types";
+import type { ChatFailure, ChatOutcome, ChatRequest, ChatResult, HistoryMessage } from "./agent.types";
 
 export const MAX_MESSAGE_CHARS = 4000;
 
@@ -38,16 +40,22 @@ function agentError({ code, message, retry_after_ms }: ChatFailure): AppError {
   return new AppError(isErrorCode(code) && code !== "internal" ? code : "unavailable", message, details ? { details } : undefined);
 }
 
-type ChatAgentStub = ReturnType<Env["CHAT_AGENT"]["get"]>;
+/** The reply of a turn the agent answered, or its failure as the REST error. */
+function resultOf(outcome: ChatOutcome): ChatResult {
+  if (!outcome.ok) throw agentError(outcome);
+  return outcome.result;
+}
+
+type ChatService = Env["AGENT"];
 
 /**
- * Runs `use` against the user's ChatAgent. The agent answers its own failures as values; what
- * can still throw here is the platform (the object reset, overloaded, or its RPC broke), which is
- * "unavailable" (503, try again), never a 500.
+ * Runs `use` against the agent Worker. The agent answers its own failures as values; what can
+ * still throw here is the platform (the agent Worker or its object unreachable, reset, overloaded,
+ * or the RPC broke), which is "unavailable" (503, try again), never a 500.
  */
-async function withAgent<T>(c: Context<AppEnv>, use: (agent: ChatAgentStub) => Promise<T>): Promise<T> {
+async function withAgent<T>(c: Context<AppEnv>, use: (agent: ChatService, principal: PrincipalWire) => Promise<T>): Promise<T> {
   try {
-    return await use(c.env.CHAT_AGENT.getByName(String(c.var.user.id)));
+    return await use(c.env.AGENT, toWire(c.var.access.principal));
   } catch (error) {
     if (error instanceof AppError) throw error;
     log.error("chat agent unreachable", { user: c.var.user.id, error: error instanceof Error ? error.message : String(error) });
@@ -70,32 +78,23 @@ export function mountChatRoutes(app: Hono<AppEnv>): void {
   });
   app.post("/api/chat", async (c) => {
     const body = parseInput(chatBody, await readJsonBody(c.req.raw));
-    const user = c.var.user;
-    const input = {
-      message: body.message.trim(),
-      userId: user.id,
-      userName: user.name,
-      token: bearerToken(c.req.header("authorization")),
-      timeZone: body.time_zone,
-    };
+    const request: ChatRequest = { message: body.message.trim(), timeZone: body.time_zone };
     if (wantsStream(c)) {
-      const stream = await withAgent(c, (agent) => agent.chatStream(input));
+      const stream = await withAgent(c, (agent, principal) => agent.chatStream(principal, request));
       return new Response(stream, {
         headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" },
       });
     }
-    const outcome = (await withAgent(c, (agent) => agent.chat(input))) as ChatOutcome;
-    if (!outcome.ok) throw agentError(outcome);
-    return c.json(outcome.result);
+    return c.json(resultOf(await withAgent(c, (agent, principal) => agent.chat(principal, request))));
   });
 
   app.get("/api/chat", async (c) => {
-    const messages = await withAgent(c, (agent) => agent.history());
+    const messages: HistoryMessage[] = await withAgent(c, (agent, principal) => agent.history(principal));
     return c.json({ messages });
   });
 
   app.delete("/api/chat", async (c) => {
-    await withAgent(c, (agent) => agent.reset());
+    await withAgent(c, (agent, principal) => agent.reset(principal));
     return c.body(null, 204);
   });
 }

@@ -1,15 +1,18 @@
 /**
- * The agent's settings as the Worker sees them, and the one rule for MCP credentials:
- * - MCP_URL on the Worker's own origin (SELF_ORIGIN): requests go through the SELF binding with
- *   the requesting user's OWN bearer token, so our servers derive the same identity; the token
- *   is passed per request and never stored;
- * - any other MCP_URL: the MCP_TOKEN secret when set, else no credentials.
- * The bindings come from the generated Env (wrangler.toml) and workers/env.d.ts (the secrets,
- * which must never be in [vars]).
+ * The agent Worker's settings, and the one rule for how its MCP requests go out:
+ * - MCP_URL on the main Worker's own origin (SELF_ORIGIN): each request goes to the main Worker over
+ *   the MCP_EDGE binding (its AgentMcp entrypoint) with the caller's principal, for this turn only —
+ *   no token exists on this side to send; the main Worker applies that principal's scopes and
+ *   audience as it would the token's;
+ * - any other MCP_URL: over the network with the MCP_TOKEN secret when set, else no credentials.
+ * The bindings come from the generated AgentEnv (workers/agent/wrangler.toml) and
+ * workers/agent/env.d.ts (the secrets, which must never be in [vars]).
  */
-import type { FetchLike } from "@modelcontextprotocol/client";
-import { selfRoutedFetch } from "../mcp-client/self-routed-fetch";
-import type { ChatSessionOptions } from "./chat-session";
+import type { PrincipalWire } from "../auth/principal-wire";
+import type { ChatSessionOptions, TurnMcpAccess } from "./chat-session";
+
+/** How one MCP request goes out: the shape the outbound MCP client takes. */
+export type RequestFetch = (request: Request) => Promise<Response>;
 
 function originOf(url: string | undefined): string | undefined {
   if (!url || url.trim() === "") return undefined;
@@ -20,25 +23,39 @@ function originOf(url: string | undefined): string | undefined {
   }
 }
 
-export function isOwnOrigin(env: Pick<Env, "SELF_ORIGIN" | "MCP_URL">): boolean {
+export function isOwnOrigin(env: Pick<AgentEnv, "SELF_ORIGIN" | "MCP_URL">): boolean {
   const own = originOf(env.SELF_ORIGIN);
   return own !== undefined && originOf(env.MCP_URL) === own;
 }
 
-/** The Authorization header for this request's MCP calls, or none. */
-export function mcpAuthorization(env: Pick<Env, "SELF_ORIGIN" | "MCP_URL" | "MCP_TOKEN">, userToken: string): string | undefined {
-  if (isOwnOrigin(env)) return `Bearer ${userToken}`;
-  const secret = env.MCP_TOKEN?.trim();
-  return secret ? `Bearer ${secret}` : undefined;
+/**
+ * Requests served by the main Worker for `principal`, over the service binding. An AbortSignal
+ * cannot cross RPC, so the request goes without it and an abort (the MCP client's timeouts) ends
+ * the wait here instead.
+ */
+export function principalFetch(binding: AgentEnv["MCP_EDGE"], principal: PrincipalWire): RequestFetch {
+  return (request) => {
+    const { signal } = request;
+    signal.throwIfAborted();
+    const answer = binding.serve(principal, new Request(request, { signal: null }));
+    return new Promise<Response>((resolve, reject) => {
+      const abort = () => reject(signal.reason);
+      signal.addEventListener("abort", abort, { once: true });
+      answer.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
+    });
+  };
 }
 
-export function sessionOptions(
-  env: Pick<Env, "SELF" | "SELF_ORIGIN" | "MCP_URL" | "AI" | "AGENT_MODEL" | "AGENT_OPENAI_BASE_URL" | "AGENT_OPENAI_API_KEY">,
-): ChatSessionOptions {
-  const fetch: FetchLike = selfRoutedFetch(env);
+/** How this turn's MCP requests go out, and with which Authorization header. */
+export function turnMcpAccess(env: Pick<AgentEnv, "SELF_ORIGIN" | "MCP_URL" | "MCP_EDGE" | "MCP_TOKEN">, principal: PrincipalWire): TurnMcpAccess {
+  if (isOwnOrigin(env)) return { fetch: principalFetch(env.MCP_EDGE, principal), authorization: undefined };
+  const secret = env.MCP_TOKEN?.trim();
+  return { fetch: undefined, authorization: secret ? `Bearer ${secret}` : undefined };
+}
+
+export function sessionOptions(env: Pick<AgentEnv, "MCP_URL" | "AI" | "AGENT_MODEL" | "AGENT_OPENAI_BASE_URL" | "AGENT_OPENAI_API_KEY">): ChatSessionOptions {
   return {
     mcpUrl: env.MCP_URL,
-    fetch,
     model: {
       AI: env.AI,
       AGENT_MODEL: env.AGENT_MODEL,

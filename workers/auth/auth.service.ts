@@ -80,8 +80,17 @@ export async function authenticate(ctx: AuthenticationContext, authorization: st
       cache.set(hash, verified);
     }
   }
-  if (principal.via === "oauth" && ctx.resource !== undefined && !(principal.audience && audienceCovers(principal.audience, ctx.resource))) {
-    throw new AppError("unauthorized", `This access token was issued for ${principal.audience ?? "another resource"}; it is not accepted at ${ctx.resource}`);
-  }
+  if (ctx.resource !== undefined) assertAudience(principal, ctx.resource);
   return principal;
+}
+
+/**
+ * The audience rule: an OAuth principal is accepted only at a resource its token's audience covers
+ * (API tokens are bound to no resource). Also applied to a principal handed over by the agent
+ * Worker (http/principal-handover.ts), so the chat reaches exactly what the caller's token would.
+ */
+export function assertAudience(principal: Principal, resource: string): void {
+  if (principal.via === "oauth" && !(principal.audience && audienceCovers(principal.audience, resource))) {
+    throw new AppError("unauthorized", `This access token was issued for ${principal.audience ?? "another resource"}; it is not accepted at ${resource}`);
+  }
 }

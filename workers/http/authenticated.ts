@@ -21,7 +21,7 @@ export function requestServices(c: Context<AppEnv>): Services {
 }
 
 /** The issuer and protected resource a request is for (the route's most specific resource). */
-function requestResource(c: Context<AppEnv>): { issuer: string | undefined; path: ResourcePath } {
+export function requestResource(c: Context<AppEnv>): { issuer: string | undefined; path: ResourcePath } {
   const url = new URL(c.req.url);
   return { issuer: issuerFor(url, c.env.SELF_ORIGIN), path: resourcePathOf(url.pathname) };
 }
@@ -51,7 +51,8 @@ export function unauthorizedResponse(c: Context<AppEnv>, error: unknown): Respon
   return response;
 }
 
-function accessFor(c: Context<AppEnv>, principal: Principal): Access {
+/** The request's access for `principal`: its 403 names the request's resource in the step-up challenge. */
+export function accessFor(c: Context<AppEnv>, principal: Principal): Access {
   return {
     principal,
     refuse: (needed: readonly Scope[]) => {
