@@ -59,8 +59,8 @@ export function createApp(servers: readonly McpServerEntry[] = mcpServerEntries)
   );
   app.all("/api/*", lazyApp(async () => (await import("./api-app")).createApiApp(await loadMcpServers(servers))));
 
-  // "/mcp/*" does not match "/mcp" itself: the gateway endpoint needs the same chain, named.
-  app.use("/mcp", cors, originCheck, limitBody(MAX_MCP_BODY_BYTES), authenticated);
+  // Hono's "/mcp/*" matches "/mcp" itself too: one chain serves the gateway and every server (a
+  // second `app.use("/mcp", …)` ran authentication and the body limit twice on each gateway call).
   app.use("/mcp/*", cors, originCheck, limitBody(MAX_MCP_BODY_BYTES), authenticated);
   mountMcpRoutes(app, servers);
 
