@@ -1,3 +1,4 @@
+// @ts-check
 // REST calls to this Worker with the signed-in user's OAuth access token, and one error type that
 // carries the API's own { error: { code, message, field? } } so every panel can show it as it came.
 import { currentAccessToken, refreshTokens } from "./oauth.js";
@@ -72,6 +73,10 @@ export async function errorFrom(response) {
   return error;
 }
 
+/**
+ * @param {string} path
+ * @param {{ method?: string, body?: unknown, accept?: string }} [options]
+ */
 export async function api(path, { method = "GET", body, accept = "application/json" } = {}) {
   let response;
   try {
@@ -81,7 +86,7 @@ export async function api(path, { method = "GET", body, accept = "application/js
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {
-    throw new ApiError(0, "network", `Could not reach the Worker (${error.message})`);
+    throw new ApiError(0, "network", `Could not reach the Worker (${/** @type {Error} */ (error).message})`);
   }
   if (!response.ok) {
     const error = await errorFrom(response);

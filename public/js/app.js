@@ -1,3 +1,4 @@
+// @ts-check
 // The console's shell: sign in through this Worker's OAuth sign-in page (oauth.js), then four
 // panels (tools, sources, RAG health, chat) behind an accessible tab list.
 import { api, messageOf, onUnauthorized } from "./api.js";
@@ -9,8 +10,9 @@ import { clearTokens, getTokens } from "./session.js";
 import { renderSourcesPanel } from "./sources.js";
 import { renderToolsPanel } from "./tools.js";
 
-const main = document.getElementById("main");
-const account = document.getElementById("account");
+// Both are in index.html: the page is built for this script.
+const main = /** @type {HTMLElement} */ (document.getElementById("main"));
+const account = /** @type {HTMLElement} */ (document.getElementById("account"));
 
 const PANELS = [
   { id: "tools", label: "Servers & tools", render: renderToolsPanel },
@@ -119,7 +121,7 @@ async function start() {
     consoleView(await listServers());
   } catch (error) {
     // A 401 has already brought the sign-in view (onUnauthorized).
-    if (!(error && error.status === 401)) signInView({ text: messageOf(error), error: true });
+    if (!(error && /** @type {{ status?: number }} */ (error).status === 401)) signInView({ text: messageOf(error), error: true });
   }
 }
 

@@ -1,3 +1,4 @@
+// @ts-check
 // Chat with the agent (POST /api/chat, streamed as server-sent events): each tool call appears
 // as it happens — name, arguments, then result and duration — followed by the reply. The
 // conversation is kept by the Worker (GET /api/chat) and forgotten with DELETE /api/chat.
@@ -87,7 +88,7 @@ async function streamChat(message, log, status) {
       body: JSON.stringify({ message, ...(timeZone() ? { time_zone: timeZone() } : {}) }),
     });
   } catch (error) {
-    throw new Error(`Could not reach the Worker (${error.message})`);
+    throw new Error(`Could not reach the Worker (${/** @type {Error} */ (error).message})`);
   }
   if (!response.ok) {
     const error = await errorFrom(response);
@@ -156,6 +157,11 @@ function messageItem(message) {
 }
 
 /** A tool call card; `result` fills it at once (history), otherwise it waits for tool_result. */
+/**
+ * @param {{ name: string, arguments?: unknown }} call
+ * @param {unknown} [result]
+ * @param {"li" | "div"} [tag]
+ */
 function toolCallItem(call, result, tag = "li") {
   const item = h(tag, { class: "tool-call", "data-tool": call.name },
     h("div", { class: "who" }, "Tool call ", h("code", {}, call.name)),

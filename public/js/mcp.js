@@ -1,3 +1,4 @@
+// @ts-check
 // A tiny MCP client: stateless 2026-07-28 JSON-RPC requests (the per-request `_meta` envelope, no
 // initialize, no session), which every endpoint of this Worker accepts. Same origin, so the
 // Worker's Origin check (DNS-rebinding protection) lets the console through on localhost and on
@@ -56,7 +57,7 @@ export class McpClient {
     try {
       response = await authorizedFetch(this.route, { method: "POST", headers, body: JSON.stringify(body) });
     } catch (error) {
-      throw new ApiError(0, "network", `Could not reach ${this.route} (${error.message})`);
+      throw new ApiError(0, "network", `Could not reach ${this.route} (${/** @type {Error} */ (error).message})`);
     }
     const type = response.headers.get("content-type") ?? "";
     // Errors before MCP (401, 403 Origin or scope, 413) come in the REST shape; JSON-RPC errors may use 4xx too.

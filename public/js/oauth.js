@@ -1,3 +1,4 @@
+// @ts-check
 // The console signs in like any browser-based MCP client: a public OAuth client (no secret) with
 // PKCE S256, registered by Dynamic Client Registration at first use and kept in localStorage,
 // asking for the root resource (this origin: every route) and no `scope` — so the consent page
@@ -69,6 +70,7 @@ async function registeredClient(meta) {
 }
 
 /** Sends the browser to /authorize; `scopes` (step-up) asks for exactly those, none = every scope offered. */
+/** @param {{ scopes?: string[] }} [options] */
 export async function beginSignIn({ scopes } = {}) {
   const meta = await metadata();
   const client = await registeredClient(meta);
@@ -125,7 +127,7 @@ export async function completeSignIn() {
   const response = await fetch(meta.token_endpoint, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ grant_type: "authorization_code", code: params.get("code"), redirect_uri: pending.redirect_uri, client_id: pending.client_id, code_verifier: pending.verifier }),
+    body: new URLSearchParams({ grant_type: "authorization_code", code: String(params.get("code")), redirect_uri: pending.redirect_uri, client_id: pending.client_id, code_verifier: pending.verifier }),
   });
   if (!response.ok) {
     const { error: code, description } = await oauthErrorOf(response);

@@ -1,3 +1,4 @@
+// @ts-check
 // RAG health from the rag_health tool (called over MCP like any client would): overall status,
 // D1, the last hour's traffic, and p50/p95 latency as an inline SVG bar chart.
 import { errorView } from "./step-up.js";

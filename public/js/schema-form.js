@@ -1,3 +1,4 @@
+// @ts-check
 // A form generated from a tool's JSON Schema (inputSchema). Supported field kinds: strings (text,
 // long text, date, date-time), numbers and integers with their bounds, booleans, enums (select),
 // arrays of strings (one per line, or checkboxes for an enum). Anything else (nested objects,
@@ -192,7 +193,7 @@ function buildField(name, raw, required, idPrefix) {
         try {
           return JSON.parse(control.value);
         } catch (error) {
-          throw new FieldError(name, `is not valid JSON (${error.message})`);
+          throw new FieldError(name, `is not valid JSON (${/** @type {Error} */ (error).message})`);
         }
       };
   }
@@ -264,7 +265,7 @@ export function schemaForm(schema, { idPrefix = uid("form") } = {}) {
     try {
       value = JSON.parse(rawBox.value || "{}");
     } catch (error) {
-      throw new FieldError("arguments", `not valid JSON (${error.message})`);
+      throw new FieldError("arguments", `not valid JSON (${/** @type {Error} */ (error).message})`);
     }
     if (value === null || typeof value !== "object" || Array.isArray(value)) throw new FieldError("arguments", "must be a JSON object");
     return value;

@@ -1,3 +1,4 @@
+// @ts-check
 // The console's OAuth state in the browser. Tokens live in sessionStorage: they survive reloads of
 // this tab, are gone when it closes, and are sent nowhere but this Worker's own origin. The
 // client registration (a public client: its id is no secret) lives in localStorage, so every tab

@@ -1,3 +1,4 @@
+// @ts-check
 // The gateway's sources (GET /api/sources) with each one's health (GET /api/sources/:id/health):
 // state, circuit breaker, error rate, p50/p95 and last success over its last calls.
 import { api } from "./api.js";

@@ -1,3 +1,4 @@
+// @ts-check
 // Server-sent events read from a fetch() body (EventSource cannot send an Authorization header
 // or a POST body). Yields { event, data } with data as the joined `data:` lines.
 

@@ -1,3 +1,4 @@
+// @ts-check
 // An error as the panels show it. When the Worker answered 403 insufficient_scope (the sign-in
 // did not include a permission this action needs), the box offers to sign in again asking for
 // the permissions the console has plus the ones named — the consent page then asks the user.

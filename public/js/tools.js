@@ -1,3 +1,4 @@
+// @ts-check
 // The servers and their tools, listed over MCP itself (tools/list on each endpoint), with each
 // tool's schemas and a form generated from its input schema to call it.
 import { errorView } from "./step-up.js";
@@ -56,11 +57,11 @@ export function renderToolsPanel(panel, servers) {
 
   filter.addEventListener("input", () => {
     const needle = filter.value.trim().toLowerCase();
-    for (const server of list.querySelectorAll(".server")) {
+    for (const server of /** @type {NodeListOf<HTMLDetailsElement>} */ (list.querySelectorAll(".server"))) {
       let matches = 0;
-      for (const button of server.querySelectorAll(".tool-button")) {
-        const hit = needle === "" || button.dataset.tool.toLowerCase().includes(needle);
-        button.parentElement.hidden = !hit;
+      for (const button of /** @type {NodeListOf<HTMLButtonElement>} */ (server.querySelectorAll(".tool-button"))) {
+        const hit = needle === "" || String(button.dataset["tool"]).toLowerCase().includes(needle);
+        /** @type {HTMLElement} */ (button.parentElement).hidden = !hit;
         if (hit) matches += 1;
       }
       // Unfold a folded server that has a match, so a filter never hides what it found.
@@ -80,8 +81,8 @@ function showTool(view, server, tool) {
     try {
       args = read();
     } catch (error) {
-      clear(result, errorBox(error.message, error instanceof FieldError ? "Check the form" : "Error"));
-      if (error instanceof FieldError) form.querySelector(`[name="${CSS.escape(error.field)}"]`)?.focus();
+      clear(result, errorBox(/** @type {Error} */ (error).message, error instanceof FieldError ? "Check the form" : "Error"));
+      if (error instanceof FieldError) /** @type {HTMLElement | null} */ (form.querySelector(`[name="${CSS.escape(error.field)}"]`))?.focus();
       return;
     }
     submit.disabled = true;
