@@ -32,6 +32,7 @@ function redirectUri() {
   return `${location.origin}/`;
 }
 
+/** @param {ArrayBuffer | Uint8Array} bytes */
 function base64url(bytes) {
   return btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
@@ -40,11 +41,16 @@ function randomString() {
   return base64url(crypto.getRandomValues(new Uint8Array(32)));
 }
 
+/**
+ * @param {Response} response
+ * @returns {Promise<{ error: string, description: string }>}
+ */
 async function oauthErrorOf(response) {
   const body = await response.json().catch(() => ({}));
   return { error: body.error ?? `http_${response.status}`, description: body.error_description ?? response.statusText };
 }
 
+/** @param {{ registration_endpoint: string }} meta */
 async function registeredClient(meta) {
   const stored = getClient();
   if (stored && stored.redirect_uri === redirectUri() && Date.now() - (stored.last_used_at ?? 0) < REGISTRATION_REUSE_MS) return stored;
@@ -99,6 +105,7 @@ export function isSignInCallback() {
   return params.has("state") && (params.has("code") || params.has("error"));
 }
 
+/** @param {{ access_token: string, refresh_token?: string, scope?: string, expires_in?: number }} body the token endpoint's answer */
 function storeTokens(body) {
   setTokens({
     access_token: body.access_token,
@@ -178,10 +185,14 @@ export async function signOut() {
   const client = getClient();
   clearTokens();
   const meta = await metadata().catch(() => undefined);
+  /**
+   * @param {string} token
+   * @param {"access_token" | "refresh_token"} hint
+   */
   const revoke = (token, hint) => fetch(meta.revocation_endpoint, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ token, token_type_hint: hint, client_id: client.client_id }),
+    body: new URLSearchParams({ token, token_type_hint: hint, client_id: /** @type {{ client_id: string }} */ (client).client_id }),
   }).catch(() => undefined);
   if (meta?.revocation_endpoint && tokens && client) {
     await Promise.all([tokens.refresh_token ? revoke(tokens.refresh_token, "refresh_token") : null, revoke(tokens.access_token, "access_token")]);
