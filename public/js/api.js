@@ -54,10 +54,13 @@ export async function authorizedFetch(input, init = {}) {
   return send(await currentAccessToken());
 }
 
-/** The scopes a 403 names (`WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`), else undefined. */
+/** The REST error body's `error`, as far as the console reads it. */
+/** @typedef {{ message?: unknown, code?: unknown, field?: string, details?: { required_scopes?: string[] } }} RestError */
+
 /**
+ * The scopes a 403 names (`WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`), else undefined.
  * @param {Response} response
- * @param {any} rest the REST error body's `error`, if any
+ * @param {RestError | undefined} rest the REST error body's `error`, if any
  * @returns {string[] | undefined}
  */
 function neededScopes(response, rest) {
@@ -69,11 +72,13 @@ function neededScopes(response, rest) {
   return details;
 }
 
-/** Turns a non-2xx response into an ApiError, reading the REST or JSON-RPC error body if there is one. */
-/** @param {Response} response */
+/**
+ * Turns a non-2xx response into an ApiError, reading the REST or JSON-RPC error body if there is one.
+ * @param {Response} response
+ */
 export async function errorFrom(response) {
   const text = await response.text().catch(() => "");
-  /** @type {any} */
+  /** @type {{ error?: RestError } | undefined} */
   let body;
   try {
     body = JSON.parse(text);

@@ -44,8 +44,8 @@ function append(el, children) {
   }
 }
 
-/** SVG elements need their namespace. */
 /**
+ * SVG elements need their namespace.
  * @param {string} tag
  * @param {Attributes} [attrs]
  * @param {...Child} children
@@ -83,8 +83,8 @@ export function uid(prefix) {
   return `${prefix}-${counter}`;
 }
 
-/** JSON pretty-printed in a <pre>, for schemas and results. */
 /**
+ * JSON pretty-printed in a <pre>, for schemas and results.
  * @param {unknown} value
  * @param {Attributes} [attrs]
  */
@@ -92,8 +92,8 @@ export function jsonBlock(value, attrs = {}) {
   return h("pre", { class: "json", tabindex: "0", ...attrs }, JSON.stringify(value, null, 2));
 }
 
-/** An error box screen readers announce. */
 /**
+ * An error box screen readers announce.
  * @param {Child} message
  * @param {string} [title]
  */

@@ -30,8 +30,8 @@ export class FieldError extends Error {
 
 const NULL_TYPE = (/** @type {JsonSchema | undefined} */ s) => s && (s.type === "null" || (Array.isArray(s.type) && s.type.length === 1 && s.type[0] === "null"));
 
-/** Drops `null` from a type union: an optional-or-null field is entered like the plain one. */
 /**
+ * Drops `null` from a type union: an optional-or-null field is entered like the plain one.
  * @param {JsonSchema | undefined} schema
  * @returns {JsonSchema}
  */
@@ -51,8 +51,8 @@ function unwrapNullable(schema) {
   return schema;
 }
 
-/** anyOf/oneOf whose branches are all strings (e.g. date | date-time) is one string field. */
 /**
+ * anyOf/oneOf whose branches are all strings (e.g. date | date-time) is one string field.
  * @param {JsonSchema} schema
  * @returns {JsonSchema | undefined}
  */

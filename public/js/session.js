@@ -14,7 +14,7 @@ const CLIENT = "mcp-edge.oauth-client";
 /**
  * @param {Storage} storage
  * @param {string} key
- * @returns {any} the stored object, or undefined
+ * @returns {Record<string, unknown> | undefined} the stored object, or undefined
  */
 function read(storage, key) {
   try {
@@ -31,7 +31,7 @@ function read(storage, key) {
  */
 export function getTokens() {
   const tokens = read(sessionStorage, TOKENS);
-  return tokens && typeof tokens.access_token === "string" ? tokens : undefined;
+  return tokens && typeof tokens["access_token"] === "string" ? /** @type {Tokens} */ (tokens) : undefined;
 }
 
 /** @param {Tokens} tokens */
@@ -53,7 +53,7 @@ export function getToken() {
 export function takePending() {
   const pending = read(sessionStorage, PENDING);
   sessionStorage.removeItem(PENDING);
-  return pending;
+  return /** @type {Pending | undefined} */ (pending);
 }
 
 /** @param {Pending} pending */
@@ -67,7 +67,7 @@ export function setPending(pending) {
  */
 export function getClient() {
   const client = read(localStorage, CLIENT);
-  return client && typeof client.client_id === "string" ? client : undefined;
+  return client && typeof client["client_id"] === "string" ? /** @type {ClientRegistration} */ (client) : undefined;
 }
 
 /** @param {ClientRegistration} client */

@@ -31,7 +31,7 @@ const RAG_TOOLS = [
   "rag_health",
 ];
 const THINKING_TOOLS = ["sequentialthinking", "reset_thinking"];
-const GATEWAY_ADMIN_TOOLS = [
+export const GATEWAY_ADMIN_TOOLS = [
   "gateway_list_sources",
   "gateway_add_source",
   "gateway_update_source",

@@ -9,21 +9,13 @@ import { sourceDetail } from "../../workers/gateway/sources.schema";
 import { parseQueueEvent } from "../../workers/queue-events";
 import { eventually } from "../helpers/eventually";
 import { connectGateway, TASKS_URL } from "../helpers/gateway";
+import { GATEWAY_ADMIN_TOOLS } from "../contract/servers";
 import { connect, textOf } from "../helpers/mcp";
 import { toolNames } from "../helpers/upstreams";
 import { createUser } from "../helpers/users";
 
-const ADMIN = [
-  "gateway_list_sources",
-  "gateway_add_source",
-  "gateway_update_source",
-  "gateway_refresh_source",
-  "gateway_delete_source",
-  "gateway_source_health",
-  "gateway_list_hidden_tools",
-  "gateway_hide_tool",
-  "gateway_unhide_tool",
-];
+// The contracted names (test/contract/servers.ts).
+const ADMIN = GATEWAY_ADMIN_TOOLS;
 
 describe("gateway admin tools", { timeout: 60_000 }, () => {
   it("are listed on /mcp with titles, annotations and output schemas, and not on /mcp/tasks", async () => {
