@@ -5,12 +5,18 @@ import { OIDC_CLIENT_ID, OIDC_CLIENT_SECRET } from "./test/upstreams/oidc-test-c
 import { reserveUpstreamPorts, upstreamUrls } from "./test/upstreams/ports";
 import { agentAuxiliaryWorker, mainAuxiliaryWorker } from "./test/upstreams/worker-bundles";
 
-// Five projects. Every workerd project runs both Workers: the one under test, and the other one
-// as an auxiliary Worker built by test/upstreams/worker-bundles.ts, bound to each other as deployed.
-// - workers: everything under test/ except test/node/, test/auth/, test/limits/ and test/agent-worker/ runs inside
-//   workerd against real (local) D1, Queues and Durable Objects, configured from wrangler.toml
-//   (its per-user rate limits included: tests that make many calls spread them over several users,
-//   as test/fuzz does); test/setup.ts applies migrations.
+// Eight projects (docs/testing.md says how to run each). Every workerd project runs both Workers: the
+// one under test, and the other one as an auxiliary Worker built by test/upstreams/worker-bundles.ts,
+// bound to each other as deployed.
+// - unit: pure modules in Node — no Worker, no workerd, no upstream process. `npm run test:unit`.
+//   A file belongs here when everything it imports runs outside workerd (listed below).
+// - workers: the rest of test/ runs inside workerd against real (local) D1, Queues, KV and Durable
+//   Objects, configured from wrangler.toml (its per-user rate limits included: tests that make many
+//   calls spread them over several users, as test/fuzz does); test/setup.ts applies migrations.
+// - upstreams: the same Worker, for the files that talk to real upstream servers (test/gateway/ and
+//   the few files listed below); only this project's global set-up starts them
+//   (test/upstreams/global-setup.ts: the fixture server, server-everything, `mcp-edge bridge`s and
+//   the model providers' wire formats), so a run of any other project starts no Node process.
 // - limits: test/limits/, the same Worker with tiny per-user rate limits (below), so its tests go
 //   over a limit in a few calls and see it reset within one 10 s window. Only these tests run with
 //   them: everywhere else the limits are the ones that ship.
@@ -23,13 +29,42 @@ import { agentAuxiliaryWorker, mainAuxiliaryWorker } from "./test/upstreams/work
 //   inspected in place), with the main Worker beside it; a test-only MAIN_HTTP binding reaches the
 //   main Worker's public routes and DB is the main Worker's database, to make users.
 // - node: test/node/ runs in Node, for what a Worker cannot do itself: the stdio bridge (child
-//   processes) and the console driven in a real Chromium against `wrangler dev`.
+//   processes), the chat CLI, the rate-limit settings read from wrangler.toml.
+// - browser: test/node/*.e2e.test.ts, the console and sign-in pages in a real headless Chromium
+//   against `wrangler dev`; its global set-up chooses the browser (test/node/helpers/chromium.ts).
+
+/** Test files of pure modules: they import nothing that needs workerd, a binding or a server. */
+const UNIT_FILES = [
+  "test/unit/**/*.test.ts",
+  "test/agent/chat-loop.test.ts",
+  "test/agent/dates.test.ts",
+  "test/agent/intent-router.test.ts",
+  "test/agent/local-model.test.ts",
+  "test/agent/model-select.test.ts",
+  "test/gateway/upstream-manifest.test.ts",
+  "test/gateway/url-safety.test.ts",
+  "test/lib/encoding.test.ts",
+  "test/mcp/schema-cache.test.ts",
+  "test/rag/text-models.test.ts",
+];
+/** Workerd test files outside test/gateway/ that reach the upstream servers (TEST_UPSTREAMS). */
+const UPSTREAM_FILES = [
+  "test/gateway/**/*.test.ts",
+  "test/agent/identity.test.ts",
+  "test/agent/mcp-hang.test.ts",
+  "test/agent/mcp-startup.test.ts",
+  "test/agent/model-contracts.test.ts",
+  "test/http/stored-json-limits.test.ts",
+  "test/rag/model-contracts.test.ts",
+];
+const BROWSER_FILES = ["test/node/**/*.e2e.test.ts"];
 /** The main Worker's D1 database (wrangler.toml), which the agent-worker tests share to make users. */
 const MAIN_DATABASE_ID = "00000000-0000-4000-8000-000000000000";
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("d1/migrations");
-  // Real upstream servers for the gateway tests (test/upstreams/global-setup.ts starts them).
+  // The upstream servers' ports, reserved here so the Worker's TEST_UPSTREAMS binding can name them;
+  // the upstreams project's global set-up starts servers on them (other projects never reach them).
   const upstreamPorts = await reserveUpstreamPorts();
   const bindings = {
     TEST_MIGRATIONS: migrations,
@@ -39,6 +74,8 @@ export default defineConfig(async () => {
     SELF_ORIGIN: "http://localhost",
     SOURCE_SECRETS_KEY: "dGVzdC1vbmx5LXNvdXJjZS1zZWNyZXRzLWtleS0zMmI=",
     TEST_UPSTREAMS: JSON.stringify(upstreamUrls(upstreamPorts)),
+    // Chat agent: the main Worker's own gateway, served over its AgentMcp binding for each caller's principal.
+    MCP_URL: "http://localhost/mcp",
     // test/fuzz: runs per property and seed; unset = the bounded, fixed-seed run of `npm test`.
     FUZZ_RUNS: process.env["FUZZ_RUNS"] ?? "",
     FUZZ_SEED: process.env["FUZZ_SEED"] ?? "",
@@ -47,17 +84,36 @@ export default defineConfig(async () => {
   // binding for each caller's principal.
   const agentVars = { SELF_ORIGIN: "http://localhost", MCP_URL: "http://localhost/mcp" };
   const agentBeside = async (project: string) => [await agentAuxiliaryWorker(project, agentVars)];
+  // One plugin instance per project: each holds its own workerd pool.
+  const worker = async (project: string) =>
+    cloudflareTest({ wrangler: { configPath: "./wrangler.toml" }, miniflare: { bindings, workers: await agentBeside(project) } });
   // The limits project's budgets: the bindings' own settings and the vars that describe them, in step.
   const tinyLimits = { tools: { limit: 4, period: 10 }, api: { limit: 5, period: 10 } } as const;
   return {
     test: {
       projects: [
         {
-          plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" }, miniflare: { bindings, workers: await agentBeside("workers") } })],
+          test: {
+            name: "unit",
+            include: UNIT_FILES,
+            environment: "node",
+          },
+        },
+        {
+          plugins: [await worker("workers")],
           test: {
             name: "workers",
             include: ["test/**/*.test.ts"],
-            exclude: ["test/node/**", "test/auth/**", "test/limits/**", "test/agent-worker/**"],
+            exclude: ["test/node/**", "test/auth/**", "test/limits/**", "test/agent-worker/**", ...UNIT_FILES, ...UPSTREAM_FILES],
+            setupFiles: ["./test/setup.ts"],
+          },
+        },
+        {
+          plugins: [await worker("upstreams")],
+          test: {
+            name: "upstreams",
+            include: UPSTREAM_FILES,
+            exclude: UNIT_FILES,
             setupFiles: ["./test/setup.ts"],
             globalSetup: ["./test/upstreams/global-setup.ts"],
           },
@@ -135,7 +191,18 @@ export default defineConfig(async () => {
           test: {
             name: "node",
             include: ["test/node/**/*.test.ts"],
+            exclude: BROWSER_FILES,
             environment: "node",
+            testTimeout: 60_000,
+            hookTimeout: 180_000,
+          },
+        },
+        {
+          test: {
+            name: "browser",
+            include: BROWSER_FILES,
+            environment: "node",
+            globalSetup: ["./test/node/browser-setup.ts"],
             testTimeout: 60_000,
             hookTimeout: 180_000,
           },

@@ -1,3 +1,4 @@
+// @ts-check
 // The console's shell: sign in through this Worker's OAuth sign-in page (oauth.js), then four
 // panels (tools, sources, RAG health, chat) behind an accessible tab list.
 import { api, messageOf, onUnauthorized } from "./api.js";
@@ -9,9 +10,11 @@ import { clearTokens, getTokens } from "./session.js";
 import { renderSourcesPanel } from "./sources.js";
 import { renderToolsPanel } from "./tools.js";
 
-const main = document.getElementById("main");
-const account = document.getElementById("account");
+// Both are in index.html: the page is built for this script.
+const main = /** @type {HTMLElement} */ (document.getElementById("main"));
+const account = /** @type {HTMLElement} */ (document.getElementById("account"));
 
+/** @type {{ id: string, label: string, render: (panel: HTMLElement, servers: import("./tools.js").ServerInfo[]) => void }[]} */
 const PANELS = [
   { id: "tools", label: "Servers & tools", render: renderToolsPanel },
   { id: "sources", label: "Gateway sources", render: renderSourcesPanel },
@@ -23,7 +26,10 @@ async function listServers() {
   return (await api("/api/servers")).servers;
 }
 
-/** `notice`: { text, error } shown above the button (why the user is signed out, or what failed). */
+/**
+ * `notice`: { text, error } shown above the button (why the user is signed out, or what failed).
+ * @param {{ text: string, error?: boolean }} [notice]
+ */
 function signInView(notice) {
   clear(account);
   const status = h("div", { class: "signin-status", "aria-live": "assertive" },
@@ -51,6 +57,7 @@ function signInView(notice) {
   button.focus();
 }
 
+/** @param {import("./tools.js").ServerInfo[]} servers */
 function consoleView(servers) {
   const scopes = grantedScopes();
   const signOutButton = h("button", { type: "button", id: "sign-out" }, "Sign out");
@@ -69,6 +76,10 @@ function consoleView(servers) {
     role: "tabpanel", id: `panel-${panel.id}`, "aria-labelledby": `tab-${panel.id}`, tabindex: "0", hidden: index !== 0, class: "panel",
   }));
   const rendered = new Set();
+  /**
+   * @param {number} index
+   * @param {boolean} focus
+   */
   const show = (index, focus) => {
     tabs.forEach((tab, i) => {
       tab.setAttribute("aria-selected", String(i === index));
@@ -81,7 +92,7 @@ function consoleView(servers) {
     if (panel.id === "tools") {
       if (!rendered.has("tools")) panel.render(sections[index], servers);
     } else {
-      panel.render(sections[index]);
+      panel.render(sections[index], servers);
     }
     rendered.add(panel.id);
     history.replaceState(null, "", `#${panel.id}`);
@@ -90,6 +101,7 @@ function consoleView(servers) {
   tabs.forEach((tab, index) => {
     tab.addEventListener("click", () => show(index, false));
     tab.addEventListener("keydown", (event) => {
+      /** @type {Record<string, number>} */
       const moves = { ArrowRight: index + 1, ArrowLeft: index - 1, Home: 0, End: tabs.length - 1 };
       if (!(event.key in moves)) return;
       event.preventDefault();
@@ -119,7 +131,7 @@ async function start() {
     consoleView(await listServers());
   } catch (error) {
     // A 401 has already brought the sign-in view (onUnauthorized).
-    if (!(error && error.status === 401)) signInView({ text: messageOf(error), error: true });
+    if (!(error && /** @type {{ status?: number }} */ (error).status === 401)) signInView({ text: messageOf(error), error: true });
   }
 }
 

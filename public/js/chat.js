@@ -1,3 +1,4 @@
+// @ts-check
 // Chat with the agent (POST /api/chat, streamed as server-sent events): each tool call appears
 // as it happens — name, arguments, then result and duration — followed by the reply. The
 // conversation is kept by the Worker (GET /api/chat) and forgotten with DELETE /api/chat.
@@ -8,6 +9,11 @@ import { readSse } from "./sse.js";
 
 const MAX_MESSAGE = 4000;
 
+/** @typedef {{ name: string, arguments?: unknown, is_error?: boolean, duration_ms?: number, result?: string }} ChatToolCall */
+/** @typedef {{ role: string, at: string, text: string, tool_calls?: ChatToolCall[] }} ChatMessage */
+/** @typedef {{ model?: string, warnings?: string[] }} ChatDone */
+
+/** @param {HTMLElement} panel */
 export function renderChatPanel(panel) {
   const log = h("ol", { class: "chat-log", role: "log", "aria-live": "polite", "aria-label": "Conversation" });
   const status = h("div", { class: "chat-status", "aria-live": "polite" });
@@ -67,8 +73,13 @@ export function renderChatPanel(panel) {
   loadHistory(log, status);
 }
 
+/**
+ * @param {HTMLElement} log
+ * @param {HTMLElement} status
+ */
 async function loadHistory(log, status) {
   try {
+    /** @type {{ messages: ChatMessage[] }} */
     const { messages } = await api("/api/chat");
     clear(log, messages.map(messageItem));
     if (messages.length === 0) clear(status, h("p", { class: "muted" }, "No messages yet. Ask the agent to add, list or complete tasks."));
@@ -77,6 +88,11 @@ async function loadHistory(log, status) {
   }
 }
 
+/**
+ * @param {string} message
+ * @param {HTMLElement} log
+ * @param {HTMLElement} status
+ */
 async function streamChat(message, log, status) {
   let response;
   try {
@@ -87,7 +103,7 @@ async function streamChat(message, log, status) {
       body: JSON.stringify({ message, ...(timeZone() ? { time_zone: timeZone() } : {}) }),
     });
   } catch (error) {
-    throw new Error(`Could not reach the Worker (${error.message})`);
+    throw new Error(`Could not reach the Worker (${/** @type {Error} */ (error).message})`);
   }
   if (!response.ok) {
     const error = await errorFrom(response);
@@ -142,12 +158,14 @@ function timeZone() {
   }
 }
 
+/** @param {ChatDone} done */
 function doneNote(done) {
   return h("div", {},
     h("p", { class: "muted small" }, `Answered by ${done.model ?? "the agent"}.`),
     (done.warnings ?? []).map((warning) => h("p", { class: "warning" }, `Warning: ${warning}`)));
 }
 
+/** @param {ChatMessage} message */
 function messageItem(message) {
   return h("li", { class: `message message-${message.role}` },
     h("div", { class: "who" }, message.role === "user" ? "You" : "Agent", h("time", { datetime: message.at, class: "muted small" }, ` ${formatTime(message.at)}`)),
@@ -155,7 +173,12 @@ function messageItem(message) {
     (message.tool_calls ?? []).map((call) => toolCallItem(call, call, "div")));
 }
 
-/** A tool call card; `result` fills it at once (history), otherwise it waits for tool_result. */
+/**
+ * A tool call card; `result` fills it at once (history), otherwise it waits for tool_result.
+ * @param {ChatToolCall} call
+ * @param {ChatToolCall} [result]
+ * @param {"li" | "div"} [tag]
+ */
 function toolCallItem(call, result, tag = "li") {
   const item = h(tag, { class: "tool-call", "data-tool": call.name },
     h("div", { class: "who" }, "Tool call ", h("code", {}, call.name)),
@@ -165,8 +188,12 @@ function toolCallItem(call, result, tag = "li") {
   return item;
 }
 
+/**
+ * @param {HTMLElement} item
+ * @param {ChatToolCall} result
+ */
 function fillResult(item, result) {
-  const outcome = item.querySelector(".outcome");
+  const outcome = /** @type {HTMLElement} */ (item.querySelector(".outcome"));
   outcome.className = result.is_error ? "outcome is-error" : "outcome";
   clear(outcome,
     h("div", { class: "small" }, result.is_error ? "failed" : "done", ` in ${formatMs(result.duration_ms)}`),

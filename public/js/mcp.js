@@ -1,3 +1,4 @@
+// @ts-check
 // A tiny MCP client: stateless 2026-07-28 JSON-RPC requests (the per-request `_meta` envelope, no
 // initialize, no session), which every endpoint of this Worker accepts. Same origin, so the
 // Worker's Origin check (DNS-rebinding protection) lets the console through on localhost and on
@@ -10,6 +11,11 @@ const CLIENT_INFO = { name: "mcp-edge-console", version: "1.0.0" };
 
 /** A JSON-RPC error answer (e.g. unknown tool, invalid params). */
 export class McpError extends Error {
+  /**
+   * @param {number} code
+   * @param {string} message
+   * @param {unknown} [data]
+   */
   constructor(code, message, data) {
     super(message);
     this.code = code;
@@ -24,11 +30,16 @@ export class McpError extends Error {
 let nextId = 1;
 
 export class McpClient {
-  /** `route` is the endpoint path, e.g. "/mcp/tasks" or "/mcp". */
+  /** `route` is the endpoint path, e.g. "/mcp/tasks" or "/mcp". @param {string} route */
   constructor(route) {
     this.route = route;
   }
 
+  /**
+   * @param {string} method
+   * @param {Record<string, unknown>} [params]
+   * @returns {Promise<any>} the JSON-RPC result as the server sent it (its shape is the method's)
+   */
   async request(method, params = {}) {
     const id = nextId++;
     const name = typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : undefined;
@@ -56,7 +67,7 @@ export class McpClient {
     try {
       response = await authorizedFetch(this.route, { method: "POST", headers, body: JSON.stringify(body) });
     } catch (error) {
-      throw new ApiError(0, "network", `Could not reach ${this.route} (${error.message})`);
+      throw new ApiError(0, "network", `Could not reach ${this.route} (${/** @type {Error} */ (error).message})`);
     }
     const type = response.headers.get("content-type") ?? "";
     // Errors before MCP (401, 403 Origin or scope, 413) come in the REST shape; JSON-RPC errors may use 4xx too.
@@ -72,8 +83,12 @@ export class McpClient {
     return message.result;
   }
 
-  /** Every tool, following nextCursor pages. */
+  /**
+   * Every tool, following nextCursor pages.
+   * @returns {Promise<any[]>} tools/list's tool objects
+   */
   async listTools() {
+    /** @type {any[]} */
     const tools = [];
     let cursor;
     do {
@@ -84,11 +99,20 @@ export class McpClient {
     return tools;
   }
 
+  /**
+   * @param {string} name
+   * @param {Record<string, unknown>} args
+   */
   callTool(name, args) {
     return this.request("tools/call", { name, arguments: args });
   }
 }
 
+/**
+ * @param {Response} response
+ * @param {number} id
+ * @returns {Promise<any>} the JSON-RPC response message
+ */
 async function responseFromSse(response, id) {
   for await (const { data } of readSse(response)) {
     let message;

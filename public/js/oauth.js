@@ -1,3 +1,4 @@
+// @ts-check
 // The console signs in like any browser-based MCP client: a public OAuth client (no secret) with
 // PKCE S256, registered by Dynamic Client Registration at first use and kept in localStorage,
 // asking for the root resource (this origin: every route) and no `scope` — so the consent page
@@ -31,6 +32,7 @@ function redirectUri() {
   return `${location.origin}/`;
 }
 
+/** @param {ArrayBuffer | Uint8Array} bytes */
 function base64url(bytes) {
   return btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
@@ -39,11 +41,16 @@ function randomString() {
   return base64url(crypto.getRandomValues(new Uint8Array(32)));
 }
 
+/**
+ * @param {Response} response
+ * @returns {Promise<{ error: string, description: string }>}
+ */
 async function oauthErrorOf(response) {
   const body = await response.json().catch(() => ({}));
   return { error: body.error ?? `http_${response.status}`, description: body.error_description ?? response.statusText };
 }
 
+/** @param {{ registration_endpoint: string }} meta */
 async function registeredClient(meta) {
   const stored = getClient();
   if (stored && stored.redirect_uri === redirectUri() && Date.now() - (stored.last_used_at ?? 0) < REGISTRATION_REUSE_MS) return stored;
@@ -69,6 +76,7 @@ async function registeredClient(meta) {
 }
 
 /** Sends the browser to /authorize; `scopes` (step-up) asks for exactly those, none = every scope offered. */
+/** @param {{ scopes?: string[] }} [options] */
 export async function beginSignIn({ scopes } = {}) {
   const meta = await metadata();
   const client = await registeredClient(meta);
@@ -97,6 +105,7 @@ export function isSignInCallback() {
   return params.has("state") && (params.has("code") || params.has("error"));
 }
 
+/** @param {{ access_token: string, refresh_token?: string, scope?: string, expires_in?: number }} body the token endpoint's answer */
 function storeTokens(body) {
   setTokens({
     access_token: body.access_token,
@@ -125,7 +134,7 @@ export async function completeSignIn() {
   const response = await fetch(meta.token_endpoint, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ grant_type: "authorization_code", code: params.get("code"), redirect_uri: pending.redirect_uri, client_id: pending.client_id, code_verifier: pending.verifier }),
+    body: new URLSearchParams({ grant_type: "authorization_code", code: String(params.get("code")), redirect_uri: pending.redirect_uri, client_id: pending.client_id, code_verifier: pending.verifier }),
   });
   if (!response.ok) {
     const { error: code, description } = await oauthErrorOf(response);
@@ -176,10 +185,14 @@ export async function signOut() {
   const client = getClient();
   clearTokens();
   const meta = await metadata().catch(() => undefined);
+  /**
+   * @param {string} token
+   * @param {"access_token" | "refresh_token"} hint
+   */
   const revoke = (token, hint) => fetch(meta.revocation_endpoint, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ token, token_type_hint: hint, client_id: client.client_id }),
+    body: new URLSearchParams({ token, token_type_hint: hint, client_id: /** @type {{ client_id: string }} */ (client).client_id }),
   }).catch(() => undefined);
   if (meta?.revocation_endpoint && tokens && client) {
     await Promise.all([tokens.refresh_token ? revoke(tokens.refresh_token, "refresh_token") : null, revoke(tokens.access_token, "access_token")]);

@@ -1,18 +1,31 @@
+// @ts-check
 // RAG health from the rag_health tool (called over MCP like any client would): overall status,
 // D1, the last hour's traffic, and p50/p95 latency as an inline SVG bar chart.
 import { errorView } from "./step-up.js";
 import { clear, formatMs, formatRate, formatTime, h, svg } from "./dom.js";
 import { McpClient } from "./mcp.js";
 
+/**
+ * rag_health's structured content (the fields shown here).
+ * @typedef {{ pipeline: string, status: string, queries_last_hour: number, error_rate: number | null,
+ *   last_success: string | null, last_error: string | null, p50_ms?: number | null, p95_ms?: number | null }} PipelineHealth
+ * @typedef {{ status: string, checked_at: string, d1: { connected: boolean, response_time_ms?: number | null, error?: string | null },
+ *   last_hour: { queries: number, queries_per_minute: number, error_rate: number | null, p50_ms: number, p95_ms: number },
+ *   pipelines: PipelineHealth[] }} RagHealth
+ * @typedef {{ label: string, p50: number, p95: number }} ChartRow
+ */
+
+/** @param {HTMLElement} panel */
 export async function renderRagPanel(panel) {
   const body = h("div", { class: "panel-body", "aria-live": "polite", "aria-busy": "true" }, h("p", { class: "muted" }, "Asking rag_health…"));
   const refresh = h("button", { type: "button" }, "Refresh");
   refresh.addEventListener("click", () => renderRagPanel(panel));
   clear(panel, h("div", { class: "panel-head" }, h("h2", {}, "RAG health"), refresh), body);
+  /** @type {RagHealth} */
   let health;
   try {
     const result = await new McpClient("/mcp/rag").callTool("rag_health", {});
-    if (result.isError) throw new Error(result.content?.map((c) => c.text).join(" ") || "rag_health failed");
+    if (result.isError) throw new Error(result.content?.map((/** @type {{ text?: string }} */ c) => c.text).join(" ") || "rag_health failed");
     health = result.structuredContent;
     if (!health) throw new Error("rag_health returned no structured content");
   } catch (error) {
@@ -45,6 +58,7 @@ export async function renderRagPanel(panel) {
 /**
  * Rows of paired p50/p95 bars: "all pipelines" from last_hour, then each pipeline that reports
  * its own p50_ms/p95_ms. Every bar has a <title>; the chart's <title>/<desc> say it in words.
+ * @param {RagHealth} health
  */
 export function latencyChart(health) {
   const rows = [{ label: "all pipelines", p50: health.last_hour.p50_ms, p95: health.last_hour.p95_ms }];
@@ -58,7 +72,7 @@ export function latencyChart(health) {
   const rowHeight = barHeight * 2 + 18;
   const height = rows.length * rowHeight + 40;
   const width = labelWidth + barArea + 90;
-  const scale = (value) => Math.max(value > 0 ? 2 : 0, (value / max) * barArea);
+  const scale = (/** @type {number} */ value) => Math.max(value > 0 ? 2 : 0, (value / max) * barArea);
   const description = rows.map((row) => `${row.label}: p50 ${formatMs(row.p50)}, p95 ${formatMs(row.p95)}`).join("; ");
   const ticks = [0, 0.5, 1].map((f) => f * max);
 
@@ -81,6 +95,14 @@ export function latencyChart(health) {
     h("figcaption", {}, h("span", { class: "key key-p50" }), " p50 ", h("span", { class: "key key-p95" }), " p95 — latency of answered queries, last hour"));
 }
 
+/**
+ * @param {"p50" | "p95"} kind
+ * @param {ChartRow} row
+ * @param {number} x
+ * @param {number} y
+ * @param {number} length
+ * @param {number} height
+ */
 function bar(kind, row, x, y, length, height) {
   const value = row[kind];
   return svg("g", {},

@@ -1,3 +1,4 @@
+// @ts-check
 // The console's OAuth state in the browser. Tokens live in sessionStorage: they survive reloads of
 // this tab, are gone when it closes, and are sent nowhere but this Worker's own origin. The
 // client registration (a public client: its id is no secret) lives in localStorage, so every tab
@@ -6,6 +7,15 @@ const TOKENS = "mcp-edge.oauth-tokens";
 const PENDING = "mcp-edge.oauth-pending";
 const CLIENT = "mcp-edge.oauth-client";
 
+/** @typedef {{ access_token: string, refresh_token?: string, expires_at: number, scope: string }} Tokens */
+/** @typedef {{ state: string, verifier: string, redirect_uri: string, client_id: string, return_hash?: string, scopes?: string[] }} Pending */
+/** @typedef {{ client_id: string, redirect_uri: string, last_used_at: number }} ClientRegistration */
+
+/**
+ * @param {Storage} storage
+ * @param {string} key
+ * @returns {Record<string, unknown> | undefined} the stored object, or undefined
+ */
 function read(storage, key) {
   try {
     const value = JSON.parse(storage.getItem(key) ?? "null");
@@ -15,12 +25,16 @@ function read(storage, key) {
   }
 }
 
-/** { access_token, refresh_token, expires_at (ms), scope } or undefined. */
+/**
+ * { access_token, refresh_token, expires_at (ms), scope } or undefined.
+ * @returns {Tokens | undefined}
+ */
 export function getTokens() {
   const tokens = read(sessionStorage, TOKENS);
-  return tokens && typeof tokens.access_token === "string" ? tokens : undefined;
+  return tokens && typeof tokens["access_token"] === "string" ? /** @type {Tokens} */ (tokens) : undefined;
 }
 
+/** @param {Tokens} tokens */
 export function setTokens(tokens) {
   sessionStorage.setItem(TOKENS, JSON.stringify(tokens));
 }
@@ -35,22 +49,28 @@ export function getToken() {
 }
 
 /** The authorization in progress across the redirect to /authorize: { state, verifier, redirect_uri, client_id, return_hash }. */
+/** @returns {Pending | undefined} */
 export function takePending() {
   const pending = read(sessionStorage, PENDING);
   sessionStorage.removeItem(PENDING);
-  return pending;
+  return /** @type {Pending | undefined} */ (pending);
 }
 
+/** @param {Pending} pending */
 export function setPending(pending) {
   sessionStorage.setItem(PENDING, JSON.stringify(pending));
 }
 
-/** { client_id, redirect_uri, last_used_at } of this browser's registration, or undefined. */
+/**
+ * { client_id, redirect_uri, last_used_at } of this browser's registration, or undefined.
+ * @returns {ClientRegistration | undefined}
+ */
 export function getClient() {
   const client = read(localStorage, CLIENT);
-  return client && typeof client.client_id === "string" ? client : undefined;
+  return client && typeof client["client_id"] === "string" ? /** @type {ClientRegistration} */ (client) : undefined;
 }
 
+/** @param {ClientRegistration} client */
 export function setClient(client) {
   localStorage.setItem(CLIENT, JSON.stringify(client));
 }

@@ -1,9 +1,19 @@
+// @ts-check
 // The gateway's sources (GET /api/sources) with each one's health (GET /api/sources/:id/health):
 // state, circuit breaker, error rate, p50/p95 and last success over its last calls.
 import { api } from "./api.js";
 import { errorView } from "./step-up.js";
 import { clear, formatMs, formatRate, formatTime, h } from "./dom.js";
 
+/** A source as GET /api/sources lists it (the fields shown here). */
+/** @typedef {{ id: number, name: string, slug: string, url: string, tool_count?: number }} Source */
+/**
+ * GET /api/sources/:id/health (the fields shown here), or the error that answered instead.
+ * @typedef {{ error?: unknown, state?: string, breaker?: string, tool_count?: number, last_discovery_error?: string | null,
+ *   calls?: { window?: number, error_rate?: number, p50_ms?: number, p95_ms?: number, last_success_at?: string, last_error?: string } }} SourceHealth
+ */
+
+/** @param {HTMLElement} panel */
 export async function renderSourcesPanel(panel) {
   const body = h("div", { class: "panel-body", "aria-live": "polite", "aria-busy": "true" }, h("p", { class: "muted" }, "Loading sources…"));
   const refresh = h("button", { type: "button" }, "Refresh");
@@ -28,20 +38,26 @@ export async function renderSourcesPanel(panel) {
     body.setAttribute("aria-busy", "false");
     return;
   }
-  const healths = await Promise.all(sources.map((source) => api(`/api/sources/${source.id}/health`).catch((error) => ({ error }))));
+  /** @type {SourceHealth[]} */
+  const healths = await Promise.all(sources.map((/** @type {Source} */ source) => api(`/api/sources/${source.id}/health`).catch((error) => ({ error }))));
   clear(body, h("div", { class: "table-wrap" }, h("table", { class: "sources" },
     h("caption", { class: "sr-only" }, "Sources and their health"),
     h("thead", {}, h("tr", {}, ["Source", "State", "Breaker", "Tools", "Error rate", "p50", "p95", "Last success", "Last error"].map((label) => h("th", { scope: "col" }, label)))),
-    h("tbody", {}, sources.map((source, index) => sourceRow(source, healths[index]))))));
+    h("tbody", {}, sources.map((/** @type {Source} */ source, /** @type {number} */ index) => sourceRow(source, healths[index]))))));
   body.setAttribute("aria-busy", "false");
 }
 
+/**
+ * @param {Source} source
+ * @param {SourceHealth} health
+ */
 function sourceRow(source, health) {
   const name = h("th", { scope: "row" }, source.name, h("br"), h("code", { class: "muted" }, source.slug), h("br"), h("span", { class: "muted small" }, source.url));
   if (health.error) {
     return h("tr", { "data-source": source.slug }, name,
       h("td", { colspan: "8" }, errorView(health.error, "Health unavailable")));
   }
+  /** @type {NonNullable<SourceHealth["calls"]>} */
   const calls = health.calls ?? {};
   const lastError = health.last_discovery_error ?? calls.last_error;
   return h("tr", { "data-source": source.slug }, name,

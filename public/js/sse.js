@@ -1,8 +1,13 @@
+// @ts-check
 // Server-sent events read from a fetch() body (EventSource cannot send an Authorization header
 // or a POST body). Yields { event, data } with data as the joined `data:` lines.
 
+/**
+ * @param {Response} response
+ * @returns {AsyncGenerator<{ event: string, data: string }>}
+ */
 export async function* readSse(response) {
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  const reader = /** @type {ReadableStream<AllowSharedBufferSource>} */ (response.body).pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
   for (;;) {
     const { value, done } = await reader.read();
@@ -22,6 +27,7 @@ export async function* readSse(response) {
   if (last) yield last;
 }
 
+/** @param {string} block */
 function parseBlock(block) {
   let event = "message";
   const data = [];

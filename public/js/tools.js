@@ -1,9 +1,20 @@
+// @ts-check
 // The servers and their tools, listed over MCP itself (tools/list on each endpoint), with each
 // tool's schemas and a form generated from its input schema to call it.
 import { errorView } from "./step-up.js";
 import { clear, errorBox, h, jsonBlock } from "./dom.js";
 import { McpClient } from "./mcp.js";
 import { FieldError, schemaForm } from "./schema-form.js";
+
+/** A server as /api/servers lists it. */
+/** @typedef {{ name: string, title: string, route: string, description: string }} ServerInfo */
+/**
+ * A tool as tools/list gives it, plus the client that calls it.
+ * @typedef {{ name: string, title?: string, description?: string, inputSchema?: import("./schema-form.js").JsonSchema,
+ *   outputSchema?: unknown, annotations?: Record<string, unknown>, client: McpClient }} ListedTool
+ */
+/** A tools/call result. */
+/** @typedef {{ isError?: boolean, content?: { type: string, text?: string, data?: unknown, mimeType?: string }[], structuredContent?: unknown }} ToolResult */
 
 const ANNOTATION_LABELS = [
   ["readOnlyHint", "read-only"],
@@ -12,6 +23,10 @@ const ANNOTATION_LABELS = [
   ["openWorldHint", "open world"],
 ];
 
+/**
+ * @param {HTMLElement} panel
+ * @param {ServerInfo[]} servers
+ */
 export function renderToolsPanel(panel, servers) {
   const view = h("div", { class: "tool-view", id: "tool-view", tabindex: "-1" },
     h("p", { class: "placeholder" }, "Choose a tool on the left to see its schemas and call it."));
@@ -23,7 +38,13 @@ export function renderToolsPanel(panel, servers) {
   const nav = h("nav", { class: "servers", "aria-label": "Servers and tools" }, h("div", { class: "inline" }, filter, reload), list);
   clear(panel, h("h2", { class: "sr-only" }, "Servers and tools"), h("div", { class: "tools-layout" }, nav, view));
 
+  /** @type {HTMLElement | undefined} */
   let selected;
+  /**
+   * @param {ServerInfo} server
+   * @param {ListedTool} tool
+   * @param {HTMLElement} button
+   */
   const select = (server, tool, button) => {
     selected?.setAttribute("aria-pressed", "false");
     button.setAttribute("aria-pressed", "true");
@@ -56,11 +77,11 @@ export function renderToolsPanel(panel, servers) {
 
   filter.addEventListener("input", () => {
     const needle = filter.value.trim().toLowerCase();
-    for (const server of list.querySelectorAll(".server")) {
+    for (const server of /** @type {NodeListOf<HTMLDetailsElement>} */ (list.querySelectorAll(".server"))) {
       let matches = 0;
-      for (const button of server.querySelectorAll(".tool-button")) {
-        const hit = needle === "" || button.dataset.tool.toLowerCase().includes(needle);
-        button.parentElement.hidden = !hit;
+      for (const button of /** @type {NodeListOf<HTMLButtonElement>} */ (server.querySelectorAll(".tool-button"))) {
+        const hit = needle === "" || String(button.dataset["tool"]).toLowerCase().includes(needle);
+        /** @type {HTMLElement} */ (button.parentElement).hidden = !hit;
         if (hit) matches += 1;
       }
       // Unfold a folded server that has a match, so a filter never hides what it found.
@@ -69,6 +90,11 @@ export function renderToolsPanel(panel, servers) {
   });
 }
 
+/**
+ * @param {HTMLElement} view
+ * @param {ServerInfo} server
+ * @param {ListedTool} tool
+ */
 function showTool(view, server, tool) {
   const { element: formFields, read } = schemaForm(tool.inputSchema ?? { type: "object" }, { idPrefix: `arg-${server.name}-${tool.name}` });
   const result = h("section", { class: "result-area", "aria-live": "polite", "aria-label": "Result" });
@@ -80,8 +106,8 @@ function showTool(view, server, tool) {
     try {
       args = read();
     } catch (error) {
-      clear(result, errorBox(error.message, error instanceof FieldError ? "Check the form" : "Error"));
-      if (error instanceof FieldError) form.querySelector(`[name="${CSS.escape(error.field)}"]`)?.focus();
+      clear(result, errorBox(/** @type {Error} */ (error).message, error instanceof FieldError ? "Check the form" : "Error"));
+      if (error instanceof FieldError) /** @type {HTMLElement | null} */ (form.querySelector(`[name="${CSS.escape(error.field)}"]`))?.focus();
       return;
     }
     submit.disabled = true;
@@ -114,7 +140,11 @@ function showTool(view, server, tool) {
   view.focus();
 }
 
-/** A tools/call result: its text, its structured content pretty-printed, isError in red. */
+/**
+ * A tools/call result: its text, its structured content pretty-printed, isError in red.
+ * @param {ToolResult} result
+ * @param {number} elapsedMs
+ */
 export function renderResult(result, elapsedMs) {
   const isError = result.isError === true;
   const parts = (result.content ?? []).map((item) => {

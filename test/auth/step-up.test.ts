@@ -16,7 +16,7 @@ import { authorizeInBrowser, Browser, mcpClient, oauthTransport, TestOAuthProvid
 import { api } from "../helpers/rest";
 import { registerTasksSource } from "../helpers/gateway";
 import { createUser, withScopedToken, type TestUser } from "../helpers/users";
-import { legacyPost, modernPost, rpcResponse } from "../protocol/wire";
+import { legacyPost, modernPost, rpcResponse } from "../helpers/rpc";
 import { UnauthorizedError } from "@modelcontextprotocol/client";
 
 const ORIGIN = "http://localhost";

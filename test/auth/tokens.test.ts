@@ -10,7 +10,7 @@ import { createAuthorizationServer } from "../../workers/auth/authorization-serv
 import { workerFetch } from "../helpers/mcp";
 import { authorizeInBrowser, authorizeUrl, Browser, LOOPBACK_REDIRECT, obtainTokens, ORIGIN, pkce, registerClient, tokenRequest } from "../helpers/oauth";
 import { createUser } from "../helpers/users";
-import { legacyPost } from "../protocol/wire";
+import { legacyPost } from "../helpers/rpc";
 
 function listTasks(token: string, path = "/mcp/tasks"): Promise<Response> {
   return workerFetch(`${ORIGIN}${path}`, legacyPost(token, "2025-11-25", { id: 1, method: "tools/call", params: { name: "list_tasks", arguments: {} } }));

@@ -6,7 +6,7 @@
  */
 import { workerFetch } from "../helpers/mcp";
 import type { TestUser } from "../helpers/users";
-import { envelope } from "../protocol/wire";
+import { envelope } from "../helpers/rpc";
 import type { JsonSchema } from "./json-schema";
 
 export const MCP_ENDPOINTS = ["/mcp/tasks", "/mcp/rag", "/mcp/thinking", "/mcp"] as const;

@@ -7,22 +7,15 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sourceDetail } from "../../workers/gateway/sources.schema";
 import { parseQueueEvent } from "../../workers/queue-events";
+import { eventually } from "../helpers/eventually";
 import { connectGateway, TASKS_URL } from "../helpers/gateway";
+import { GATEWAY_ADMIN_TOOLS } from "../contract/servers";
 import { connect, textOf } from "../helpers/mcp";
 import { toolNames } from "../helpers/upstreams";
 import { createUser } from "../helpers/users";
 
-const ADMIN = [
-  "gateway_list_sources",
-  "gateway_add_source",
-  "gateway_update_source",
-  "gateway_refresh_source",
-  "gateway_delete_source",
-  "gateway_source_health",
-  "gateway_list_hidden_tools",
-  "gateway_hide_tool",
-  "gateway_unhide_tool",
-];
+// The contracted names (test/contract/servers.ts).
+const ADMIN = GATEWAY_ADMIN_TOOLS;
 
 describe("gateway admin tools", { timeout: 60_000 }, () => {
   it("are listed on /mcp with titles, annotations and output schemas, and not on /mcp/tasks", async () => {
@@ -137,7 +130,16 @@ describe("gateway admin tools", { timeout: 60_000 }, () => {
     await client.callTool({ name: "complete_task", arguments: { task_id: 999_999_999 } });
     await client.callTool({ name: "gateway_list_sources", arguments: {} });
 
-    const rows = await waitForRows(user.id, 3);
+    const rows = await eventually(
+      async () => {
+        const { results } = await env.DB.prepare("SELECT payload FROM audit_log WHERE user_id = ? AND type = 'GATEWAY_CALL'")
+          .bind(user.id)
+          .all<{ payload: string }>();
+        return results.length >= 3 ? results : undefined;
+      },
+      "3 GATEWAY_CALL rows",
+      { timeoutMs: 10_000, intervalMs: 50 },
+    );
     const calls = rows.map((row) => {
       expect(row.payload).not.toContain("audit-secret-title-123");
       const parsed = parseQueueEvent(JSON.parse(row.payload));
@@ -153,15 +155,3 @@ describe("gateway admin tools", { timeout: 60_000 }, () => {
     );
   });
 });
-
-async function waitForRows(userId: number, n: number, timeoutMs = 10_000): Promise<{ payload: string }[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { results } = await env.DB.prepare("SELECT payload FROM audit_log WHERE user_id = ? AND type = 'GATEWAY_CALL'")
-      .bind(userId)
-      .all<{ payload: string }>();
-    if (results.length >= n) return results;
-    if (Date.now() > deadline) throw new Error(`expected ${n} GATEWAY_CALL rows, found ${results.length}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

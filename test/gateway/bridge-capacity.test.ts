@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import { connectGateway, type SourceBody, type SourceDetailBody } from "../helpers/gateway";
 import { textOf } from "../helpers/mcp";
 import { api } from "../helpers/rest";
-import { eventually, registerSource, upstreams } from "../helpers/upstreams";
+import { eventually } from "../helpers/eventually";
+import { registerSource, upstreams } from "../helpers/upstreams";
 import { createUser } from "../helpers/users";
 
 function capped(name: string, lifecycle: "transient" | "singleton"): Record<string, unknown> {

@@ -16,6 +16,7 @@ import { createServices } from "../../workers/services";
 import { fullAccess } from "../helpers/access";
 import { registerTasksSource } from "../helpers/gateway";
 import { workerFetch } from "../helpers/mcp";
+import { ACCEPT_JSON_AND_SSE, rpcRequest as rawRpcRequest, rpcResponse } from "../helpers/rpc";
 import { api } from "../helpers/rest";
 import { fixtureUrl, registerSource } from "../helpers/upstreams";
 import { sourceHealth } from "../helpers/upstreams-status";
@@ -24,26 +25,17 @@ import { createUser, type TestUser } from "../helpers/users";
 const mcpServers = await loadMcpServers();
 
 const FAST_VERSIONS = ["2025-06-18", "2025-11-25"] as const;
-const BOTH = "application/json, text/event-stream";
 const gateway = createGatewayServer(mcpServers);
 
 type Message = Record<string, unknown>;
 
-function rpcRequest(user: TestUser, version: string, params: unknown, accept = BOTH, extra: Message = {}): Request {
-  return new Request("http://localhost/mcp", {
-    method: "POST",
-    headers: { host: "localhost", authorization: `Bearer ${user.token}`, "content-type": "application/json", accept, "mcp-protocol-version": version },
-    body: JSON.stringify({ jsonrpc: "2.0", id: "call-7", method: "tools/call", params, ...extra }),
-  });
+function rpcRequest(user: TestUser, version: string, params: unknown, accept = ACCEPT_JSON_AND_SSE, extra: Message = {}): Request {
+  return rawRpcRequest("/mcp", user.token, version, { id: "call-7", method: "tools/call", params, ...extra }, accept);
 }
 
 /** The JSON-RPC message of a JSON or single-event SSE response, with the measured duration made comparable. */
 async function messageOf(response: Response): Promise<Message> {
-  const text = await response.text();
-  const json = (response.headers.get("content-type") ?? "").includes("text/event-stream")
-    ? text.split("\n").find((line) => line.startsWith("data: "))!.slice(6)
-    : text;
-  const message = JSON.parse(json) as Message;
+  const message: Message = { ...(await rpcResponse(response)) };
   const meta = (message["result"] as { _meta?: Message } | undefined)?._meta;
   if (meta && "execution_time_ms" in meta) {
     expect(typeof meta["execution_time_ms"]).toBe("number");

@@ -7,7 +7,8 @@
 import { describe, expect, it } from "vitest";
 import { connectGateway } from "../helpers/gateway";
 import { textOf } from "../helpers/mcp";
-import { controlFixture, eventually, fixtureUrl, registerSource, toolNames, upstreams } from "../helpers/upstreams";
+import { eventually } from "../helpers/eventually";
+import { controlFixture, fixtureUrl, registerSource, toolNames, upstreams } from "../helpers/upstreams";
 import { sourceStatus } from "../helpers/upstreams-status";
 import { createUser } from "../helpers/users";
 

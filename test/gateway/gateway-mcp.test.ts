@@ -6,6 +6,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { parseQueueEvent } from "../../workers/queue-events";
+import { eventually } from "../helpers/eventually";
 import { connectGateway, registerTasksSource } from "../helpers/gateway";
 import { textOf } from "../helpers/mcp";
 import { api } from "../helpers/rest";
@@ -85,10 +86,13 @@ describe("/mcp (gateway)", () => {
     await client.callTool({ name: "audited__add_task", arguments: { title: "secret-title-xyz" } });
 
     // The real queue delivers to the Worker's consumer, which writes audit_log.
-    const row = await waitFor(() =>
-      env.DB.prepare("SELECT type, payload FROM audit_log WHERE user_id = ? AND type = 'GATEWAY_CALL'")
-        .bind(owner.id)
-        .first<{ type: string; payload: string }>(),
+    const row = await eventually(
+      () =>
+        env.DB.prepare("SELECT type, payload FROM audit_log WHERE user_id = ? AND type = 'GATEWAY_CALL'")
+          .bind(owner.id)
+          .first<{ type: string; payload: string }>(),
+      "the queue consumer's GATEWAY_CALL row",
+      { timeoutMs: 5_000, intervalMs: 50 },
     );
     expect(row.payload).not.toContain("secret-title-xyz");
     const parsed = parseQueueEvent(JSON.parse(row.payload));
@@ -101,13 +105,3 @@ describe("/mcp (gateway)", () => {
     });
   });
 });
-
-async function waitFor<T>(read: () => Promise<T | null>, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error("timed out waiting for the queue consumer");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -2,10 +2,11 @@
  * An MCP client over a fresh app (createApp) with chosen bindings — for swapping Cloudflare's
  * queue for a stand-in. Everything else (D1, auth, tools) is the real thing.
  */
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { Client } from "@modelcontextprotocol/client";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { createApp } from "../../workers/app";
+import { connectTo } from "./mcp";
 
 export interface AppClient {
   client: Client;
@@ -17,18 +18,13 @@ export async function connectWithBindings(bindings: Partial<Env>, token: string)
   const app = createApp();
   const ctx = createExecutionContext();
   const appEnv: Env = { ...env, ...bindings };
-  const client = new Client(
-    { name: "mcp-edge-tests", version: "1.0.0" },
-    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
-  );
-  const transport = new StreamableHTTPClientTransport(new URL("http://localhost/mcp/tasks"), {
+  const client = await connectTo("/mcp/tasks", token, {
+    era: "2026-07-28",
     fetch: async (input, init) => {
       const request = new Request(input, init);
       request.headers.set("host", new URL(request.url).host);
       return app.fetch(request, appEnv, ctx);
     },
-    requestInit: { headers: { authorization: `Bearer ${token}` } },
   });
-  await client.connect(transport);
   return { client, settle: () => waitOnExecutionContext(ctx) };
 }

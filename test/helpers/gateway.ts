@@ -3,10 +3,10 @@
  * endpoint. The upstream in these tests is the Worker's own tasks server (http://localhost/mcp/tasks),
  * reached by the source's Durable Object through the SELF binding — a real MCP server, not a mock.
  */
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { Client } from "@modelcontextprotocol/client";
 import { env } from "cloudflare:workers";
 import { api, type ApiResponse } from "./rest";
-import { workerFetch } from "./mcp";
+import { connectTo } from "./mcp";
 import type { TestUser } from "./users";
 
 export const TASKS_URL = "http://localhost/mcp/tasks";
@@ -70,15 +70,6 @@ export function registerTasksSource(
 }
 
 /** `pin2026`: speak only the 2026-07-28 revision (whose list results carry cache hints). */
-export async function connectGateway(user: TestUser, options: { pin2026?: boolean } = {}): Promise<Client> {
-  const client = new Client(
-    { name: "mcp-edge-tests", version: "1.0.0" },
-    options.pin2026 ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : undefined,
-  );
-  const transport = new StreamableHTTPClientTransport(new URL("http://localhost/mcp"), {
-    fetch: workerFetch,
-    requestInit: { headers: user.headers },
-  });
-  await client.connect(transport);
-  return client;
+export function connectGateway(user: TestUser, options: { pin2026?: boolean } = {}): Promise<Client> {
+  return connectTo("/mcp", user.token, options.pin2026 ? { era: "2026-07-28" } : {});
 }

@@ -6,7 +6,7 @@
  */
 import { type OAuthClientProvider, Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import { expect } from "vitest";
-import { type Era, workerFetch } from "./mcp";
+import { type Era, eraOptions, workerFetch } from "./mcp";
 import { upstreams } from "./upstreams";
 import type { TestUser } from "./users";
 
@@ -188,10 +188,7 @@ export async function publishClientMetadata(path: string, document: Record<strin
 }
 
 export function mcpClient(era: Era): Client {
-  return new Client(
-    { name: "mcp-edge-oauth-tests", version: "1.0.0" },
-    era === "2026-07-28" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : { versionNegotiation: { mode: "legacy" }, supportedProtocolVersions: [era] },
-  );
+  return new Client({ name: "mcp-edge-oauth-tests", version: "1.0.0" }, eraOptions(era));
 }
 
 export function oauthTransport(path: string, provider: OAuthClientProvider): StreamableHTTPClientTransport {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { workerFetch } from "../helpers/mcp";
 import { api, type ErrorBody } from "../helpers/rest";
 import { createUser } from "../helpers/users";
-import { modernPost, rpcResponse } from "../protocol/wire";
+import { modernPost, rpcResponse } from "../helpers/rpc";
 
 interface ServerInfo {
   name: string;

@@ -11,7 +11,7 @@ import { workerFetch } from "../helpers/mcp";
 import { apiRequestLimit, sleep, startOfWindow, toolCallLimit } from "../helpers/rate-limits";
 import { api, type ApiResponse } from "../helpers/rest";
 import { createUser, type TestUser } from "../helpers/users";
-import { legacyPost, rpcResponse } from "../protocol/wire";
+import { legacyPost, rpcResponse } from "../helpers/rpc";
 
 const { limit, periodSeconds } = apiRequestLimit();
 

@@ -13,7 +13,7 @@ import { callOk, connect, textOf, workerFetch } from "../helpers/mcp";
 import { countRows } from "../helpers/db";
 import { sleep, startOfWindow, toolCallLimit } from "../helpers/rate-limits";
 import { createUser, type TestUser, withScopedToken } from "../helpers/users";
-import { type JsonRpcResponse, legacyPost, modernPost, rpcResponse } from "../protocol/wire";
+import { type JsonRpcResponse, legacyPost, modernPost, rpcResponse } from "../helpers/rpc";
 
 const { limit, periodSeconds } = toolCallLimit();
 

@@ -12,6 +12,7 @@ import { fullAccess } from "../helpers/access";
 import { serveWithSdk } from "../../workers/mcp/hosting";
 import type { McpServerDefinition } from "../../workers/mcp/server-definition";
 import { workerFetch } from "../helpers/mcp";
+import { rpcRequest as rawRpcRequest, rpcResponse } from "../helpers/rpc";
 import { createUser, type TestUser } from "../helpers/users";
 
 const mcpServers = await loadMcpServers();
@@ -19,39 +20,20 @@ const mcpServers = await loadMcpServers();
 const FAST_VERSIONS = ["2025-06-18", "2025-11-25"] as const;
 
 /** `version` undefined sends no MCP-Protocol-Version header at all. */
-function rpcRequest(server: string, user: TestUser, version: string | undefined, message: Record<string, unknown>, accept = "application/json, text/event-stream") {
-  return new Request(`http://localhost/mcp/${server}`, {
-    method: "POST",
-    headers: {
-      host: "localhost",
-      authorization: `Bearer ${user.token}`,
-      "content-type": "application/json",
-      accept,
-      ...(version === undefined ? {} : { "mcp-protocol-version": version }),
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 7, ...message }),
-  });
-}
-
-/** The JSON-RPC message of a JSON or single-event SSE response. */
-async function message(response: Response): Promise<Record<string, unknown>> {
-  const text = await response.text();
-  const json = (response.headers.get("content-type") ?? "").includes("text/event-stream")
-    ? text.split("\n").find((line) => line.startsWith("data: "))!.slice(6)
-    : text;
-  return JSON.parse(json) as Record<string, unknown>;
+function rpcRequest(server: string, user: TestUser, version: string | undefined, message: Record<string, unknown>, accept?: string) {
+  return rawRpcRequest(`/mcp/${server}`, user.token, version, message, accept);
 }
 
 async function viaSdk(definition: McpServerDefinition, user: TestUser, request: Request) {
   const ctx = createExecutionContext();
   const authUser: AuthUser = { id: user.id, name: user.name };
   const services = createServices(env, (promise) => ctx.waitUntil(promise));
-  return message(await serveWithSdk(request, definition, { user: authUser, services, access: fullAccess(authUser) }));
+  return rpcResponse(await serveWithSdk(request, definition, { user: authUser, services, access: fullAccess(authUser) }));
 }
 
 async function viaWorker(request: Request) {
   const response = await workerFetch(request);
-  return { contentType: response.headers.get("content-type"), body: await message(response) };
+  return { contentType: response.headers.get("content-type"), body: await rpcResponse(response) };
 }
 
 describe.each(FAST_VERSIONS)("fast path (%s)", (version) => {

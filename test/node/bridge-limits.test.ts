@@ -11,7 +11,8 @@ import type { Logger } from "../../bin/bridge/log";
 import type { PluginSpec } from "../../bin/bridge/plugins";
 import { type RunningBridge, startBridge } from "../../bin/bridge/server";
 import { BRIDGE_AT_CAPACITY } from "../../workers/mcp-client/bridge-protocol";
-import { alive, callTool, INIT, openSession, type Rpc, rpc, textOf, TOKEN, until } from "./helpers/bridge-client";
+import { alive, callTool, INIT, openSession, type Rpc, rpc, textOf, TOKEN } from "./helpers/bridge-client";
+import { until } from "../helpers/eventually";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const OTHER_TOKEN = "node-test-second-token-9876543210";
@@ -101,7 +102,7 @@ describe("bridge process limits and the idle timeout", () => {
     const session = await openSession(bridge.url);
     const pid = await pidOf(bridge.url, session);
     expectFull(await rpc(bridge.url, INIT), 429, "--max-processes-per-token 1");
-    await until(() => !alive(pid), "the idle session's process to be killed", 20_000);
+    await until(() => !alive(pid), "the idle session's process to be killed", { timeoutMs: 20_000 });
     const next = await openSession(bridge.url);
     expect(await pidOf(bridge.url, next)).not.toBe(pid);
   });

@@ -15,7 +15,8 @@ import type { Logger } from "../../bin/bridge/log";
 import type { PluginSpec } from "../../bin/bridge/plugins";
 import { type BridgeOptions, type RunningBridge, startBridge } from "../../bin/bridge/server";
 import { BRIDGE_PROCESS_EXITED } from "../../workers/mcp-client/bridge-protocol";
-import { alive, callTool, INIT, openSession, rpc, textOf, TOKEN, until } from "./helpers/bridge-client";
+import { alive, callTool, INIT, openSession, rpc, textOf, TOKEN } from "./helpers/bridge-client";
+import { until } from "../helpers/eventually";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const FIXTURE = ["--import", "tsx", join(ROOT, "test/upstreams/fixture-stdio.ts")];

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { workerFetch } from "../helpers/mcp";
 import { createUser } from "../helpers/users";
-import { envelope, type JsonRpcResponse, rpcResponse } from "./wire";
+import { envelope, type JsonRpcResponse, rpcResponse } from "../helpers/rpc";
 
 const ENDPOINTS = ["/mcp", "/mcp/tasks", "/mcp/rag", "/mcp/thinking"];
 

@@ -8,9 +8,9 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { createExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { conformanceServer } from "../conformance/fixture.server";
-import { type Era, textOf } from "../helpers/mcp";
+import { type Era, eraOptions, textOf } from "../helpers/mcp";
 import { createUser, type TestUser } from "../helpers/users";
-import { appWith } from "./wire";
+import { appWith } from "../helpers/rpc";
 
 let user: TestUser;
 beforeAll(async () => {
@@ -24,9 +24,7 @@ async function fixtureClient(era: Era): Promise<{ client: Client; asked: string[
     { name: "input-required-test", version: "1.0.0" },
     {
       capabilities: { elicitation: {}, sampling: {} },
-      ...(era === "2026-07-28"
-        ? { versionNegotiation: { mode: { pin: era } } }
-        : { versionNegotiation: { mode: "legacy" }, supportedProtocolVersions: [era] }),
+      ...eraOptions(era),
     },
   );
   const asked: string[] = [];

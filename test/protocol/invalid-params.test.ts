@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { workerFetch } from "../helpers/mcp";
 import { createUser, type TestUser } from "../helpers/users";
-import { envelope, type JsonRpcResponse, rpcResponse } from "./wire";
+import { envelope, type JsonRpcResponse, rpcResponse } from "../helpers/rpc";
 
 async function call(user: TestUser, path: string, version: string, method: string, params: Record<string, unknown> | undefined) {
   const withMeta = version === "2026-07-28" ? { ...params, _meta: envelope() } : params;

@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { workerFetch } from "../helpers/mcp";
 import { countRows } from "../helpers/db";
 import { createUser } from "../helpers/users";
-import { envelope, type JsonRpcResponse, rpcResponse } from "./wire";
+import { envelope, type JsonRpcResponse, rpcResponse } from "../helpers/rpc";
 
 const ENDPOINTS = ["/mcp/tasks", "/mcp/rag", "/mcp/thinking", "/mcp"];
 const NO_BATCH_VERSIONS = ["2025-06-18", "2025-11-25", "2026-07-28"];

@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { callOk, connect } from "../helpers/mcp";
 import { createUser, type TestUser } from "../helpers/users";
-import { LEGACY_REVISIONS, legacyPost, mcp, rpcResponse } from "./wire";
+import { LEGACY_REVISIONS, legacyPost, mcp, rpcResponse } from "../helpers/rpc";
 
 let user: TestUser;
 beforeAll(async () => {

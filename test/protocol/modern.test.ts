@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { callOk, connect } from "../helpers/mcp";
 import { createUser, type TestUser } from "../helpers/users";
-import { mcp, MODERN, modernPost, rpcResponse } from "./wire";
+import { mcp, MODERN, modernPost, rpcResponse } from "../helpers/rpc";
 
 const HEADER_MISMATCH = -32020;
 

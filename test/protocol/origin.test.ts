@@ -6,7 +6,7 @@ import { createExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { workerFetch } from "../helpers/mcp";
 import { createUser, type TestUser } from "../helpers/users";
-import { appWith, modernPost, rpcResponse } from "./wire";
+import { appWith, modernPost, rpcResponse } from "../helpers/rpc";
 
 let user: TestUser;
 beforeAll(async () => {

@@ -1,21 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { TASKS } from "../contract/servers";
 import { connect, ERAS } from "../helpers/mcp";
 import { createUser } from "../helpers/users";
 
-const TOOLS = [
-  "add_task",
-  "list_tasks",
-  "complete_task",
-  "delete_task",
-  "update_task",
-  "search_tasks",
-  "set_priority",
-  "add_tags",
-  "schedule_reminder",
-  "get_recurring_tasks",
-  "analytics_summary",
-];
-const READ_ONLY = ["list_tasks", "search_tasks", "get_recurring_tasks", "analytics_summary"];
+// The contracted lists (test/contract/servers.ts).
+const TOOLS = TASKS.tools;
+const READ_ONLY = TASKS.readOnly;
 
 describe.each(ERAS)("tools/list on /mcp/tasks (%s)", (era) => {
   it("lists the 11 task tools with titles, descriptions, annotations and both schemas", async () => {

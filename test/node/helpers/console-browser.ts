@@ -2,18 +2,18 @@
 // (page.evaluate callbacks run in the browser: they use DOM types.)
 /**
  * The browser tests' set-up: `wrangler dev` serving the Worker and the console with its own state,
- * Debian's headless Chromium driven by playwright-core (never a downloaded browser), requests to
+ * headless Chromium driven by playwright-core (Debian's when installed, else the one inside an npm
+ * package: test/node/helpers/chromium.ts; never a browser download), requests to
  * any other origin failing the page, screenshots in test/artifacts/<name>/ (gitignored); and the
  * console's sign-in through the /authorize pages, as a person does it.
  */
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
-import { expect } from "vitest";
+import { expect, inject } from "vitest";
 import { LOG_DIR, type LocalWorker, startLocalWorker } from "../../../bin/lib/local-worker";
 import { ROOT } from "../../../bin/lib/wrangler";
 
-const CHROMIUM = "/usr/bin/chromium";
 export const UI_TIMEOUT = 30_000;
 
 export interface ConsoleBrowser {
@@ -32,12 +32,8 @@ export interface ConsoleBrowser {
 }
 
 export async function startConsoleBrowser(name: string, user: string): Promise<ConsoleBrowser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium is not installed at ${CHROMIUM}: the console's browser tests need Debian's package. ` +
-        "Install it with `sudo apt-get install -y chromium` (bash .ci/run does this when it is missing).",
-    );
-  }
+  // Chosen once by the browser project's global set-up (test/node/browser-setup.ts).
+  const chromiumChoice = inject("chromium");
   const artifacts = join(ROOT, "test", "artifacts", name);
   mkdirSync(artifacts, { recursive: true });
   // Its own state, fresh each run: a new user, no tasks, no sources, no grants.
@@ -49,7 +45,8 @@ export async function startConsoleBrowser(name: string, user: string): Promise<C
   let browser: Browser;
   try {
     browser = await chromium.launch({
-      executablePath: CHROMIUM,
+      executablePath: chromiumChoice.executablePath,
+      env: { ...process.env, ...chromiumChoice.env },
       args: ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--no-first-run", "--disable-extensions"],
     });
   } catch (error) {

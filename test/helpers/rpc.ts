@@ -1,12 +1,13 @@
 /**
- * Raw MCP requests for the protocol tests: exactly what a client of each revision puts on the wire,
- * so the tests pin the HTTP contract itself rather than what one SDK client happens to send.
+ * Raw MCP requests: exactly what a client of each revision puts on the wire, so the tests pin the
+ * HTTP contract itself rather than what one SDK client happens to send (protocol, fast-path, limits
+ * and auth tests); and the JSON-RPC message read back from a JSON or SSE reply.
  */
 import { env } from "cloudflare:test";
 import { createApp } from "../../workers/app";
 import { builtEntry } from "../../workers/mcp-servers";
 import type { McpServerDefinition } from "../../workers/mcp/server-definition";
-import { workerFetch } from "../helpers/mcp";
+import { workerFetch } from "./mcp";
 
 export const MODERN = "2026-07-28";
 export const LEGACY_REVISIONS = ["2025-06-18", "2025-11-25"] as const;
@@ -70,6 +71,27 @@ export function legacyPost(token: string, version: string | undefined, message: 
     },
     body: JSON.stringify({ jsonrpc: "2.0", ...message }),
   };
+}
+
+/** What a client that takes both answers sends as Accept. */
+export const ACCEPT_JSON_AND_SSE = "application/json, text/event-stream";
+
+/**
+ * A raw 2025-era JSON-RPC POST to `path` ("/mcp/tasks", "/mcp") as a Request: `version` undefined
+ * sends no MCP-Protocol-Version header at all; `message` may set its own id (default 7).
+ */
+export function rpcRequest(path: string, token: string, version: string | undefined, message: Record<string, unknown>, accept = ACCEPT_JSON_AND_SSE): Request {
+  return new Request(`http://localhost${path}`, {
+    method: "POST",
+    headers: {
+      host: "localhost",
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept,
+      ...(version === undefined ? {} : { "mcp-protocol-version": version }),
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 7, ...message }),
+  });
 }
 
 /** The JSON-RPC response in a reply, whether sent as plain JSON or as the response event of an SSE stream. */
