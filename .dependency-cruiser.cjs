@@ -5,7 +5,8 @@
  *   entry        workers/index.ts, workers/app.ts
  *   registries   workers/mcp-servers.ts, workers/queue-events.ts (lists the entry wires up)
  *   adapters     workers/http/, workers/mcp/, *.routes.ts, *.tools.ts, *.server.ts, *.resources.ts,
- *                *.consumer.ts, *.cron.ts, *.relay.ts, gateway/call-fast-path.ts
+ *                *.consumer.ts, *.cron.ts, *.relay.ts, *.entrypoint.ts (RPC entry points of the
+ *                Worker), gateway/call-fast-path.ts
  *   composition  workers/services.ts (builds the domain services; adapters reach them through it)
  *   services     *.service.ts and the unsuffixed domain modules beside them
  *   repositories *.repo.ts, *.statements.ts
@@ -15,13 +16,13 @@
  * bindings typed by the generated Env, never by importing the class. The folder-level cycle check
  * is in .dependency-cruiser-folders.cjs (it needs the root wiring files left out).
  *
- * Exceptions are narrow (one edge each), say why, and name what removes them.
+ * There are no exceptions: a new one must be one edge, say why, and name what removes it.
  */
 const ENTRY = "^workers/(index|app)[.]ts$";
 const REGISTRIES = "^workers/(mcp-servers|queue-events)[.]ts$";
 const COMPOSITION = "^workers/services[.]ts$";
 const ADAPTERS =
-  "^workers/(http|mcp)/|[.](routes|tools|server|resources|consumer|cron|relay)[.]ts$|^workers/gateway/call-fast-path[.]ts$";
+  "^workers/(http|mcp)/|[.](routes|tools|server|resources|consumer|cron|relay|entrypoint)[.]ts$|^workers/gateway/call-fast-path[.]ts$";
 const SERVICES = "[.]service[.]ts$";
 const REPOSITORIES = "[.](repo|statements)[.]ts$";
 const SCHEMA = "[.]schema[.]ts$|^d1/";
@@ -128,22 +129,11 @@ module.exports = {
     },
     {
       name: "durable-objects-import-no-repositories-routes-or-tools",
-      comment: "A Durable Object keeps its own storage; D1 and the HTTP/MCP surface belong to the services and adapters.",
-      severity: "error",
-      from: { path: "^durable-objects/", pathNot: "^durable-objects/source[.]do[.]ts$" },
-      to: { path: `${REPOSITORIES}|[.](routes|tools)[.]ts$` },
-    },
-    {
-      name: "source-object-imports-only-the-inventory-writer",
       comment:
-        // Exception, one edge: on notifications/tools/list_changed the GatewaySource object writes the
-        // new tool inventory to D1 itself (sources.repo.ts#replaceTools), so /mcp follows a singleton
-        // source's changes without a gateway request (decision 0010). The gateway redesign removes it:
-        // the object hands the inventory to the discovery service's writer instead of the repository.
-        "The GatewaySource object may use sources.repo.ts (its inventory write), and no other repository, route or tool.",
+        "A Durable Object keeps its own storage; D1 and the HTTP/MCP surface belong to the services and adapters (the gateway's source object hands a changed tool list to the Worker's inventory entry point over its binding).",
       severity: "error",
-      from: { path: "^durable-objects/source[.]do[.]ts$" },
-      to: { path: `${REPOSITORIES}|[.](routes|tools)[.]ts$`, pathNot: "^workers/gateway/sources[.]repo[.]ts$" },
+      from: { path: "^durable-objects/" },
+      to: { path: `${REPOSITORIES}|${SERVICES}|${COMPOSITION}|[.](routes|tools|entrypoint)[.]ts$` },
     },
     {
       name: "the-worker-imports-nothing-outside-it",

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ingestBeirFile } from "./lib/beir-ingest";
 import { LOG_DIR, startLocalWorker } from "./lib/local-worker";
-import { connectMcp } from "./lib/mcp-client";
+import { bearer, closeMcp, connectMcp } from "../workers/mcp-client/connect";
 
 const USAGE = "usage: npm run ingest -- <file.jsonl> [--user <name>] [--url <mcp url> --token <token>]";
 
@@ -27,10 +27,13 @@ async function main(): Promise<void> {
   const worker = url ? undefined : await startLocalWorker({ user: values.user!, label: "npm run ingest", logFile: join(LOG_DIR, "ingest.log") });
   try {
     const target = worker ? { url: `${worker.origin}/mcp/rag`, token: worker.token } : { url: url!, token: values.token ?? process.env["MCP_TOKEN"] };
-    const client = await connectMcp(target, 30_000);
+    const connection = await connectMcp(
+      { url: target.url, headers: bearer(target.token) },
+      { clientName: "mcp-edge-cli", timeoutMs: 30_000, negotiation: "auto" },
+    );
     const started = Date.now();
-    const summary = await ingestBeirFile(client, file, (s) => process.stderr.write(`\r${s.sent} documents sent…`));
-    await client.close();
+    const summary = await ingestBeirFile(connection.client, file, (s) => process.stderr.write(`\r${s.sent} documents sent…`));
+    await closeMcp(connection);
     process.stderr.write("\n");
     console.log(
       `Ingested ${summary.sent} documents in ${((Date.now() - started) / 1000).toFixed(1)} s: ${summary.created} new, ${summary.replaced} replaced, ${summary.unchanged} unchanged. ` +

@@ -360,6 +360,17 @@ export const sources = sqliteTable(
     discoveryWarnings: text("discovery_warnings", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
     /** From the upstream's tools/list cache hint (2026-07-28): rediscover once this has passed. */
     inventoryStaleAt: text("inventory_stale_at"),
+    /**
+     * What the last successful discovery learned: `stateless` (2026-07-28, or a 2025-era server that
+     * gave no session id after initialize) is called straight from the Worker, `sessionful` (a
+     * session id, legacy SSE, stdio through the bridge) through the source's Durable Object.
+     * NULL until a discovery succeeds (such a source has no tools to call).
+     */
+    upstreamKind: text("upstream_kind", { enum: ["stateless", "sessionful"] }),
+    /** The protocol revision negotiated at that discovery. */
+    protocolVersion: text("protocol_version"),
+    /** A 2026-07-28 stateless upstream's `server/discover` result (JSON), adopted by each call instead of a handshake. */
+    discoverResult: text("discover_result", { mode: "json" }).$type<Record<string, unknown>>(),
     createdAt: text("created_at").notNull().default(now),
     updatedAt: text("updated_at").notNull().default(now),
   },

@@ -20,8 +20,9 @@ import type { Client } from "@modelcontextprotocol/client";
 import { type BeirQuery, readAll, readQrels } from "../bin/lib/beir";
 import { ingestBeirFile } from "../bin/lib/beir-ingest";
 import { LOG_DIR, startLocalWorker } from "../bin/lib/local-worker";
-import { callToolWaitingOutLimits, connectMcp } from "../bin/lib/mcp-client";
+import { callToolWaitingOutLimits } from "../bin/lib/tool-call-waiting";
 import { ROOT } from "../bin/lib/wrangler";
+import { bearer, closeMcp, connectMcp } from "../workers/mcp-client/connect";
 import { queryResult } from "../workers/rag/rag.schema";
 import { ndcgAt, mean, percentile, recallAt } from "./lib/metrics";
 import { type PipelineResult, writeResultsTable } from "./lib/report";
@@ -77,7 +78,11 @@ async function main(): Promise<void> {
 
   const worker = await startLocalWorker({ user: "eval", label: "npm run eval:scifact", persistTo: join(".wrangler", "eval"), logFile: join(LOG_DIR, "eval.log") });
   try {
-    const client = await connectMcp({ url: `${worker.origin}/mcp/rag`, token: worker.token }, 30_000);
+    const connection = await connectMcp(
+      { url: `${worker.origin}/mcp/rag`, headers: bearer(worker.token) },
+      { clientName: "mcp-edge-cli", timeoutMs: 30_000, negotiation: "auto" },
+    );
+    const client = connection.client;
     const started = Date.now();
     const ingest = await ingestBeirFile(client, join(DATA, "corpus.jsonl"), (s) => process.stderr.write(`\ringesting: ${s.sent} documents…`));
     process.stderr.write("\n");
@@ -89,7 +94,7 @@ async function main(): Promise<void> {
       results.push(result);
       console.log(`${pipeline.padEnd(20)} nDCG@10 ${result.ndcg_at_10.toFixed(4)}  R@100 ${result.recall_at_100.toFixed(4)}  p50 ${result.p50_ms} ms  p95 ${result.p95_ms} ms`);
     }
-    await client.close();
+    await closeMcp(connection);
     // Tuning runs (extra arguments, a subset of pipelines) must not overwrite the reported results.
     const official = Object.keys(extra).length === 0 && pipelines.length === PIPELINES.length;
     const out = join(ROOT, "eval", "results", `scifact${split === "train" ? "-train" : ""}${official ? "" : "-tuning"}.json`);

@@ -21,7 +21,7 @@ import { mcpServers } from "./mcp-servers";
 import { ragRoutes } from "./rag/rag.routes";
 import { taskRoutes } from "./tasks/tasks.routes";
 
-const apiRoutes = [...taskRoutes, ...ragRoutes, ...sourceRoutes, ...hiddenToolRoutes(gatewayBuiltinNames(mcpServers)), ...serverRoutes([...mcpServers, createGatewayServer(mcpServers)])];
+const apiRoutes = [...taskRoutes, ...ragRoutes, ...sourceRoutes, ...hiddenToolRoutes(gatewayBuiltinNames(mcpServers)), ...serverRoutes([...mcpServers, createGatewayServer(mcpServers).definition])];
 
 /**
  * `servers` defaults to the real MCP servers; the conformance fixture Worker
@@ -44,8 +44,8 @@ export function createApp(servers: readonly McpServerDefinition[] = mcpServers):
   app.use("/mcp", cors, originCheck, limitBody(MAX_MCP_BODY_BYTES), authenticated);
   app.use("/mcp/*", cors, originCheck, limitBody(MAX_MCP_BODY_BYTES), authenticated);
   // Tools vary per user, so the gateway's tools/list is built per request by the SDK, never served
-  // from the built-in servers' per-isolate cache; a plain tools/call of a source tool takes the
-  // gateway's own verified fast path (serveGateway, decision 0013).
+  // from the built-in servers' per-isolate cache; a plain tools/call of a source tool is answered
+  // straight from the gateway's call path (serveGateway, decisions 0013 and 0029).
   const gateway = createGatewayServer(servers);
   app.all("/mcp", (c) => serveGateway(c.req.raw, gateway, { user: c.var.user, services: c.var.services, access: c.var.access }));
   for (const definition of servers) {

@@ -11,7 +11,8 @@ import { parseQueueEvent } from "./queue-events";
 import { fireDueReminders } from "./tasks/reminders.cron";
 
 export { RagGate } from "../durable-objects/rag-gate.do";
-export { GatewaySource } from "../durable-objects/source.do";
+export { GatewaySource } from "../durable-objects/gateway-source.do";
+export { GatewayInventory } from "./gateway/inventory.entrypoint";
 export { ThinkingLog } from "../durable-objects/thinking.do";
 export { ChatAgent } from "../durable-objects/chat-agent.do";
 
@@ -31,7 +32,7 @@ export default {
     const events = await fireDueReminders(db);
     queueEventSink(env.EVENTS, (promise) => ctx.waitUntil(promise)).publish(events);
     const relayed = await relayPendingEvents(db, env.EVENTS, parseQueueEvent);
-    const sources = await rediscoverSources(db, env, (promise) => ctx.waitUntil(promise));
+    const sources = await rediscoverSources(db, env);
     // Last, and on its own: a KV hiccup in the OAuth clean-up must not hold up reminders or the relay.
     const purged = await purgeExpiredOAuthData(env).catch((error: unknown) => {
       log.error("oauth purge failed", { error: error instanceof Error ? error.message : String(error) });

@@ -4,10 +4,16 @@
  * request; MCP tools depend on the `Services` type here, not on the HTTP layer that builds them.
  */
 import { queueEventSink } from "./events/event-sink";
-import { queueAuditSink } from "./gateway/gateway-audit";
-import { SourceService } from "./gateway/sources.service";
+import { isolateBreakers } from "./gateway/breaker-view";
+import { HiddenToolService } from "./gateway/hidden-tools.service";
+import { SourceCalls } from "./gateway/source-calls.service";
+import { SourceDiscovery } from "./gateway/source-discovery.service";
+import { SourceHealthService } from "./gateway/source-health.service";
+import { SourceRegistry } from "./gateway/source-registry.service";
+import { queueToolCallAudit, type ToolCallAudit } from "./gateway/tool-call-audit";
 import { type Db, openDb } from "./lib/db";
 import { RateLimitService } from "./limits/rate-limits.service";
+import { selfRoutedFetch } from "./mcp-client/self-routed-fetch";
 import { RagService } from "./rag/rag.service";
 import { TaskService } from "./tasks/tasks.service";
 import { ThinkingService } from "./thinking/thinking.service";
@@ -16,12 +22,24 @@ export interface Services {
   db: Db;
   tasks: TaskService;
   rag: RagService;
-  /** Gateway sources (upstream MCP servers) and calls routed to them. */
-  sources: SourceService;
+  /** Gateway sources (upstream MCP servers): register, change, list, remove. */
+  sources: SourceRegistry;
+  /** Calls of sources' tools on /mcp (the one lookup, both call paths). */
+  sourceCalls: SourceCalls;
+  sourceHealth: SourceHealthService;
+  /** Each user's hidden tools (REST, admin tools, the /mcp listing). */
+  hiddenTools: HiddenToolService;
+  /** The GATEWAY_CALL audit of every tool call on /mcp, built-in or source. */
+  toolCallAudit: ToolCallAudit;
   /** Each user's sequential-thinking history, in their own Durable Object (`forUser`). */
   thinking: ThinkingService;
   /** Each user's budgets of tool calls and REST requests (Cloudflare's Rate Limiting bindings). */
   rateLimits: RateLimitService;
+}
+
+/** Builds the gateway's discovery service: the registry and the Worker's inventory entry point share it. */
+export function sourceDiscovery(env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS">, db: Db): SourceDiscovery {
+  return new SourceDiscovery({ db, env, breakers: isolateBreakers });
 }
 
 /** Services are made on first use: a request to one server never pays for the others. */
@@ -29,10 +47,14 @@ export function createServices(env: Env, waitUntil: (promise: Promise<unknown>) 
   const db = openDb(env.DB);
   let tasks: TaskService | undefined;
   let rag: RagService | undefined;
-  let sources: SourceService | undefined;
+  let sources: SourceRegistry | undefined;
+  let sourceCalls: SourceCalls | undefined;
+  let sourceHealth: SourceHealthService | undefined;
+  let hiddenTools: HiddenToolService | undefined;
+  let toolCallAudit: ToolCallAudit | undefined;
   let thinking: ThinkingService | undefined;
   let rateLimits: RateLimitService | undefined;
-  return {
+  const services: Services = {
     db,
     get tasks() {
       return (tasks ??= new TaskService({ db, events: queueEventSink(env.EVENTS, waitUntil) }));
@@ -41,7 +63,26 @@ export function createServices(env: Env, waitUntil: (promise: Promise<unknown>) 
       return (rag ??= new RagService(db, env, waitUntil));
     },
     get sources() {
-      return (sources ??= new SourceService({ db, env, audit: queueAuditSink(env.EVENTS, waitUntil) }));
+      return (sources ??= new SourceRegistry({ db, env, discovery: sourceDiscovery(env, db), breakers: isolateBreakers }));
+    },
+    get sourceCalls() {
+      return (sourceCalls ??= new SourceCalls({
+        db,
+        env,
+        fetch: selfRoutedFetch(env),
+        audit: services.toolCallAudit,
+        breakers: isolateBreakers,
+        waitUntil,
+      }));
+    },
+    get sourceHealth() {
+      return (sourceHealth ??= new SourceHealthService(db, env.GATEWAY_SOURCE, isolateBreakers));
+    },
+    get hiddenTools() {
+      return (hiddenTools ??= new HiddenToolService(db));
+    },
+    get toolCallAudit() {
+      return (toolCallAudit ??= queueToolCallAudit(env.EVENTS, waitUntil));
     },
     get thinking() {
       return (thinking ??= new ThinkingService(env.THINKING));
@@ -50,4 +91,5 @@ export function createServices(env: Env, waitUntil: (promise: Promise<unknown>) 
       return (rateLimits ??= new RateLimitService(env));
     },
   };
+  return services;
 }

@@ -1,6 +1,6 @@
 /**
  * The environment a gateway may set for a stdio process, sent as `Mcp-Bridge-Env:
- * base64url(JSON object)` (encoded by workers/gateway/upstream-client.ts). Only names the
+ * base64url(JSON object)` (encoded by workers/mcp-client/bridge-protocol.ts). Only names the
  * manifest declares or --env-allow lists are accepted, so a gateway can never set PATH,
  * NODE_OPTIONS or LD_PRELOAD; anything else refuses the session with the offending names (values
  * are never echoed or logged).

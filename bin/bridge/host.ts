@@ -15,7 +15,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { BRIDGE_AT_CAPACITY, BRIDGE_ENV_HEADER, BRIDGE_PROCESS_EXITED } from "../../workers/gateway/upstream.types";
+import { BRIDGE_AT_CAPACITY, BRIDGE_ENV_HEADER, BRIDGE_PROCESS_EXITED } from "../../workers/mcp-client/bridge-protocol";
 import { BridgeEnvError, envKey, gatewayEnv } from "./env";
 import { isRequest, MAX_BODY_BYTES, readBody, rpcError, sendJson, writeEvent } from "./http";
 import { CapacityRefused, type Slot } from "./limits";

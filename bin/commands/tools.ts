@@ -5,7 +5,7 @@
  * MCP_URL (or --url) names the server; MCP_TOKEN (or --token) is sent as a bearer token.
  */
 import { parseArgs } from "node:util";
-import { connectMcp } from "../lib/mcp-client";
+import { bearer, closeMcp, connectMcp } from "../../workers/mcp-client/connect";
 
 export const TOOLS_USAGE = `mcp-edge tools list [--url URL] [--token TOKEN] [--json]
 mcp-edge tools call <tool> ['{"arg":"value"}'] [--url URL] [--token TOKEN] [--json]`;
@@ -22,7 +22,8 @@ export async function runTools(argv: string[]): Promise<number> {
   if ((verb !== "list" && verb !== "call") || (verb === "call" && !name)) throw new Error(`usage:\n${TOOLS_USAGE}`);
   if (!url) throw new Error("Set MCP_URL (or pass --url) to the MCP server's URL, e.g. http://localhost:8787/mcp/tasks");
 
-  const client = await connectMcp({ url, token });
+  const connection = await connectMcp({ url, headers: bearer(token) }, { clientName: "mcp-edge-cli", timeoutMs: 5_000, negotiation: "auto" });
+  const client = connection.client;
   try {
     if (verb === "list") {
       const { tools } = await client.listTools();
@@ -43,6 +44,6 @@ export async function runTools(argv: string[]): Promise<number> {
     else for (const block of result.content) if (block.type === "text") console.log(block.text);
     return result.isError ? 1 : 0;
   } finally {
-    await client.close();
+    await closeMcp(connection);
   }
 }

@@ -3,7 +3,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import { basename } from "node:path";
 import { ingestResult } from "../../workers/rag/rag.schema";
 import { type BeirDocument, readJsonl } from "./beir";
-import { callToolWaitingOutLimits } from "./mcp-client";
+import { callToolWaitingOutLimits } from "./tool-call-waiting";
 
 /** rag_ingest takes up to 100 documents per call; 50 keeps bodies far below the 1 MiB limit. */
 const BATCH_SIZE = 50;

@@ -1,7 +1,7 @@
 /** Seeds the demo user's RAG collection (d1/seed-rag.jsonl) through rag_ingest once the Worker answers. */
 import { join } from "node:path";
 import { ingestBeirFile } from "./beir-ingest";
-import { connectMcp } from "./mcp-client";
+import { bearer, closeMcp, connectMcp } from "../../workers/mcp-client/connect";
 import { ROOT } from "./wrangler";
 
 export const DEMO_CORPUS = join(ROOT, "d1", "seed-rag.jsonl");
@@ -22,10 +22,13 @@ async function waitForHealth(origin: string, timeoutMs: number): Promise<void> {
 /** Idempotent: unchanged documents are skipped by content hash. */
 export async function seedRagCorpus(origin: string, token: string): Promise<number> {
   await waitForHealth(origin, 120_000);
-  const client = await connectMcp({ url: `${origin}/mcp/rag`, token }, 30_000);
+  const connection = await connectMcp(
+    { url: `${origin}/mcp/rag`, headers: bearer(token) },
+    { clientName: "mcp-edge-cli", timeoutMs: 30_000, negotiation: "auto" },
+  );
   try {
-    return (await ingestBeirFile(client, DEMO_CORPUS)).documentCount;
+    return (await ingestBeirFile(connection.client, DEMO_CORPUS)).documentCount;
   } finally {
-    await client.close();
+    await closeMcp(connection);
   }
 }

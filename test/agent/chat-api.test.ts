@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { ChatAgent } from "../../durable-objects/chat-agent.do";
 import type { ChatResult, HistoryMessage } from "../../workers/agent/agent.types";
-import { openMcpConnections } from "../../workers/agent/mcp-tools";
+import { openMcpConnections } from "../../workers/agent/mcp-tool-loader";
 import { workerFetch } from "../helpers/mcp";
 import { api, type ErrorBody } from "../helpers/rest";
 import { createUser, type TestUser } from "../helpers/users";

@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { runTurn } from "../../workers/agent/chat-loop";
 import { hideIdentity, injectIdentity } from "../../workers/agent/identity";
-import { loadMcpTools } from "../../workers/agent/mcp-tools";
+import { loadMcpTools } from "../../workers/agent/mcp-tool-loader";
 import { mcpTool } from "../../workers/agent/tools";
 import { api } from "../helpers/rest";
 import { ScriptedModel } from "../helpers/scripted-model";

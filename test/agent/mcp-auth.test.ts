@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { ChatAgent } from "../../durable-objects/chat-agent.do";
 import { runTurn } from "../../workers/agent/chat-loop";
-import { loadMcpTools } from "../../workers/agent/mcp-tools";
+import { loadMcpTools } from "../../workers/agent/mcp-tool-loader";
 import { mcpTool } from "../../workers/agent/tools";
 import { isOwnOrigin, mcpAuthorization } from "../../workers/agent/worker-config";
 import { api } from "../helpers/rest";

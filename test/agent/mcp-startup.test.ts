@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ChatResult } from "../../workers/agent/agent.types";
 import { ChatSession, type ChatSessionOptions } from "../../workers/agent/chat-session";
-import { openMcpConnections } from "../../workers/agent/mcp-tools";
+import { openMcpConnections } from "../../workers/agent/mcp-tool-loader";
 import { workerFetch } from "../helpers/mcp";
 import { createUser } from "../helpers/users";
 

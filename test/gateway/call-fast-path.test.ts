@@ -1,6 +1,6 @@
 /**
- * The gateway's call fast path (decision 0013) must answer exactly as the SDK path would. Each
- * case sends the same tools/call through the Worker (fast path where it applies) and through
+ * The gateway's call fast path (decisions 0013, 0029) must answer exactly as the SDK path would.
+ * Each case sends the same tools/call through the Worker (fast path where it applies) and through
  * `serveGateway(..., { fastPath: false })` (SDK alone) and compares the JSON-RPC messages. Only
  * the call's measured `_meta.execution_time_ms` differs between two real calls, so it is
  * compared as "a number" rather than by value. The upstreams are real: the Worker's own tasks
@@ -18,7 +18,7 @@ import { registerTasksSource } from "../helpers/gateway";
 import { workerFetch } from "../helpers/mcp";
 import { api } from "../helpers/rest";
 import { fixtureUrl, registerSource } from "../helpers/upstreams";
-import { sourceStatus } from "../helpers/upstreams-status";
+import { sourceHealth } from "../helpers/upstreams-status";
 import { createUser, type TestUser } from "../helpers/users";
 
 const FAST_VERSIONS = ["2025-06-18", "2025-11-25"] as const;
@@ -113,10 +113,12 @@ describe.each(FAST_VERSIONS)("gateway call fast path (%s)", (version) => {
   it("an open circuit breaker answers the same typed circuit_open error", async () => {
     const owner = await createUser();
     const { body: registered } = await registerTasksSource(owner, owner, { name: "Open Tasks", mcp_lifecycle_mode: "singleton" });
-    // Real failures on the source's own Durable Object open its breaker.
-    const stub = env.GATEWAY_SOURCE.get(env.GATEWAY_SOURCE.idFromName(String(registered.source.id)));
-    const failing = { sourceId: registered.source.id, slug: "open_tasks", url: "http://localhost/api/no-such-mcp-endpoint", headers: {}, lifecycle: "transient" as const, timeoutMs: 5_000, allowPrivateUpstreams: true, fingerprint: "failing" };
-    for (let i = 0; i < BREAKER_THRESHOLD; i++) await stub.callTool(failing, { name: "list_tasks", argumentsJson: "{}", idempotent: false });
+    // Real failures through the gateway open the breaker: the source's URL goes dead behind the API's back…
+    const setUrl = (url: string) => env.DB.prepare("UPDATE sources SET mcp_server_url = ? WHERE id = ?").bind(url, registered.source.id).run();
+    await setUrl("http://localhost/api/no-such-mcp-endpoint");
+    for (let i = 0; i < BREAKER_THRESHOLD; i++) await workerFetch(rpcRequest(owner, version, { name: "open_tasks__list_tasks", arguments: {} }));
+    // …and comes back: the open breaker still answers at once, on both paths.
+    await setUrl("http://localhost/mcp/tasks");
     const message = await compare(owner, version, { name: "open_tasks__list_tasks", arguments: {} }, true);
     expect(resultOf(message)).toMatchObject({ isError: true, _meta: { source: "open_tasks", error_type: "circuit_open" } });
     expect(resultOf(message).content[0]!.text).toMatch(/circuit breaker is open/);
@@ -171,25 +173,26 @@ describe.each(FAST_VERSIONS)("gateway call fast path (%s)", (version) => {
     await compare(owner, version, { name: "list_tasks", arguments: { limit: 1 } }, false);
   });
 
-  it("a result the SDK reshapes or rejects is answered by the SDK from the one call made", async () => {
+  it("a tool whose output schema root is not an object is left to the SDK before any call, and called once", async () => {
     const owner = await createUser();
     const { body: echo } = await registerSource(owner, fixtureUrl("echo"), { name: "Shaped" });
-    const { body: identity } = await registerSource(owner, fixtureUrl("identity"), { name: "Plain" });
-    // As discovery would store them: a non-object output schema root (the SDK wraps
-    // structuredContent), and an object output schema on a tool that returns no structuredContent.
+    // As discovery would store it: a non-object output schema root (the SDK wraps structuredContent).
     await setOutputSchema(echo.source.id, "echo", { type: "array" });
-    await setOutputSchema(identity.source.id, "whoami", { type: "object" });
-
     const wrapped = await compare(owner, version, { name: "shaped__echo", arguments: { word: "once" } }, false);
     expect(resultOf(wrapped).structuredContent).toEqual({ result: { word: "once" } });
-    // Two requests (fast path, then SDK) reached the upstream twice, not three times: the fast
-    // path's call was answered by the SDK path without being re-run.
-    expect((await sourceStatus(echo.source.id)).calls.window).toBe(2);
+    // Two requests (fast path declined, then SDK alone) reached the upstream once each.
+    expect((await sourceHealth(owner, echo.source.id)).calls.window).toBe(2);
+  });
 
-    const missing = await compare(owner, version, { name: "plain__whoami", arguments: { user_id: 1, note: "n" } }, false);
-    expect(resultOf(missing)).toMatchObject({ isError: true });
-    expect(resultOf(missing).content[0]!.text).toMatch(/has an output schema but no structured content/);
-    expect((await sourceStatus(identity.source.id)).calls.window).toBe(2);
+  it("a result that breaks its tool's output contract is the same typed protocol error on both paths", async () => {
+    const owner = await createUser();
+    const { body: identity } = await registerSource(owner, fixtureUrl("identity"), { name: "Plain" });
+    // An object output schema on a tool that returns no structuredContent.
+    await setOutputSchema(identity.source.id, "whoami", { type: "object" });
+    const missing = await compare(owner, version, { name: "plain__whoami", arguments: { user_id: 1, note: "n" } }, true);
+    expect(resultOf(missing)).toMatchObject({ isError: true, _meta: { source: "plain", error_type: "protocol" } });
+    expect(resultOf(missing).content[0]!.text).toMatch(/has an output schema but returned no structured content/);
+    expect((await sourceHealth(owner, identity.source.id)).calls.window).toBe(2);
   });
 });
 

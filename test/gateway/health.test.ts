@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { BREAKER_THRESHOLD } from "../../workers/gateway/breaker";
-import { healthState } from "../../workers/gateway/health";
+import { healthState } from "../../workers/gateway/source-health.rules";
 import { GATEWAY_LIST_TTL_MS } from "../../workers/gateway/gateway.server";
 import { connectGateway, registerTasksSource } from "../helpers/gateway";
 import { connect } from "../helpers/mcp";

@@ -114,7 +114,6 @@ describe("renamed tools end to end", { timeout: 60_000 }, () => {
 
 describe("scheduled rediscovery", { timeout: 60_000 }, () => {
   const db = openDb(env.DB);
-  const waitUntil = () => undefined;
   const MINUTE = 60_000;
 
   it("reads GATEWAY_REDISCOVERY_MINUTES, falling back to the default", () => {
@@ -130,7 +129,7 @@ describe("scheduled rediscovery", { timeout: 60_000 }, () => {
     const first = String((await sourceRow(registered.source.id))["last_discovery_attempt_at"]);
 
     // Not due yet: nothing of this source changes.
-    await rediscoverSources(db, env, waitUntil, Date.now());
+    await rediscoverSources(db, env, Date.now());
     expect((await sourceRow(registered.source.id))["last_discovery_attempt_at"]).toBe(first);
 
     // Point it at a dead URL behind the API's back (as an upstream going away would look), then let time pass.
@@ -163,7 +162,7 @@ describe("scheduled rediscovery", { timeout: 60_000 }, () => {
     const owner = await createUser();
     for (let i = 0; i < REDISCOVERY_BATCH + 2; i++) await registerTasksSource(owner, owner, { name: `Batch ${i}` });
     const far = Date.now() + 10 * DEFAULT_REDISCOVERY_MINUTES * MINUTE;
-    const run = await rediscoverSources(db, env, waitUntil, far);
+    const run = await rediscoverSources(db, env, far);
     expect(run.checked).toBe(REDISCOVERY_BATCH);
   });
 
@@ -185,7 +184,7 @@ describe("scheduled rediscovery", { timeout: 60_000 }, () => {
 async function drain(now: number, sourceId: number): Promise<void> {
   const before = (await sourceRow(sourceId))["last_discovery_attempt_at"];
   for (let run = 0; run < 20; run++) {
-    const result = await rediscoverSources(openDb(env.DB), env, () => undefined, now);
+    const result = await rediscoverSources(openDb(env.DB), env, now);
     if ((await sourceRow(sourceId))["last_discovery_attempt_at"] !== before) return;
     if (result.checked === 0) break;
   }

@@ -5,17 +5,23 @@
  * the scheduled rediscovery and a warm singleton connection all answer a typed `url_refused`
  * error, the breaker is left alone (the upstream did nothing wrong) and health says why.
  *
- * The Worker under test always has the setting (vitest.config.ts); "removed" is a SourceService
- * built on the same bindings without it — the same service the Worker builds per request and the
- * cron builds per run, talking to the real Durable Object and the real fixture upstream.
+ * The Worker under test always has the setting (vitest.config.ts); "removed" is the gateway's
+ * services built on the same bindings without it — the same services the Worker builds per request
+ * and the cron builds per run, talking to the real Durable Object and the real fixture upstreams,
+ * on both call paths (stateless: from the isolate; sessionful: through the object).
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { BREAKER_THRESHOLD } from "../../workers/gateway/breaker";
-import { type GatewayAuditSink, type GatewayCall, gatewayCallEvent } from "../../workers/gateway/gateway-audit";
+import { BreakerView } from "../../workers/gateway/breaker-view";
 import { rediscoverSources } from "../../workers/gateway/rediscovery.cron";
-import { SourceService, type SourceServiceDeps } from "../../workers/gateway/sources.service";
+import { SourceCalls } from "../../workers/gateway/source-calls.service";
+import { SourceDiscovery } from "../../workers/gateway/source-discovery.service";
+import { SourceHealthService } from "../../workers/gateway/source-health.service";
+import { SourceRegistry } from "../../workers/gateway/source-registry.service";
+import { type ToolCallRecord, toolCallEvent } from "../../workers/gateway/tool-call-audit";
 import { openDb } from "../../workers/lib/db";
+import { selfRoutedFetch } from "../../workers/mcp-client/self-routed-fetch";
 import { parseQueueEvent } from "../../workers/queue-events";
 import { sourceRow } from "../helpers/gateway";
 import { fixtureUrl, registerSource } from "../helpers/upstreams";
@@ -24,9 +30,23 @@ import { createUser } from "../helpers/users";
 const WITHOUT_SETTING = { ...env, ALLOW_PRIVATE_UPSTREAMS: undefined };
 const REFUSED = /^url host 127\.0\.0\.1 is a loopback address \(loopback, 127\.0\.0\.0\/8\); allowed only with ALLOW_PRIVATE_UPSTREAMS$/;
 
-function service(gatewayEnv: SourceServiceDeps["env"], audited: GatewayCall[] = []): SourceService {
-  const audit: GatewayAuditSink = { record: (call) => audited.push(call), recordBuiltin: () => undefined };
-  return new SourceService({ db: openDb(env.DB), env: gatewayEnv, audit });
+type GatewayEnv = Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS">;
+
+/** The gateway's services as the Worker wires them, on `gatewayEnv`, with one isolate's breaker view. */
+function gateway(gatewayEnv: GatewayEnv, audited: ToolCallRecord[] = []) {
+  const db = openDb(env.DB);
+  const breakers = new BreakerView();
+  const calls = new SourceCalls({ db, env: gatewayEnv, fetch: selfRoutedFetch(env), audit: { record: (call) => audited.push(call) }, breakers, waitUntil: () => undefined });
+  const discovery = new SourceDiscovery({ db, env: gatewayEnv, breakers });
+  return {
+    async call(userId: number, name: string, args: Record<string, unknown>) {
+      const target = await calls.find(userId, name);
+      if (!target) throw new Error(`${name} is not callable`);
+      return calls.call(userId, target, args);
+    },
+    sources: new SourceRegistry({ db, env: gatewayEnv, discovery, breakers }),
+    health: new SourceHealthService(db, gatewayEnv.GATEWAY_SOURCE, breakers),
+  };
 }
 
 function stub(sourceId: number) {
@@ -45,10 +65,10 @@ describe("a loopback source after ALLOW_PRIVATE_UPSTREAMS is removed", { timeout
     const { body: source } = await registerSource(owner, fixtureUrl("echo"));
     expect(source.source.last_discovery_error).toBeNull();
     const name = `${source.source.slug}__echo`;
-    expect((await service(env).call(owner.id, name, { said: "hi" })).meta.error_type).toBeUndefined();
+    expect((await gateway(env).call(owner.id, name, { said: "hi" })).meta.error_type).toBeUndefined();
 
-    const audited: GatewayCall[] = [];
-    const strict = service(WITHOUT_SETTING, audited);
+    const audited: ToolCallRecord[] = [];
+    const strict = gateway(WITHOUT_SETTING, audited);
     for (let i = 0; i < BREAKER_THRESHOLD + 1; i++) {
       const refused = await strict.call(owner.id, name, { said: "hi" });
       expect(refused.meta.error_type).toBe("url_refused");
@@ -56,9 +76,9 @@ describe("a loopback source after ALLOW_PRIVATE_UPSTREAMS is removed", { timeout
     }
     // The refusals are typed outcomes the audit consumer accepts.
     expect(audited.map((call) => call.outcome)).toEqual(Array(BREAKER_THRESHOLD + 1).fill("url_refused"));
-    expect(parseQueueEvent(gatewayCallEvent(audited[0]!)).success).toBe(true);
+    expect(parseQueueEvent(toolCallEvent(audited[0]!)).success).toBe(true);
 
-    const refreshed = await strict.refresh(owner.id, source.source.id);
+    const refreshed = await strict.sources.refresh(owner.id, source.source.id);
     expect(refreshed.source.last_discovery_error).toMatch(/^url_refused: /);
     expect(refreshed.source.last_discovery_error!.slice("url_refused: ".length)).toMatch(REFUSED);
 
@@ -68,17 +88,18 @@ describe("a loopback source after ALLOW_PRIVATE_UPSTREAMS is removed", { timeout
     expect(health.last_discovery_error).toMatch(/^url_refused: /);
 
     // With the setting back, the same source is reached again.
-    expect((await service(env).call(owner.id, name, { said: "again" })).meta.error_type).toBeUndefined();
+    expect((await gateway(env).call(owner.id, name, { said: "again" })).meta.error_type).toBeUndefined();
   });
 
   it("does not reuse a warm singleton connection opened under the old setting", async () => {
     const owner = await createUser();
-    const { body: source } = await registerSource(owner, fixtureUrl("echo"), { mcp_lifecycle_mode: "singleton" });
-    const name = `${source.source.slug}__echo`;
-    expect((await service(env).call(owner.id, name, {})).meta.error_type).toBeUndefined();
+    // A session-keeping upstream: its calls go through the source's Durable Object, which keeps the connection.
+    const { body: source } = await registerSource(owner, fixtureUrl("restartable"), { mcp_lifecycle_mode: "singleton" });
+    const name = `${source.source.slug}__ping`;
+    expect((await gateway(env).call(owner.id, name, {})).meta.error_type).toBeUndefined();
     expect((await stub(source.source.id).status()).warm).toBe(true);
 
-    const refused = await service(WITHOUT_SETTING).call(owner.id, name, {});
+    const refused = await gateway(WITHOUT_SETTING).call(owner.id, name, {});
     expect(refused.meta.error_type).toBe("url_refused");
     // No connection is left open to deliver list_changed or serve the next call.
     expect((await stub(source.source.id).status()).warm).toBe(false);
@@ -87,7 +108,7 @@ describe("a loopback source after ALLOW_PRIVATE_UPSTREAMS is removed", { timeout
   it("records the refusal on the source in the scheduled rediscovery", async () => {
     const owner = await createUser();
     const { body: source } = await registerSource(owner, fixtureUrl("echo"));
-    const run = await rediscoverSources(openDb(env.DB), { ...WITHOUT_SETTING, EVENTS: env.EVENTS }, () => undefined, Date.now() + 24 * 3_600_000);
+    const run = await rediscoverSources(openDb(env.DB), WITHOUT_SETTING, Date.now() + 24 * 3_600_000);
     expect(run.failed).toBeGreaterThanOrEqual(1);
     const row = await sourceRow(source.source.id);
     expect(String(row["last_discovery_error"])).toMatch(/^url_refused: url host 127\.0\.0\.1 is a loopback address/);

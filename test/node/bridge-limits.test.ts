@@ -10,7 +10,7 @@ import { DEFAULT_MAX_PROCESSES, DEFAULT_MAX_PROCESSES_PER_TOKEN, parseBridgeArgs
 import type { Logger } from "../../bin/bridge/log";
 import type { PluginSpec } from "../../bin/bridge/plugins";
 import { type RunningBridge, startBridge } from "../../bin/bridge/server";
-import { BRIDGE_AT_CAPACITY } from "../../workers/gateway/upstream.types";
+import { BRIDGE_AT_CAPACITY } from "../../workers/mcp-client/bridge-protocol";
 import { alive, callTool, INIT, openSession, type Rpc, rpc, textOf, TOKEN, until } from "./helpers/bridge-client";
 
 const ROOT = resolve(import.meta.dirname, "../..");

@@ -14,7 +14,7 @@ import { type BridgeCli, parseBridgeArgs, UsageError } from "../../bin/commands/
 import type { Logger } from "../../bin/bridge/log";
 import type { PluginSpec } from "../../bin/bridge/plugins";
 import { type BridgeOptions, type RunningBridge, startBridge } from "../../bin/bridge/server";
-import { BRIDGE_PROCESS_EXITED } from "../../workers/gateway/upstream.types";
+import { BRIDGE_PROCESS_EXITED } from "../../workers/mcp-client/bridge-protocol";
 import { alive, callTool, INIT, openSession, rpc, textOf, TOKEN, until } from "./helpers/bridge-client";
 
 const ROOT = resolve(import.meta.dirname, "../..");

@@ -13,18 +13,27 @@
  *   /identity/mcp    `whoami` whose schema has user_id (integer) and note; returns its arguments
  *   /stall/mcp       never answers anything, not even initialize (a start-up timeout)
  *   /deep/mcp        one tool `nested` whose inputSchema nests 41 levels deep (the gateway stores 32)
+ *   /switchable/mcp  stateless, or with sessions after POST /control/switchable {sessions: true};
+ *                    its tool `which` answers "stateless" or "sessionful"
+ *   /modern/mcp      a 2026-07-28-only server (the SDK's createMcpHandler, legacy requests refused);
+ *                    `echo` returns its arguments
  *
  * Stateless paths build a fresh server per request. Run: `tsx test/upstreams/fixture-server.ts <port>`.
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 
-type Behaviour = "empty" | "conflict" | "hang" | "malformed" | "echo" | "mutable" | "restartable" | "identity" | "stall" | "deep";
+type Behaviour = "empty" | "conflict" | "hang" | "malformed" | "echo" | "mutable" | "restartable" | "identity" | "stall" | "deep" | "switchable";
 const STATELESS = new Set<Behaviour>(["empty", "conflict", "hang", "malformed", "echo", "identity", "stall", "deep"]);
-const BEHAVIOURS = new Set<string>([...STATELESS, "mutable", "restartable"]);
+const BEHAVIOURS = new Set<string>([...STATELESS, "mutable", "restartable", "switchable"]);
+
+/** Whether /switchable/mcp keeps sessions now (POST /control/switchable changes it). */
+let switchableSessions = false;
 
 /** The mutable path's current tool names (POST /control/mutable replaces them). */
 let mutableTools = ["alpha", "beta"];
@@ -72,6 +81,8 @@ function toolsOf(behaviour: Behaviour): Tool[] {
       return [];
     case "deep":
       return [{ name: "nested", description: "A schema too deep for common JSON clients", inputSchema: nestedSchema(20) }];
+    case "switchable":
+      return [{ name: "which", description: "Says whether the server keeps sessions now", inputSchema: OBJECT_SCHEMA }];
   }
 }
 
@@ -91,7 +102,17 @@ function buildServer(behaviour: Behaviour): Server {
     }
     const args = request.params.arguments ?? {};
     const text =
-      behaviour === "conflict" ? "fixture current_time" : behaviour === "echo" || behaviour === "identity" ? JSON.stringify(args) : behaviour === "restartable" ? "pong" : `${behaviour}:${name}`;
+      behaviour === "conflict"
+        ? "fixture current_time"
+        : behaviour === "echo" || behaviour === "identity"
+          ? JSON.stringify(args)
+          : behaviour === "restartable"
+            ? "pong"
+            : behaviour === "switchable"
+              ? switchableSessions
+                ? "sessionful"
+                : "stateless"
+              : `${behaviour}:${name}`;
     return { content: [{ type: "text" as const, text }], ...(behaviour === "echo" ? { structuredContent: { ...args } } : {}) };
   });
   return server;
@@ -154,7 +175,38 @@ async function serveSessions(behaviour: Behaviour, req: IncomingMessage, res: Se
   await transport.handleRequest(req, res, body);
 }
 
+/** /modern/mcp: a 2026-07-28-only server, served by the SDK's own web-standard handler. */
+const modern = createMcpHandler(
+  () => {
+    const server = new McpServer({ name: "fixture-modern", version: "1.0.0" });
+    server.registerTool("echo", { description: "Returns its arguments", inputSchema: z.looseObject({}) }, (args) => ({
+      content: [{ type: "text", text: JSON.stringify(args) }],
+      structuredContent: { ...args },
+    }));
+    return server;
+  },
+  { legacy: "reject", responseMode: "json" },
+);
+
+async function serveModern(req: IncomingMessage, res: ServerResponse, text: string): Promise<void> {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
+  const request = new Request(`http://${req.headers.host ?? "fixture"}${req.url ?? "/"}`, {
+    method: req.method ?? "GET",
+    headers,
+    ...(req.method === "POST" ? { body: text } : {}),
+  });
+  const response = await modern.fetch(request);
+  res.writeHead(response.status, Object.fromEntries(response.headers)).end(await response.text());
+}
+
 async function control(path: string, res: ServerResponse, body: unknown): Promise<void> {
+  if (path === "/control/switchable") {
+    const sessions = (body as { sessions?: unknown } | null)?.sessions;
+    if (typeof sessions !== "boolean") return json(res, 400, { error: "body must be {sessions: boolean}" });
+    switchableSessions = sessions;
+    return json(res, 200, { sessions });
+  }
   if (path === "/control/mutable") {
     const tools = (body as { tools?: unknown } | null)?.tools;
     if (!Array.isArray(tools) || !tools.every((name) => typeof name === "string" && name.length > 0)) {
@@ -194,11 +246,12 @@ const httpServer = createServer((req, res) => {
     }
     if (url.pathname === "/healthz") return json(res, 200, { ok: true });
     if (url.pathname.startsWith("/control/") && req.method === "POST") return control(url.pathname, res, body);
+    if (url.pathname === "/modern/mcp") return serveModern(req, res, text);
     const match = /^\/([a-z]+)\/mcp$/.exec(url.pathname);
     const behaviour = match?.[1];
     if (!behaviour || !BEHAVIOURS.has(behaviour)) return json(res, 404, { error: `no fixture at ${url.pathname}` });
     const b = behaviour as Behaviour;
-    if (STATELESS.has(b)) return serveStateless(b, req, res, body);
+    if (STATELESS.has(b) || (b === "switchable" && !switchableSessions)) return serveStateless(b, req, res, body);
     return serveSessions(b, req, res, body);
   })().catch((error: unknown) => {
     console.error(`fixture: ${error instanceof Error ? error.message : String(error)}`);

@@ -11,7 +11,7 @@
 import type { FetchLike } from "@modelcontextprotocol/client";
 import type { ChatEvent, ChatIdentity, ChatResult, HistoryMessage } from "./agent.types";
 import { runTurn } from "./chat-loop";
-import { type LoadedMcp, type McpConnection, loadMcpTools } from "./mcp-tools";
+import { type LoadedMcp, type McpConnection, loadMcpTools } from "./mcp-tool-loader";
 import { type ModelConfig, selectModel } from "./models/select";
 import { type AgentTool, mcpTool, mergeTools, ownTools } from "./tools";
 import { resolveTimeZone } from "./intent/zoned-time";

@@ -5,7 +5,7 @@
  */
 import type { ChatIdentity } from "./agent.types";
 import { hideIdentity, injectIdentity } from "./identity";
-import type { McpConnection, McpToolSpec, ToolCallOutcome } from "./mcp-tools";
+import type { McpConnection, McpToolSpec, ToolCallOutcome } from "./mcp-tool-loader";
 import { resolveTimeZone } from "./intent/zoned-time";
 
 export interface TurnContext {

@@ -8,7 +8,7 @@
  * which must never be in [vars]).
  */
 import type { FetchLike } from "@modelcontextprotocol/client";
-import { selfRoutedFetch } from "../lib/self-fetch";
+import { selfRoutedFetch } from "../mcp-client/self-routed-fetch";
 import type { ChatSessionOptions } from "./chat-session";
 
 function originOf(url: string | undefined): string | undefined {

@@ -1,7 +1,7 @@
 /**
  * The gateway's admin tools, built-in tools of /mcp only (not of any /mcp/<server>): manage your
  * sources, their health and your hidden tools from any MCP client. Thin adapters over the same
- * SourceService and zod schemas as /api/sources; the owner is always the authenticated user, and
+ * SourceRegistry and zod schemas as /api/sources; the owner is always the authenticated user, and
  * no output carries a secret (the source views never include secret values or the bridge token).
  */
 import { z } from "zod";
@@ -133,7 +133,7 @@ export function adminTools(builtins: ReadonlySet<string>): ToolDefinition[] {
       scopes: ["gateway:read"],
       run: async ({ source_id }, { user, services }) => {
         const list =
-          source_id === undefined ? await services.sources.health.list(user.id) : { sources: [await services.sources.health.get(user.id, source_id)], count: 1 };
+          source_id === undefined ? await services.sourceHealth.list(user.id) : { sources: [await services.sourceHealth.get(user.id, source_id)], count: 1 };
         const lines = list.sources.map(
           (h) =>
             `${h.source_id} ${h.slug}: ${h.state} (breaker ${h.breaker}, ${h.calls.window} recent calls, error rate ${Math.round(h.calls.error_rate * 100)}%${h.calls.p50_ms === null ? "" : `, p50 ${h.calls.p50_ms} ms`})`,
@@ -150,7 +150,7 @@ export function adminTools(builtins: ReadonlySet<string>): ToolDefinition[] {
       annotations: READ_ONLY,
       scopes: ["gateway:read"],
       run: async (_args, { user, services }) => {
-        const list = await services.sources.hidden.list(user.id);
+        const list = await services.hiddenTools.list(user.id);
         return { data: list, text: list.count ? list.hidden_tools.map((t) => t.name).join("\n") : "No hidden tools." };
       },
     }),
@@ -164,7 +164,7 @@ export function adminTools(builtins: ReadonlySet<string>): ToolDefinition[] {
       annotations: LOCAL_WRITE,
       scopes: ["gateway:admin"],
       run: async ({ name }, { user, services }) => {
-        const result = await services.sources.hidden.hide(user.id, name, builtins);
+        const result = await services.hiddenTools.hide(user.id, name, builtins);
         return { data: result, text: `Hid ${result.tool.name} from your /mcp list` };
       },
     }),
@@ -177,7 +177,7 @@ export function adminTools(builtins: ReadonlySet<string>): ToolDefinition[] {
       annotations: LOCAL_WRITE,
       scopes: ["gateway:admin"],
       run: async ({ name }, { user, services }) => {
-        const result = await services.sources.hidden.unhide(user.id, name, builtins);
+        const result = await services.hiddenTools.unhide(user.id, name, builtins);
         return { data: result, text: `${result.tool.name} is listed on your /mcp again` };
       },
     }),

@@ -4,6 +4,7 @@
  * count. Open after THRESHOLD failures: calls are refused at once until COOLDOWN_MS passed.
  * Half-open: exactly one probe call goes through; its success closes, its failure re-opens.
  */
+import { MAX_ATTEMPTS } from "./backoff";
 import type { BreakerSnapshot } from "./upstream.types";
 
 export const BREAKER_THRESHOLD = 5;
@@ -31,4 +32,13 @@ export function recordFailure(breaker: BreakerSnapshot, now: number): BreakerSna
   const failures = breaker.failures + 1;
   if (breaker.state === "half_open" || failures >= BREAKER_THRESHOLD) return { state: "open", failures, openedAt: now };
   return { state: "closed", failures, openedAt: null };
+}
+
+/**
+ * How long an admitted half-open probe holds the breaker: the call's own limit (timeout × attempts,
+ * plus the backoff between them). A probe whose caller vanished (an isolate evicted mid-call)
+ * frees the breaker after this, so a source is never stuck half-open.
+ */
+export function probeLeaseMs(timeoutMs: number): number {
+  return timeoutMs * MAX_ATTEMPTS + 5_000;
 }

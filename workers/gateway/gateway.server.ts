@@ -1,14 +1,15 @@
 /**
  * The aggregated MCP endpoint /mcp: the built-in servers' tools, the gateway's admin tools and
  * every enabled source's tools of the user, named `<source_slug>__<alias>`, minus what the user
- * hid. The list comes from D1 (no upstream round trip); a call goes to the source's Durable
- * Object through SourceService. Every call — built-in or source — is audited (GATEWAY_CALL).
+ * hid. The list comes from D1 (no upstream round trip); a call of a source's tool goes through
+ * SourceCalls (the one lookup, the one call path). Every call — built-in or source — is audited
+ * (GATEWAY_CALL).
  *
- * Its tools differ per user, so it is never served by the fast path's per-isolate cached listing
- * (decision 0006); the 2026-07-28 tools/list cache hint is therefore `private` and short. A plain
- * tools/call of a source tool takes the gateway's own fast path (call-fast-path.ts, decision 0013);
- * everything else is served by the SDK (serveWithSdk). The built-in definitions are passed in by workers/app.ts, so
- * this module never imports the app (no import cycle).
+ * Its tools differ per user, so it is never served by the built-in servers' per-isolate cached
+ * listing (decision 0006); the 2026-07-28 tools/list cache hint is therefore `private` and short.
+ * A plain tools/call of a source tool is answered without building the SDK server when nothing
+ * about the answer needs the SDK (call-fast-path.ts); the same call path runs either way. The
+ * built-in definitions are passed in by workers/app.ts, so this module never imports the app.
  */
 import { isCallToolResult, type McpServer, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import { lacking } from "../auth/principal";
@@ -18,32 +19,77 @@ import { isJsonObject, type JsonObject } from "../lib/json";
 import { fastPathVersion } from "../mcp/fast-path";
 import { readMcpPost, serveWithSdk } from "../mcp/hosting";
 import type { McpServerDefinition } from "../mcp/server-definition";
-import { errorResult, registerTools, SCOPES_META_KEY, type ToolContext, type ToolDefinition } from "../mcp/tool";
+import { errorResult, failureResult, registerTools, SCOPES_META_KEY, type ToolContext, type ToolDefinition } from "../mcp/tool";
 import { ADMIN_TOOL_NAMES, adminTools } from "./admin.tools";
-import { answerSourceCall, asSourceCall, callFailure, type Replay } from "./call-fast-path";
-import type { InventoryRow } from "./sources.repo";
-import { gatewayName, splitGatewayName } from "./source-views";
+import { answerSourceCall, asSourceCall } from "./call-fast-path";
+import { gatewayName, splitGatewayName } from "./gateway-names";
+import type { CallableTool, InventoryRow } from "./sources.repo";
 
 /** How long a 2026-07-28 client may reuse the gateway's tools/list: short, since hiding or adding a source changes it. */
 export const GATEWAY_LIST_TTL_MS = 30_000;
 
-interface GatewayRequest {
-  /** The listed source tools (loaded for tools/list only). */
-  inventory: InventoryRow[];
-  hiddenBuiltins: ReadonlySet<string>;
-  /** Source tools this request calls that are not in `inventory` (a tools/call loads no inventory; kept aliases are never listed). */
-  aliasCalls: { name: string; row: InventoryRow }[];
-  /** A call the fast path already made, whose result the SDK answers (reshaped or rejected) in its own words. */
-  replay?: Replay | undefined;
-}
-
 /** Every source tool (`<slug>__<alias>`) needs this: seeing your sources and calling their tools. */
 export const SOURCE_TOOL_SCOPES: readonly Scope[] = ["gateway:read"];
 
-/** Each request's catalog, keyed by that request's own context object. */
-const requests = new WeakMap<ToolContext, GatewayRequest>();
-/** The built-in names of each gateway definition: a call of one of them never takes the source fast path. */
-const builtinNamesOf = new WeakMap<McpServerDefinition, ReadonlySet<string>>();
+/** A source tool this request registers, from the listing (tools/list) or from the lookup of a call. */
+interface SourceTool {
+  /** Its name on /mcp (`<slug>__<alias>`, or a kept alias of a renamed tool). */
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonObject;
+  outputSchema: JsonObject | null;
+  annotations: JsonObject;
+  /** Already looked up for this request (a call); absent for a listed tool, looked up when called. */
+  target?: CallableTool | undefined;
+}
+
+/** What this request may reach beyond the built-ins: request state, carried in its tool context. */
+export interface GatewayCatalog {
+  hiddenBuiltins: ReadonlySet<string>;
+  sourceTools: readonly SourceTool[];
+}
+
+export interface GatewayContext extends ToolContext {
+  catalog: GatewayCatalog;
+}
+
+export interface GatewayServer {
+  definition: McpServerDefinition<GatewayContext>;
+  /** Every built-in and admin tool name: what can be hidden besides source tools, and never a source call. */
+  builtinNames: ReadonlySet<string>;
+}
+
+const NO_CATALOG: GatewayCatalog = { hiddenBuiltins: new Set(), sourceTools: [] };
+
+function listed({ source, tool }: InventoryRow): SourceTool {
+  return {
+    name: gatewayName(source.slug, tool.alias),
+    title: tool.title ?? `${source.name}: ${tool.name}`,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    outputSchema: tool.outputSchema,
+    annotations: tool.annotations,
+  };
+}
+
+function jsonObjectOf(text: string | null): JsonObject | null {
+  const value: unknown = text === null ? null : JSON.parse(text);
+  return isJsonObject(value) ? value : null;
+}
+
+function looked(name: string, target: CallableTool): SourceTool {
+  const { source, tool } = target;
+  return {
+    name,
+    title: tool.title ?? `${source.name}: ${tool.name}`,
+    description: tool.description,
+    inputSchema: jsonObjectOf(tool.inputSchemaJson) ?? {},
+    outputSchema: jsonObjectOf(tool.outputSchemaJson),
+    annotations: jsonObjectOf(tool.annotationsJson) ?? {},
+    target,
+  };
+}
 
 /**
  * The upstream's JSON Schema, advertised as-is. Arguments are only checked to be an object here:
@@ -60,11 +106,11 @@ function upstreamSchema(schema: JsonObject): StandardSchemaWithJSON<JsonObject, 
   };
 }
 
-function registerSourceTool(server: McpServer, ctx: ToolContext, name: string, { source, tool }: InventoryRow): void {
+function registerSourceTool(server: McpServer, ctx: ToolContext, tool: SourceTool): void {
   server.registerTool(
-    name,
+    tool.name,
     {
-      title: tool.title ?? `${source.name}: ${tool.name}`,
+      title: tool.title,
       description: tool.description,
       inputSchema: upstreamSchema(tool.inputSchema),
       ...(tool.outputSchema ? { outputSchema: upstreamSchema(tool.outputSchema) } : {}),
@@ -74,18 +120,16 @@ function registerSourceTool(server: McpServer, ctx: ToolContext, name: string, {
     async (args: JsonObject) => {
       // The scope gate answered 403 before this; a second lock, as invokeTool has for built-ins.
       if (lacking(ctx.access.principal, SOURCE_TOOL_SCOPES).length > 0) {
-        return errorResult(new AppError("forbidden", `This token does not grant ${SOURCE_TOOL_SCOPES.join(" ")}, which ${name} needs`));
+        return errorResult(new AppError("forbidden", `This token does not grant ${SOURCE_TOOL_SCOPES.join(" ")}, which ${tool.name} needs`));
       }
       try {
-        const request = requests.get(ctx);
-        const replay = request?.replay?.name === name ? request.replay : undefined;
-        if (request && replay) request.replay = undefined; // answered once, never re-run
-        const outcome = replay ? replay.outcome : await ctx.services.sources.call(ctx.user.id, name, args);
-        const result: unknown = JSON.parse(outcome.resultJson);
-        if (isCallToolResult(result)) return result;
-        return errorResult(new Error(`upstream result of ${name} is not a tools/call result`));
+        const calls = ctx.services.sourceCalls;
+        const target = tool.target ?? (await calls.find(ctx.user.id, tool.name));
+        if (!target) throw new AppError("not_found", `Tool ${tool.name} not found; it may be hidden or belong to a disabled or deleted source`);
+        const { result } = await calls.call(ctx.user.id, target, args);
+        return isCallToolResult(result) ? result : errorResult(new Error(`upstream result of ${tool.name} is not a tools/call result`));
       } catch (error) {
-        return callFailure(error, name, ctx.user.id);
+        return failureResult(error, tool.name, ctx.user.id);
       }
     },
   );
@@ -103,7 +147,7 @@ function audited(tool: ToolDefinition, server: string): ToolDefinition {
         outcome = "ok";
         return result;
       } finally {
-        ctx.services.sources.recordBuiltinCall({ userId: ctx.user.id, server, tool: tool.name, durationMs: Date.now() - started, outcome });
+        ctx.services.toolCallAudit.record({ userId: ctx.user.id, sourceId: null, source: `builtin:${server}`, tool: tool.name, durationMs: Date.now() - started, outcome });
       }
     },
   };
@@ -114,14 +158,14 @@ export function gatewayBuiltinNames(builtins: readonly McpServerDefinition[]): R
   return new Set([...builtins.flatMap((definition) => definition.tools.map((tool) => tool.name)), ...ADMIN_TOOL_NAMES]);
 }
 
-export function createGatewayServer(builtins: readonly McpServerDefinition[]): McpServerDefinition {
+export function createGatewayServer(builtins: readonly McpServerDefinition[]): GatewayServer {
   const builtinNames = gatewayBuiltinNames(builtins);
   const tools = [
     ...builtins.flatMap((definition) => definition.tools.map((tool) => audited(tool, definition.name))),
     ...adminTools(builtinNames).map((tool) => audited(tool, "gateway")),
   ];
   const builtinScopes = new Map(tools.map((tool) => [tool.name, tool.scopes]));
-  const definition: McpServerDefinition = {
+  const definition: McpServerDefinition<GatewayContext> = {
     name: "gateway",
     route: "/mcp",
     version: "0.2.0",
@@ -132,20 +176,17 @@ export function createGatewayServer(builtins: readonly McpServerDefinition[]): M
     cacheHints: { "tools/list": { ttlMs: GATEWAY_LIST_TTL_MS, cacheScope: "private" } },
     // Built-ins carry their own scopes; every other `<slug>__<alias>` is a source tool.
     toolScopes: (name) => builtinScopes.get(name) ?? (splitGatewayName(name) === undefined ? undefined : SOURCE_TOOL_SCOPES),
-    extend: (server, ctx) => {
-      const request = requests.get(ctx);
-      const hidden = request?.hiddenBuiltins ?? new Set<string>();
+    extend(server, ctx) {
+      const { hiddenBuiltins, sourceTools } = ctx.catalog;
       registerTools(
         server,
-        tools.filter((tool) => !hidden.has(tool.name)),
+        tools.filter((tool) => !hiddenBuiltins.has(tool.name)),
         ctx,
       );
-      for (const row of request?.inventory ?? []) registerSourceTool(server, ctx, gatewayName(row.source.slug, row.tool.alias), row);
-      for (const { name, row } of request?.aliasCalls ?? []) registerSourceTool(server, ctx, name, row);
+      for (const tool of sourceTools) registerSourceTool(server, ctx, tool);
     },
   };
-  builtinNamesOf.set(definition, builtinNames);
-  return definition;
+  return { definition, builtinNames };
 }
 
 function messagesOf(body: unknown): unknown[] {
@@ -167,45 +208,57 @@ function listsTools(body: unknown): boolean {
 }
 
 /**
- * Registers what this request can reach: the built-ins the user did not hide, and — for a
- * tools/list — every listed source tool, or — for a tools/call — just the source tools it names
- * (by alias or a kept alias; a hidden, disabled or foreign one stays unregistered: "not found").
- * So a call costs one indexed lookup, not the whole inventory.
+ * What this request can reach: the built-ins the user did not hide, and — for a tools/list — every
+ * listed source tool, or — for a tools/call — just the source tools it names (by alias or a kept
+ * alias; a hidden, disabled or foreign one stays unregistered: the SDK answers "not found"). So a
+ * call costs one indexed lookup, not the whole inventory. `found` and `lookedUp`: what this request
+ * already looked up (found, and every name tried).
+ */
+async function catalogFor(body: unknown, ctx: ToolContext, found: readonly SourceTool[], lookedUp: ReadonlySet<string>): Promise<GatewayCatalog> {
+  const [inventory, hiddenBuiltins] = await Promise.all([
+    listsTools(body) ? ctx.services.sources.listedTools(ctx.user.id) : [],
+    ctx.services.hiddenTools.builtins(ctx.user.id),
+  ]);
+  const sourceTools = [...inventory.map(listed), ...found];
+  const known = new Set(sourceTools.map((tool) => tool.name));
+  const unknown = [...new Set(calledTools(body))].filter((name) => !known.has(name) && !lookedUp.has(name) && splitGatewayName(name) !== undefined);
+  for (const name of unknown) {
+    const target = await ctx.services.sourceCalls.find(ctx.user.id, name);
+    if (target) sourceTools.push(looked(name, target));
+  }
+  return { hiddenBuiltins, sourceTools };
+}
+
+/**
+ * Serves /mcp. A plain tools/call of a source tool whose answer the SDK would send unchanged is
+ * answered straight from the call path (call-fast-path.ts); everything else by the SDK, with the
+ * catalog of this request in its tool context.
  */
 export async function serveGateway(
   request: Request,
-  definition: McpServerDefinition,
+  gateway: GatewayServer,
   ctx: ToolContext,
   /** `fastPath: false` serves with the SDK alone: the reference test/gateway/call-fast-path.test.ts compares with. */
   options: { fastPath?: boolean } = {},
 ): Promise<Response> {
-  // A context object of this request alone, so the catalog keyed by it cannot reach another request.
-  const requestCtx: ToolContext = { user: ctx.user, services: ctx.services, access: ctx.access };
   let body: unknown;
   let forward = request;
   if (request.method === "POST") {
-    const post = await readMcpPost(request, definition, requestCtx);
+    const post = await readMcpPost(request, gateway.definition, { ...ctx, catalog: NO_CATALOG });
     if ("refusal" in post) return post.refusal;
     ({ request: forward, body } = post); // body undefined: the SDK answers malformed JSON in its own words
   }
-  let replay: Replay | undefined;
-  const builtins = builtinNamesOf.get(definition);
-  const call = options.fastPath !== false && builtins && body !== undefined && fastPathVersion(request) ? asSourceCall(body, builtins) : undefined;
+  const found: SourceTool[] = [];
+  const lookedUp = new Set<string>();
+  const call = options.fastPath !== false && body !== undefined && fastPathVersion(request) ? asSourceCall(body, gateway.builtinNames) : undefined;
   if (call) {
-    const answer = await answerSourceCall(call, ctx);
-    if (answer && "response" in answer) return answer.response;
-    replay = answer?.replay;
+    const target = await ctx.services.sourceCalls.find(ctx.user.id, call.name);
+    lookedUp.add(call.name);
+    // A tool whose output schema root is not an object has its results shaped by the SDK.
+    if (target && target.tool.output !== "other") return answerSourceCall(call, target, ctx);
+    if (target) found.push(looked(call.name, target));
   }
-  const sources = ctx.services.sources;
-  const [inventory, hiddenBuiltins] = await Promise.all([
-    listsTools(body) ? sources.inventory(ctx.user.id) : [],
-    sources.hidden.builtins(ctx.user.id),
-  ]);
-  const listed = new Set(inventory.map((row) => gatewayName(row.source.slug, row.tool.alias)));
-  const unlisted = [...new Set(calledTools(body))].filter((name) => !listed.has(name) && splitGatewayName(name) !== undefined);
-  const aliasCalls = (
-    await Promise.all(unlisted.map(async (name) => ({ name, row: await sources.resolve(ctx.user.id, name) })))
-  ).flatMap(({ name, row }) => (row ? [{ name, row }] : []));
-  requests.set(requestCtx, { inventory, hiddenBuiltins, aliasCalls, replay });
-  return serveWithSdk(forward, definition, requestCtx, body);
+  // A context object of this request alone, so nothing registered for it can reach another request.
+  const gatewayCtx: GatewayContext = { user: ctx.user, services: ctx.services, access: ctx.access, catalog: await catalogFor(body, ctx, found, lookedUp) };
+  return serveWithSdk(forward, gateway.definition, gatewayCtx, body);
 }

@@ -6,7 +6,7 @@
 import type { Db } from "../lib/db";
 import { AppError } from "../lib/errors";
 import * as hiddenRepo from "./hidden-tools.repo";
-import { gatewayName, splitGatewayName } from "./source-views";
+import { gatewayName, splitGatewayName } from "./gateway-names";
 import * as repo from "./sources.repo";
 
 export interface HiddenTool {

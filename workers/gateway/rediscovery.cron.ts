@@ -5,10 +5,9 @@
  * catalog is worked through over several minutes instead of in one long cron run. Failures are
  * recorded on the source (last_discovery_error) and logged; nothing here throws.
  */
-import { queueAuditSink } from "./gateway-audit";
-import { SourceService, type SourceServiceDeps } from "./sources.service";
 import type { Db } from "../lib/db";
 import { log } from "../lib/log";
+import { sourceDiscovery } from "../services";
 
 export const DEFAULT_REDISCOVERY_MINUTES = 15;
 export const REDISCOVERY_BATCH = 10;
@@ -25,13 +24,11 @@ export function rediscoveryIntervalMs(value: string | undefined): number {
 
 export async function rediscoverSources(
   db: Db,
-  env: SourceServiceDeps["env"] & Pick<Env, "EVENTS" | "GATEWAY_REDISCOVERY_MINUTES">,
-  waitUntil: (promise: Promise<unknown>) => void,
+  env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS" | "GATEWAY_REDISCOVERY_MINUTES">,
   now = Date.now(),
 ): Promise<{ checked: number; failed: number }> {
   try {
-    const service = new SourceService({ db, env, audit: queueAuditSink(env.EVENTS, waitUntil) });
-    return await service.rediscoverDue(rediscoveryIntervalMs(env.GATEWAY_REDISCOVERY_MINUTES), REDISCOVERY_BATCH, now);
+    return await sourceDiscovery(env, db).rediscoverDue(rediscoveryIntervalMs(env.GATEWAY_REDISCOVERY_MINUTES), REDISCOVERY_BATCH, now);
   } catch (error) {
     log.error("gateway rediscovery run failed", { error: String(error) });
     return { checked: 0, failed: 0 };

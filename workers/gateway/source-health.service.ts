@@ -1,18 +1,26 @@
-/** Source health: each source's D1 row with its Durable Object's status(), by the rules in health.ts. */
+/**
+ * Source health: each source's D1 row with its Durable Object's status(), by the rules in
+ * source-health.rules.ts. This isolate's stateless-call reports of the source are sent first, so
+ * a health read after a call sees it; other isolates' reports arrive within one RPC of their calls.
+ */
 import type { Db } from "../lib/db";
 import { AppError } from "../lib/errors";
-import { aggregateHealth, type HealthCounts, sourceHealth } from "./health";
+import type { BreakerView, SourceObject } from "./breaker-view";
+import { aggregateHealth, type HealthCounts, sourceHealth } from "./source-health.rules";
 import * as repo from "./sources.repo";
 import type { SourceHealth } from "./sources.schema";
 
 export class SourceHealthService {
   constructor(
     private readonly db: Db,
-    private readonly stub: (sourceId: number) => ReturnType<Env["GATEWAY_SOURCE"]["get"]>,
+    private readonly namespace: Env["GATEWAY_SOURCE"],
+    private readonly breakers: BreakerView,
   ) {}
 
   private async of(row: repo.SourceRow, toolCount: number): Promise<SourceHealth> {
-    return sourceHealth(row, toolCount, await this.stub(row.id).status());
+    await this.breakers.flush(row.id);
+    const object: SourceObject = this.namespace.get(this.namespace.idFromName(String(row.id)));
+    return sourceHealth(row, toolCount, await object.status());
   }
 
   /** One of the user's sources; another user's is not found. */

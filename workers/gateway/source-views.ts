@@ -3,7 +3,8 @@
  * token (only whether there is one), never ciphertext.
  */
 import type { SourceAliasRow, SourceRow, SourceToolRow } from "./sources.repo";
-import { GATEWAY_SEPARATOR, type SourceView } from "./sources.schema";
+import { gatewayName } from "./gateway-names";
+import type { SourceView } from "./sources.schema";
 
 export interface SourceToolView {
   name: string;
@@ -18,17 +19,6 @@ export interface SourceToolView {
 export interface SourceDetail {
   source: SourceView;
   tools: SourceToolView[];
-}
-
-export function gatewayName(slug: string, alias: string): string {
-  return `${slug}${GATEWAY_SEPARATOR}${alias}`;
-}
-
-/** `<slug>__<alias>` split at the first separator (a slug never contains `__`); undefined for built-in names. */
-export function splitGatewayName(name: string): { slug: string; alias: string } | undefined {
-  const at = name.indexOf(GATEWAY_SEPARATOR);
-  if (at <= 0) return undefined;
-  return { slug: name.slice(0, at), alias: name.slice(at + GATEWAY_SEPARATOR.length) };
 }
 
 export function toView(row: SourceRow, toolCount: number): SourceView {

@@ -8,7 +8,7 @@ import { gatewayHiddenTools, sources, sourceToolAliases, sourceTools } from "../
 import { batch, type Bindable, type Db } from "../lib/db";
 import { AppError } from "../lib/errors";
 import { planAliases } from "./aliases";
-import type { UpstreamTool } from "./upstream.types";
+import type { OutputKind, UpstreamTool } from "./upstream.types";
 
 export type SourceRow = typeof sources.$inferSelect;
 export type SourceInsert = Omit<typeof sources.$inferInsert, "id" | "createdAt" | "updatedAt">;
@@ -120,12 +120,16 @@ export interface ReplacedInventory {
  * Replaces the inventory and its aliases in one batch (one transaction) and records the
  * successful discovery; per-user hidden entries of a renamed tool follow it to its new alias.
  */
+/** What a discovery learned of the upstream; absent when only the tool list changed (list_changed). */
+export type LearnedUpstream = Pick<SourceRow, "upstreamKind" | "protocolVersion" | "discoverResult">;
+
 export async function replaceTools(
   db: Db,
   source: Pick<SourceRow, "id" | "slug">,
   tools: readonly UpstreamTool[],
   discoveredAt: string,
   staleAt: string | null,
+  learned?: LearnedUpstream,
 ): Promise<ReplacedInventory> {
   const [previous, previousAliases] = await Promise.all([toolsOf(db, source.id), aliasesOf(db, source.id)]);
   const plan = planAliases(source.slug, previous, previousAliases, tools);
@@ -160,6 +164,7 @@ export async function replaceTools(
         lastDiscoveryError: null,
         discoveryWarnings: plan.warnings,
         inventoryStaleAt: staleAt,
+        ...learned,
       })
       .where(eq(sources.id, source.id)),
   ]);
@@ -202,46 +207,45 @@ export async function listedInventory(db: Db, userId: number): Promise<Inventory
     .all();
 }
 
-/** The tool `<slug>__<alias>` calls, by its own alias or an unlisted one of a renamed tool; undefined when hidden. */
-export async function findCallableTool(db: Db, userId: number, slug: string, alias: string): Promise<InventoryRow | undefined> {
-  const aliased = db
-    .select({ toolName: sourceToolAliases.toolName })
-    .from(sourceToolAliases)
-    .where(and(eq(sourceToolAliases.sourceId, sources.id), eq(sourceToolAliases.alias, alias)));
-  return db
-    .select({ source: sources, tool: sourceTools })
-    .from(sourceTools)
-    .innerJoin(sources, eq(sources.id, sourceTools.sourceId))
-    .leftJoin(gatewayHiddenTools, hiddenJoin(userId))
-    .where(and(listed(userId), eq(sources.slug, slug), or(eq(sourceTools.alias, alias), inArray(sourceTools.name, aliased))))
-    .orderBy(sql`${sourceTools.alias} = ${alias} DESC`)
-    .get();
-}
-
-/** What a call needs of its source: how to reach it (the sealed secrets), never the listing fields. */
+/** What a call needs of its source: how to reach it (the sealed secrets) and what kind of upstream it is. */
 export type CallSource = Pick<
   SourceRow,
-  "id" | "userId" | "slug" | "mcpServerUrl" | "mcpTransportType" | "mcpLifecycleMode" | "mcpEnvVars" | "bridgeToken" | "timeoutMs"
+  | "id"
+  | "userId"
+  | "name"
+  | "slug"
+  | "mcpServerUrl"
+  | "mcpTransportType"
+  | "mcpLifecycleMode"
+  | "mcpEnvVars"
+  | "bridgeToken"
+  | "timeoutMs"
+  | "upstreamKind"
+  | "protocolVersion"
+  | "discoverResult"
 >;
 
-/**
- * The declared output schema as far as /mcp must know it for a call: none, an object schema, or
- * something else (a non-object root, which the SDK answers by wrapping structuredContent).
- */
-export type OutputKind = "none" | "object" | "other";
-
-export interface CallTarget {
+/** A callable tool: what a call uses, and its listing fields as stored JSON text (parsed only when the SDK registers it). */
+export interface CallableTool {
   source: CallSource;
-  tool: { name: string; idempotent: boolean; output: OutputKind };
+  tool: {
+    /** The upstream's name. */
+    name: string;
+    alias: string;
+    title: string | null;
+    description: string;
+    inputSchemaJson: string;
+    outputSchemaJson: string | null;
+    annotationsJson: string;
+    idempotent: boolean;
+    output: OutputKind;
+  };
 }
 
-/**
- * The call lookup, built and prepared once per isolate (drizzle's query building costs more than
- * the statement): `findCallableTool`'s filters, but only the columns a call uses.
- */
-const callTargetQueries = new WeakMap<Db, ReturnType<typeof prepareCallTarget>>();
+/** The one lookup, built and prepared once per isolate (drizzle's query building costs more than the statement). */
+const callableQueries = new WeakMap<Db, ReturnType<typeof prepareCallable>>();
 
-function prepareCallTarget(db: Db) {
+function prepareCallable(db: Db) {
   const userId = sql.placeholder("userId");
   const alias = sql.placeholder("alias");
   const aliased = db
@@ -252,6 +256,7 @@ function prepareCallTarget(db: Db) {
     .select({
       id: sources.id,
       userId: sources.userId,
+      name: sources.name,
       slug: sources.slug,
       mcpServerUrl: sources.mcpServerUrl,
       mcpTransportType: sources.mcpTransportType,
@@ -259,7 +264,17 @@ function prepareCallTarget(db: Db) {
       mcpEnvVars: sources.mcpEnvVars,
       bridgeToken: sources.bridgeToken,
       timeoutMs: sources.timeoutMs,
+      upstreamKind: sources.upstreamKind,
+      protocolVersion: sources.protocolVersion,
+      discoverResult: sources.discoverResult,
       toolName: sourceTools.name,
+      toolAlias: sourceTools.alias,
+      title: sourceTools.title,
+      description: sourceTools.description,
+      // As stored: parsed only by the SDK path, which registers the tool.
+      inputSchemaJson: sql<string>`${sourceTools.inputSchema}`,
+      outputSchemaJson: sql<string | null>`${sourceTools.outputSchema}`,
+      annotationsJson: sql<string>`${sourceTools.annotations}`,
       idempotent: sql<number>`json_type(${sourceTools.annotations}, '$.idempotentHint') = 'true'`,
       output: sql<OutputKind>`CASE WHEN ${sourceTools.outputSchema} IS NULL THEN 'none' WHEN json_extract(${sourceTools.outputSchema}, '$.type') = 'object' THEN 'object' ELSE 'other' END`,
     })
@@ -273,17 +288,26 @@ function prepareCallTarget(db: Db) {
 }
 
 /**
- * `findCallableTool` for a call: the same filters (owner, enabled, unhidden source, tool not
- * hidden, own alias before a kept one), but no schema JSON is read or parsed; SQLite answers
- * the two facts the call needs of the schema and annotations.
+ * The tool `<slug>__<alias>` calls for this user — by its own alias, or an unlisted alias of a
+ * renamed tool (its own alias first) — unless its source is another user's, disabled or hidden,
+ * or the tool is hidden: then undefined. Every call and every registration of a called tool
+ * goes through here. SQLite answers the two facts a call needs of the schema and annotations.
  */
-export async function findCallTarget(db: Db, userId: number, slug: string, alias: string): Promise<CallTarget | undefined> {
-  let query = callTargetQueries.get(db);
-  if (!query) callTargetQueries.set(db, (query = prepareCallTarget(db)));
+export async function findCallableTool(db: Db, userId: number, slug: string, alias: string): Promise<CallableTool | undefined> {
+  let query = callableQueries.get(db);
+  if (!query) callableQueries.set(db, (query = prepareCallable(db)));
   const row = await query.get({ userId, slug, alias });
   if (!row) return undefined;
-  const { toolName, idempotent, output, ...source } = row;
-  return { source, tool: { name: toolName, idempotent: idempotent === 1, output } };
+  const { toolName, toolAlias, title, description, inputSchemaJson, outputSchemaJson, annotationsJson, idempotent, output, ...source } = row;
+  return {
+    source,
+    tool: { name: toolName, alias: toolAlias, title, description, inputSchemaJson, outputSchemaJson, annotationsJson, idempotent: idempotent === 1, output },
+  };
+}
+
+/** A source by id alone, whoever owns it: for the Worker's own internal callers (the inventory entry point), never a user's request. */
+export async function getSourceById(db: Db, id: number): Promise<SourceRow | undefined> {
+  return db.select().from(sources).where(eq(sources.id, id)).get();
 }
 
 /**

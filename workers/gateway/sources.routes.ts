@@ -94,7 +94,7 @@ export const sourceRoutes = [
     tag: TAG,
     params: idParams,
     response: sourceHealthSchema,
-    handle: ({ params }, c) => c.var.services.sources.health.get(c.var.user.id, params.source_id),
+    handle: ({ params }, c) => c.var.services.sourceHealth.get(c.var.user.id, params.source_id),
   }),
 ];
 
@@ -111,7 +111,7 @@ export function hiddenToolRoutes(builtins: ReadonlySet<string>) {
       summary: "The tools you hid from your own /mcp list",
       tag: HIDDEN_TAG,
       response: hiddenToolList,
-      handle: (_input, c) => c.var.services.sources.hidden.list(c.var.user.id),
+      handle: (_input, c) => c.var.services.hiddenTools.list(c.var.user.id),
     }),
     defineRoute({
       method: "put",
@@ -121,7 +121,7 @@ export function hiddenToolRoutes(builtins: ReadonlySet<string>) {
       tag: HIDDEN_TAG,
       params: nameParams,
       response: hideToolResult,
-      handle: ({ params }, c) => c.var.services.sources.hidden.hide(c.var.user.id, params.name, builtins),
+      handle: ({ params }, c) => c.var.services.hiddenTools.hide(c.var.user.id, params.name, builtins),
     }),
     defineRoute({
       method: "delete",
@@ -131,7 +131,7 @@ export function hiddenToolRoutes(builtins: ReadonlySet<string>) {
       tag: HIDDEN_TAG,
       params: nameParams,
       response: hideToolResult,
-      handle: ({ params }, c) => c.var.services.sources.hidden.unhide(c.var.user.id, params.name, builtins),
+      handle: ({ params }, c) => c.var.services.hiddenTools.unhide(c.var.user.id, params.name, builtins),
     }),
   ];
 }

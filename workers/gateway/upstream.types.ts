@@ -1,10 +1,11 @@
 /**
- * What crosses the RPC boundary between the gateway service and a source's Durable Object.
+ * What crosses the RPC boundary between the gateway's services and a source's Durable Object.
  * No MCP SDK types, so the domain side stays MCP-free. Free-form JSON (schemas, arguments,
  * results) travels as JSON text: RPC types cannot carry `unknown`, and a recursive JSON type
  * is too deep for them; the receiving side parses and checks it.
  */
 import { z } from "zod";
+import type { McpErrorType } from "../mcp-client/errors";
 import type { CallStats } from "./call-stats";
 
 /**
@@ -13,7 +14,14 @@ import type { CallStats } from "./call-stats";
  */
 export type UpstreamTransport = "streamable_http" | "sse" | "stdio";
 
-/** Everything the Durable Object needs to reach the upstream; secrets arrive decrypted, are never stored by it. */
+/**
+ * Learned at discovery: a `stateless` upstream keeps no session between requests (2026-07-28, or
+ * 2025-era without a session id after initialize) and is called straight from the Worker; a
+ * `sessionful` one (a session id, legacy SSE, stdio through the bridge) through its Durable Object.
+ */
+export type UpstreamKind = "stateless" | "sessionful";
+
+/** Everything needed to reach the upstream; secrets arrive decrypted and are never stored by the Durable Object. */
 export interface UpstreamConfig {
   sourceId: number;
   slug: string;
@@ -23,8 +31,8 @@ export interface UpstreamConfig {
   lifecycle: "transient" | "singleton";
   timeoutMs: number;
   /**
-   * ALLOW_PRIVATE_UPSTREAMS as the Worker reads it for this call: the Durable Object checks `url`
-   * against it every time it opens a connection (upstream-client.ts connectUpstream).
+   * ALLOW_PRIVATE_UPSTREAMS as the Worker reads it for this call: `url` is checked against it every
+   * time a connection is opened (upstream-url.ts).
    */
   allowPrivateUpstreams: boolean;
   /**
@@ -55,28 +63,12 @@ export type UpstreamTool = z.output<typeof upstreamToolSchema>;
 export const upstreamToolsSchema = z.array(upstreamToolSchema);
 
 /**
- * JSON-RPC error code `mcp-edge bridge` answers when its stdio process exited (or could not start)
- * before answering: the gateway types it `connection`, like any upstream that went away mid-call.
+ * A call's typed failures: the client's (`connection`, `protocol`, `timeout`, `busy`), the
+ * upstream's own `isError` answer (`tool_error`), `circuit_open` (no request was sent) and
+ * `url_refused` (the source's URL is not allowed, any more, by the upstream URL rules, so no
+ * connection was opened).
  */
-export const BRIDGE_PROCESS_EXITED = -32050;
-
-/**
- * JSON-RPC error code of `mcp-edge bridge`'s answer when it runs as many processes as it allows
- * (per token, HTTP 429; in total, HTTP 503; both with Retry-After): the gateway types it `busy`.
- * `data` is `{limit, max, retry_after_s}`.
- */
-export const BRIDGE_AT_CAPACITY = -32051;
-
-/** The header a bridge reads a stdio process's environment from: base64url(JSON object); bin/bridge/env.ts decodes it. */
-export const BRIDGE_ENV_HEADER = "Mcp-Bridge-Env";
-
-/**
- * `tool_error` is the upstream's own `isError` answer; `circuit_open` means no request was sent;
- * `busy` means the upstream refused for lack of capacity (a full bridge) and says when to retry.
- * `url_refused` means the source's URL is not allowed (any more) by the upstream URL rules, so no
- * connection was opened.
- */
-export type UpstreamErrorType = "connection" | "protocol" | "timeout" | "tool_error" | "circuit_open" | "busy" | "url_refused";
+export type UpstreamErrorType = McpErrorType | "tool_error" | "circuit_open" | "url_refused";
 export type CallOutcome = "ok" | UpstreamErrorType;
 
 export interface UpstreamCallMeta {
@@ -85,11 +77,15 @@ export interface UpstreamCallMeta {
   error_type?: UpstreamErrorType;
 }
 
+/** A sessionful call's answer from the Durable Object. */
 export interface UpstreamCallOutcome {
   /** The tools/call result as JSON, its `_meta` merged with `meta`. */
   resultJson: string;
   meta: UpstreamCallMeta;
 }
+
+/** The tool's declared output schema as far as a call must know it: none, an object schema, or another root. */
+export type OutputKind = "none" | "object" | "other";
 
 export interface UpstreamCall {
   name: string;
@@ -97,16 +93,32 @@ export interface UpstreamCall {
   argumentsJson: string;
   /** Annotated idempotentHint upstream: safe to retry after the request may have been sent. */
   idempotent: boolean;
+  /** What the result must look like (source-call-result.ts#resultProblem). */
+  output: OutputKind;
+}
+
+/** A warm sessionful connection's new tool list (after list_changed), for the Worker to write to D1. */
+export interface InventoryChange {
+  sourceId: number;
+  /** UpstreamTool[] as JSON. */
+  toolsJson: string;
+  inventoryStaleAt: string | null;
 }
 
 export interface DiscoveryOutcome {
   ok: boolean;
   /** UpstreamTool[] as JSON; "[]" when discovery failed. */
   toolsJson: string;
+  /** What the connection showed; null when discovery failed. */
+  kind: UpstreamKind | null;
   protocolVersion: string | null;
+  /** A 2026-07-28 upstream's `server/discover` result as JSON; null otherwise. */
+  discoverJson: string | null;
   error: { type: UpstreamErrorType; message: string } | null;
   /** When the upstream's tools/list cache hint (2026-07-28 `ttlMs`) expires, ISO; null without one. */
   inventoryStaleAt: string | null;
+  /** The breaker after this discovery (a success closes it, a failure may open it). */
+  breaker: BreakerSnapshot;
 }
 
 export interface BreakerSnapshot {
@@ -115,7 +127,30 @@ export interface BreakerSnapshot {
   openedAt: number | null;
 }
 
-/** A source's Durable Object as `status()` reports it (health, admin tools). */
+/** What a call did to the upstream's health: a breaker `failure`, a `success`, or `none` (a refused URL). */
+export type BreakerEffect = "success" | "failure" | "none";
+
+/** One stateless call, reported to the source's Durable Object after the answer was sent. */
+export interface CallReport {
+  /** Start, epoch ms. */
+  at: number;
+  ms: number;
+  /** "<type>: <message>" for a failed call, null for a successful one (the call window's record). */
+  error: string | null;
+  breaker: BreakerEffect;
+  /** The call was the half-open probe the object admitted: its verdict ends the probe. */
+  probe: boolean;
+}
+
+/** The object's answer to "may this isolate send the half-open probe?". */
+export interface ProbeVerdict {
+  allowed: boolean;
+  /** When refused: how long until asking again makes sense. */
+  retryAfterMs: number;
+  breaker: BreakerSnapshot;
+}
+
+/** A source's Durable Object as `status()` reports it (health, admin tools, tests). */
 export interface SourceStatus {
   breaker: BreakerSnapshot;
   protocolVersion: string | null;
@@ -124,6 +159,11 @@ export interface SourceStatus {
   toolCount: number;
   /** When the upstream's tools/list cache hint expires (ISO); null without a hint. */
   inventory_stale_at: string | null;
-  /** The window of the last calls (call-stats.ts). */
+  /** The window of the last calls (call-stats.ts), stateless calls' reports included. */
   calls: CallStats;
+  /**
+   * The RPCs this instance has served since it started, by method (status itself not counted):
+   * how much of the call path reaches the object. In memory only.
+   */
+  rpc: Record<string, number>;
 }

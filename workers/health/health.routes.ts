@@ -17,7 +17,7 @@ export async function healthRoute(c: Context<AppEnv>): Promise<Response> {
     } catch (error) {
       return unauthorizedResponse(c, error);
     }
-    report = await checkHealth(services.db, { userId, sources: services.sources });
+    report = await checkHealth(services.db, { userId, sources: services.sourceHealth });
   } else {
     report = await checkHealth(services.db);
   }

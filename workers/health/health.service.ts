@@ -9,8 +9,8 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../lib/db";
 import { log } from "../lib/log";
 import { outboxStatus } from "../events/outbox.repo";
-import type { HealthCounts } from "../gateway/health";
-import type { SourceService } from "../gateway/sources.service";
+import type { HealthCounts } from "../gateway/source-health.rules";
+import type { SourceHealthService } from "../gateway/source-health.service";
 import type { SourceHealth } from "../gateway/sources.schema";
 import { checkRagHealth, checkRagStatus } from "../rag/health.service";
 import type { RagHealth, RagStatus } from "../rag/rag.schema";
@@ -45,7 +45,7 @@ export type HealthReport = PublicHealthReport | CallerHealthReport;
 
 export interface Caller {
   userId: number;
-  sources: SourceService;
+  sources: SourceHealthService;
 }
 
 async function probeD1(db: Db): Promise<BaseReport["d1"]> {
@@ -60,7 +60,7 @@ async function probeD1(db: Db): Promise<BaseReport["d1"]> {
 
 async function callerSources(caller: Caller): Promise<CallerHealthReport["sources"]> {
   try {
-    return await caller.sources.health.summary(caller.userId);
+    return await caller.sources.summary(caller.userId);
   } catch (error) {
     log.warn("health: gateway sources unavailable", { error: String(error) });
     return null;

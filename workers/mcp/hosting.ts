@@ -5,7 +5,8 @@
  * Origin checks and authentication run before this, in the /mcp/* middleware.
  *
  * The handler itself holds no per-request state, so it is built once per server per isolate; the
- * request's user and services reach the factory through the `authInfo` the SDK passes through.
+ * request's server (built from its definition and tool context) reaches the handler's factory
+ * through the `authInfo` the SDK passes through — the one way createMcpHandler offers.
  */
 import { type AuthInfo, McpServer, type ServerCapabilities } from "@modelcontextprotocol/server";
 import { createMcpHandler } from "agents/mcp/server";
@@ -22,7 +23,7 @@ import { registerTools, type ToolContext } from "./tool";
 export const MAX_MCP_BODY_BYTES = 1024 * 1024;
 
 
-export function buildServer(definition: McpServerDefinition, ctx: ToolContext): McpServer {
+export function buildServer<C extends ToolContext>(definition: McpServerDefinition<C>, ctx: C): McpServer {
   const server = new McpServer(
     { name: `mcp-edge-${definition.name}`, version: definition.version },
     {
@@ -53,8 +54,8 @@ function advertiseNoListChanges(server: McpServer): void {
 
 type Handler = ReturnType<typeof createMcpHandler>;
 
-/** Each request's context, keyed by the AuthInfo object made for that request alone. */
-const requestContexts = new WeakMap<AuthInfo, ToolContext>();
+/** Each request's server, keyed by the AuthInfo object made for that request alone. */
+const requestServers = new WeakMap<AuthInfo, () => McpServer>();
 const handlers = new WeakMap<McpServerDefinition, Handler>();
 
 function handlerFor(definition: McpServerDefinition): Handler {
@@ -62,9 +63,9 @@ function handlerFor(definition: McpServerDefinition): Handler {
   if (!handler) {
     handler = createMcpHandler(
       ({ authInfo }) => {
-        const ctx = authInfo && requestContexts.get(authInfo);
-        if (!ctx) throw new AppError("internal", "MCP request reached the server without an authenticated context");
-        return buildServer(definition, ctx);
+        const build = authInfo && requestServers.get(authInfo);
+        if (!build) throw new AppError("internal", "MCP request reached the server without an authenticated context");
+        return build();
       },
       {
         route: definition.route ?? `/mcp/${definition.name}`,
@@ -80,16 +81,16 @@ function handlerFor(definition: McpServerDefinition): Handler {
 }
 
 /** Serves one request with the SDK alone (no fast path): the protocol authority, also used by tests. */
-export function serveWithSdk(request: Request, definition: McpServerDefinition, ctx: ToolContext, parsedBody?: unknown): Promise<Response> {
+export function serveWithSdk<C extends ToolContext>(request: Request, definition: McpServerDefinition<C>, ctx: C, parsedBody?: unknown): Promise<Response> {
   const authInfo: AuthInfo = { token: "", clientId: `user:${ctx.user.id}`, scopes: [] };
-  requestContexts.set(authInfo, ctx);
+  requestServers.set(authInfo, () => buildServer(definition, ctx));
   return handlerFor(definition).fetch(request, parsedBody === undefined ? { authInfo } : { authInfo, parsedBody });
 }
 
 /** What each server advertises, from one server built per definition per isolate (it depends on the definition only). */
 const advertised = new WeakMap<McpServerDefinition, ServerCapabilities>();
 
-function capabilitiesOf(definition: McpServerDefinition, ctx: ToolContext): ServerCapabilities {
+function capabilitiesOf<C extends ToolContext>(definition: McpServerDefinition<C>, ctx: C): ServerCapabilities {
   let capabilities = advertised.get(definition);
   if (!capabilities) advertised.set(definition, (capabilities = buildServer(definition, ctx).server.getCapabilities()));
   return capabilities;
@@ -101,10 +102,10 @@ function capabilitiesOf(definition: McpServerDefinition, ctx: ToolContext): Serv
  * `request` is the request to forward (the body re-attached), `body` undefined when the bytes are
  * not JSON (the SDK then answers the parse error in its own words), or a check's refusal.
  */
-export async function readMcpPost(
+export async function readMcpPost<C extends ToolContext>(
   request: Request,
-  definition: McpServerDefinition,
-  ctx: ToolContext,
+  definition: McpServerDefinition<C>,
+  ctx: C,
 ): Promise<{ request: Request; body: unknown } | { refusal: Response }> {
   const text = await request.text();
   const forward = new Request(request, { body: text });

@@ -3,7 +3,11 @@ import type { McpServer, ServerOptions } from "@modelcontextprotocol/server";
 import type { Scope } from "../auth/scopes";
 import type { ToolContext, ToolDefinition } from "./tool";
 
-export interface McpServerDefinition {
+/**
+ * `C` is the tool context the server's `extend` reads: a server that registers per request what
+ * the request may reach (the gateway) extends ToolContext with typed request state.
+ */
+export interface McpServerDefinition<C extends ToolContext = ToolContext> {
   /** Mounted at /mcp/<name>. */
   name: string;
   /** Where the SDK handler answers, when not /mcp/<name> (the gateway serves /mcp itself). */
@@ -11,8 +15,8 @@ export interface McpServerDefinition {
   version: string;
   instructions: string;
   tools: readonly ToolDefinition[];
-  /** Resources, prompts and completions beyond the tools. */
-  extend?: (server: McpServer, ctx: ToolContext) => void;
+  /** Resources, prompts and completions beyond the tools; or tools registered per request. */
+  extend?(server: McpServer, ctx: C): void;
   /** The scopes reading what `extend` registers needs (resources, prompts, completions). */
   extensionScopes?: readonly Scope[];
   /** The scopes a tool needs when the tools are registered per request (the gateway); default: from `tools`. */

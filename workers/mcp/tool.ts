@@ -115,12 +115,15 @@ export async function invokeTool(tool: ToolDefinition, args: unknown, ctx: ToolC
     const { data, text } = await tool.run(args as z.output<AnyObject>, ctx, call);
     return { content: [{ type: "text" as const, text }], structuredContent: data as Record<string, unknown> };
   } catch (error) {
-    const appError = toAppError(error);
-    if (appError.code === "internal") {
-      log.error("tool failed", { tool: tool.name, user: ctx.user.id, cause: String(appError.cause ?? appError) });
-    }
-    return errorResult(appError);
+    return failureResult(error, tool.name, ctx.user.id);
   }
+}
+
+/** A tool that threw: its isError result, and an unexpected error (not an AppError) logged. */
+export function failureResult(error: unknown, tool: string, userId: number) {
+  const appError = toAppError(error);
+  if (appError.code === "internal") log.error("tool failed", { tool, user: userId, cause: String(appError.cause ?? appError) });
+  return errorResult(appError);
 }
 
 function toolCall(sdk: ServerContext): ToolCall {

@@ -5,18 +5,21 @@
  * turned into a warning, and the agent runs on its own tools. An empty list is a warning; an
  * empty MCP_URL means "not configured" (info only, nothing is attempted).
  *
- * Every open connection sits in a registry until close(), so "nothing left open after shutdown"
- * is observable (openMcpConnections) rather than assumed. Runtime-neutral: the caller supplies
- * `fetch` (the Worker passes one that routes its own origin through SELF; Node uses the global).
+ * The connection itself is the shared outbound MCP client (workers/mcp-client/), negotiating the
+ * newest protocol revision the server offers. Every open connection sits in a registry until
+ * close(), so "nothing left open after shutdown" is observable (openMcpConnections) rather than
+ * assumed. Runtime-neutral: the caller supplies `fetch` (the Worker passes one that routes its own
+ * origin through SELF; Node uses the global).
  */
-import { Client, type FetchLike, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { FetchLike } from "@modelcontextprotocol/client";
+import { callMcpTool, closeMcp, connectMcp, listAllTools, type McpClientConnection, sessionIdOf } from "../mcp-client/connect";
+import { describeError, McpClientError } from "../mcp-client/errors";
 import { log } from "../lib/log";
 
 export const MCP_CONNECT_TIMEOUT_MS = 5_000;
 /** A tool call through MCP gets this long before the agent reports it as failed. */
 export const MCP_CALL_TIMEOUT_MS = 30_000;
-const MAX_LIST_PAGES = 20;
-const CLIENT_INFO = { name: "mcp-edge-agent", version: "0.1.0" };
+const CLIENT_NAME = "mcp-edge-agent";
 
 export interface McpToolSpec {
   name: string;
@@ -56,10 +59,9 @@ export function openMcpConnections(url?: string): number {
  * Failures that mean the connection itself is gone (the server forgot the session: 404, or the
  * transport broke), as opposed to one tool failing. The owner then reconnects on the next turn.
  */
-function breaksConnection(error: unknown): boolean {
-  if (error instanceof SdkHttpError) return error.status === 404;
-  if (error instanceof SdkError) return error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected || error.code === SdkErrorCode.SendFailed;
-  return error instanceof TypeError;
+function breaksConnection(error: McpClientError): boolean {
+  if (error.httpStatus !== undefined) return error.httpStatus === 404;
+  return error.type === "connection";
 }
 
 export class McpConnection {
@@ -68,8 +70,7 @@ export class McpConnection {
 
   constructor(
     readonly url: string,
-    private readonly client: Client,
-    private readonly transport: StreamableHTTPClientTransport,
+    private readonly connection: McpClientConnection,
     private readonly callTimeoutMs = MCP_CALL_TIMEOUT_MS,
   ) {
     open.add(this);
@@ -86,29 +87,30 @@ export class McpConnection {
 
   /** The server's session id (2025-era servers with sessions), for logs and shutdown checks. */
   get sessionId(): string | undefined {
-    return this.transport.sessionId;
+    return sessionIdOf(this.connection) ?? undefined;
   }
 
   /** Never throws: transport failures and timeouts come back as an error outcome the model can read. */
   async callTool(name: string, args: Record<string, unknown>, timeoutMs = this.callTimeoutMs): Promise<ToolCallOutcome> {
     if (this.closed) return { text: `The MCP connection to ${this.url} is closed`, isError: true };
     try {
-      const result = await this.client.callTool({ name, arguments: args }, { timeout: timeoutMs });
+      const result = await callMcpTool(this.connection, name, args, timeoutMs);
       return { text: resultText(result), isError: result.isError === true };
     } catch (error) {
-      if (breaksConnection(error)) this.broken = true;
-      log.error("agent mcp tool call failed", { url: this.url, tool: name, error: describe(error), connection_lost: this.broken });
-      return { text: `The tool ${name} failed: ${describe(error)}`, isError: true };
+      const failure = error instanceof McpClientError ? error : undefined;
+      if (failure && breaksConnection(failure)) this.broken = true;
+      const reason = describeError(failure?.cause ?? error);
+      log.error("agent mcp tool call failed", { url: this.url, tool: name, error: reason, connection_lost: this.broken });
+      return { text: `The tool ${name} failed: ${reason}`, isError: true };
     }
   }
 
-  /** Ends a 2025-era session on the server (DELETE), then closes the client. Idempotent; never throws. */
+  /** Ends a 2025-era session on the server (DELETE, bounded wait), then closes the client. Idempotent; never throws. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     open.delete(this);
-    if (this.transport.sessionId) await this.transport.terminateSession().catch(() => undefined);
-    await this.client.close().catch(() => undefined);
+    await closeMcp(this.connection);
   }
 }
 
@@ -132,22 +134,22 @@ export async function loadMcpTools(target: McpTarget): Promise<LoadedMcp> {
     url = new URL(raw);
     if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`unsupported protocol ${url.protocol}`);
   } catch (error) {
-    return failure(raw, `MCP_URL is not a valid http(s) URL (${describe(error)})`);
+    return failure(raw, `MCP_URL is not a valid http(s) URL (${describeError(error)})`);
   }
 
   const timeoutMs = target.timeoutMs ?? MCP_CONNECT_TIMEOUT_MS;
   const baseFetch: FetchLike = target.fetch ?? ((input, init) => fetch(input, init));
   const authorization = target.authorization;
-  const transport = new StreamableHTTPClientTransport(url, {
-    fetch: (input, init) => {
+  const endpoint = {
+    url: url.href,
+    fetch: (input: string | URL, init?: RequestInit) => {
       const header = authorization?.();
       if (!header) return baseFetch(input, init);
       const headers = new Headers(init?.headers);
       headers.set("authorization", header);
       return baseFetch(input, { ...init, headers });
     },
-  });
-  const client = new Client(CLIENT_INFO, { versionNegotiation: { mode: "auto" } });
+  };
   const started = Date.now();
   // One deadline for connect + every tools/list page: a server that accepts the TCP connection
   // and then says nothing must not hold the first message longer than this.
@@ -155,38 +157,31 @@ export async function loadMcpTools(target: McpTarget): Promise<LoadedMcp> {
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
   });
+  let connection: McpClientConnection | undefined;
+  const pending = (async () => {
+    connection = await connectMcp(endpoint, { clientName: CLIENT_NAME, timeoutMs, negotiation: "auto" });
+    return listAllTools(connection, timeoutMs);
+  })();
   try {
-    const tools = await Promise.race([listAll(client, transport, timeoutMs), deadline]);
-    const connection = new McpConnection(url.href, client, transport, target.callTimeoutMs);
+    const { tools } = await Promise.race([pending, deadline]);
+    const specs = tools.map((tool) => ({ name: tool.name, description: tool.description ?? tool.title ?? "", inputSchema: { ...tool.inputSchema } }));
+    const live = new McpConnection(url.href, connection!, target.callTimeoutMs);
     const warnings: string[] = [];
-    if (tools.length === 0) {
+    if (specs.length === 0) {
       warnings.push(`The MCP server at ${url.href} has no tools; running with the agent's own tools only.`);
       log.warn("agent mcp server has no tools", { url: url.href });
     } else {
-      log.info("agent mcp tools loaded", { url: url.href, tools: tools.length, ms: Date.now() - started });
+      log.info("agent mcp tools loaded", { url: url.href, tools: specs.length, ms: Date.now() - started });
     }
-    return { connection, tools, warnings, failed: false };
+    return { connection: live, tools: specs, warnings, failed: false };
   } catch (error) {
-    await client.close().catch(() => undefined);
-    return failure(url.href, describe(error));
+    // The deadline may win while connecting: whatever opens is closed again once it settles.
+    const closeOpened = () => (connection ? closeMcp(connection) : undefined);
+    void pending.then(closeOpened, closeOpened);
+    return failure(url.href, describeError(error instanceof McpClientError ? (error.cause ?? error) : error));
   } finally {
     if (timer !== undefined) clearTimeout(timer);
   }
-}
-
-async function listAll(client: Client, transport: StreamableHTTPClientTransport, timeoutMs: number): Promise<McpToolSpec[]> {
-  await client.connect(transport, { timeout: timeoutMs });
-  const tools: McpToolSpec[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_LIST_PAGES; page++) {
-    const result = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: timeoutMs });
-    for (const tool of result.tools) {
-      tools.push({ name: tool.name, description: tool.description ?? tool.title ?? "", inputSchema: { ...tool.inputSchema } });
-    }
-    cursor = result.nextCursor;
-    if (cursor === undefined) return tools;
-  }
-  throw new Error(`tools/list did not end after ${MAX_LIST_PAGES} pages`);
 }
 
 function failure(url: string, reason: string): LoadedMcp {
@@ -207,17 +202,4 @@ function resultText(result: { content?: unknown; structuredContent?: unknown }):
     .join("\n");
   if (text !== "") return text;
   return result.structuredContent === undefined ? "" : JSON.stringify(result.structuredContent);
-}
-
-/** Error text without secrets: SDK errors name the status or the failure, never request headers. */
-function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  // "fetch failed" says little; its causes name the refusal (ECONNREFUSED) or the DNS failure.
-  let text = error.message;
-  let cause: unknown = error.cause;
-  for (let depth = 0; depth < 3 && cause instanceof Error; depth++, cause = cause.cause) {
-    const more = "code" in cause && typeof cause.code === "string" && !cause.message.includes(cause.code) ? `${cause.message} ${cause.code}` : cause.message;
-    if (!text.includes(more)) text += ` (${more})`;
-  }
-  return text;
 }

@@ -1,35 +1,32 @@
 /**
- * The gateway domain: registering upstream sources, discovering their tools, naming them on /mcp
- * (aliases), per-user hiding, health and routing calls to each source's Durable Object. Knows
- * nothing of HTTP or MCP; REST routes, the admin tools and the /mcp server all call it.
+ * The registry of gateway sources: register (transport rules, manifests — a plugin's read from its
+ * bridge — and sealing the secrets), change, remove, list and show them. Every user sees and
+ * changes only their own. A registration or a change of how a source is reached runs discovery
+ * (source-discovery.service.ts). Knows nothing of HTTP or MCP: REST routes and admin tools call it.
  */
 import type { StoredEnvVar } from "../../d1/schema";
 import { nowIso } from "../lib/clock";
-import { sha256Hex } from "../lib/encoding";
 import type { Db } from "../lib/db";
 import { AppError } from "../lib/errors";
-import { log } from "../lib/log";
-import type { BuiltinCall, GatewayAuditSink } from "./gateway-audit";
-import * as hiddenRepo from "./hidden-tools.repo";
-import { HiddenToolService } from "./hidden-tools.service";
-import { SourceHealthService } from "./source-health.service";
-import { type SourceDetail, splitGatewayName, toDetail, toView } from "./source-views";
+import { assertSafeUpstreamUrl, privateUpstreamsAllowed } from "../lib/url-safety";
+import type { BreakerView } from "./breaker-view";
 import { type BridgePlugin, bridgeUrlOf, readBridgePlugin } from "./bridge-plugins";
+import * as hiddenRepo from "./hidden-tools.repo";
 import { checkManifest, checkVarNames, type ManifestCheck, requireBridgeToken, type Transport, type VarSpec } from "./registration";
 import { secretBox, type SecretBox } from "./secrets";
+import type { SourceDiscovery } from "./source-discovery.service";
+import { type SourceDetail, toDetail, toView } from "./source-views";
 import * as repo from "./sources.repo";
 import { type CreateSourceInput, type EnvVarInput, slugify, type SourceView, type UpdateSourceInput } from "./sources.schema";
-import { type UpstreamCallOutcome, type UpstreamConfig, upstreamToolsSchema } from "./upstream.types";
-import { assertSafeUpstreamUrl, privateUpstreamsAllowed } from "../lib/url-safety";
+import { BRIDGE_TOKEN_KEY } from "./upstream-config";
 
-export interface SourceServiceDeps {
+export interface SourceRegistryDeps {
   db: Db;
   env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS">;
-  audit: GatewayAuditSink;
+  discovery: SourceDiscovery;
+  breakers: BreakerView;
 }
 
-/** The sealing name of a stdio source's bridge token: `:` never occurs in a variable name, so it cannot collide. */
-const BRIDGE_TOKEN_KEY = ":bridge_token";
 const STDIO_ONLY = ["mcp_command", "mcp_args", "mcp_runtime_hint", "manifest", "bridge_token", "mcp_plugin_dir"] as const;
 
 function refuseStdioFields(transport: Transport, input: Partial<Record<(typeof STDIO_ONLY)[number], unknown>>): void {
@@ -38,45 +35,13 @@ function refuseStdioFields(transport: Transport, input: Partial<Record<(typeof S
   if (given) throw AppError.invalid(`${given} is for stdio sources only (mcp_transport_type stdio)`, given);
 }
 
-/** How long an opened upstream config (decrypted headers) is reused in this isolate. */
-const CONFIG_TTL_MS = 60_000;
-const CONFIG_CACHE_MAX = 256;
-/**
- * Opened configs by `configKey`. The key holds every input of the config — owner, URL, transport,
- * the sealed values (a new IV on every re-seal) and the sealing key — so a changed source, another
- * user or another key can never hit an old entry; the TTL only bounds how long secrets stay in memory.
- */
-const configCache = new Map<string, { config: UpstreamConfig; at: number }>();
-
-function configKey(row: repo.CallSource, sealingKey: string | undefined, allowPrivateUpstreams: boolean): string {
-  return JSON.stringify([
-    row.id,
-    row.userId,
-    row.slug,
-    row.mcpServerUrl,
-    row.mcpTransportType,
-    row.mcpLifecycleMode,
-    row.timeoutMs,
-    row.mcpEnvVars,
-    row.bridgeToken,
-    sealingKey ?? null,
-    allowPrivateUpstreams,
-  ]);
-}
-
 export type { SourceDetail } from "./source-views";
 
-export class SourceService {
+export class SourceRegistry {
   private readonly secrets: SecretBox;
-  /** Each user's hidden tools (REST, admin tools, the /mcp listing). */
-  readonly hidden: HiddenToolService;
-  /** Source health: state rules in health.ts, queries in source-health.service.ts. */
-  readonly health: SourceHealthService;
 
-  constructor(private readonly deps: SourceServiceDeps) {
+  constructor(private readonly deps: SourceRegistryDeps) {
     this.secrets = secretBox(deps.env.SOURCE_SECRETS_KEY);
-    this.hidden = new HiddenToolService(deps.db);
-    this.health = new SourceHealthService(deps.db, (id) => this.stub(id));
   }
 
   private checkUrl(url: string): string {
@@ -96,43 +61,6 @@ export class SourceService {
   private stub(sourceId: number) {
     const namespace = this.deps.env.GATEWAY_SOURCE;
     return namespace.get(namespace.idFromName(String(sourceId)));
-  }
-
-  /**
-   * What the Durable Object needs (UpstreamConfig, upstream.types.ts): remote env vars become
-   * headers, stdio ones the process env. Opened configs are kept briefly per isolate (configCache), keyed by everything
-   * they are made of, so a warm source's call skips AES-GCM and SHA-256.
-   */
-  private async config(row: repo.CallSource): Promise<UpstreamConfig> {
-    const allowPrivateUpstreams = privateUpstreamsAllowed(this.deps.env);
-    const key = configKey(row, this.deps.env.SOURCE_SECRETS_KEY, allowPrivateUpstreams);
-    const cached = configCache.get(key);
-    if (cached && Date.now() - cached.at < CONFIG_TTL_MS) return cached.config;
-    const config = await this.openConfig(row, allowPrivateUpstreams);
-    if (configCache.size >= CONFIG_CACHE_MAX) configCache.delete(configCache.keys().next().value!);
-    configCache.set(key, { config, at: Date.now() });
-    return config;
-  }
-
-  private async openConfig(row: repo.CallSource, allowPrivateUpstreams: boolean): Promise<UpstreamConfig> {
-    const values: Record<string, string> = {};
-    for (const v of row.mcpEnvVars) values[v.name] = v.secret ? await this.secrets.open(row.userId, v.name, v.value) : v.value;
-    const stdio = row.mcpTransportType === "stdio";
-    const headers = stdio ? {} : values;
-    if (stdio && row.bridgeToken) headers["Authorization"] = `Bearer ${await this.secrets.open(row.userId, BRIDGE_TOKEN_KEY, row.bridgeToken)}`;
-    const env = stdio ? values : {};
-    return {
-      sourceId: row.id,
-      slug: row.slug,
-      url: row.mcpServerUrl,
-      transport: row.mcpTransportType,
-      headers,
-      env,
-      lifecycle: row.mcpLifecycleMode,
-      timeoutMs: row.timeoutMs,
-      allowPrivateUpstreams,
-      fingerprint: await sha256Hex(JSON.stringify([row.mcpServerUrl, row.mcpTransportType, headers, env, allowPrivateUpstreams])),
-    };
   }
 
   private async owned(userId: number, id: number): Promise<repo.SourceRow> {
@@ -190,6 +118,11 @@ export class SourceService {
   async list(userId: number): Promise<{ sources: SourceView[]; count: number }> {
     const rows = await repo.listSources(this.deps.db, userId);
     return { sources: rows.map((row) => toView(row, row.toolCount)), count: rows.length };
+  }
+
+  /** The tools /mcp lists for the user, straight from D1: no upstream round trip. */
+  async listedTools(userId: number): Promise<repo.InventoryRow[]> {
+    return repo.listedInventory(this.deps.db, userId);
   }
 
   async get(userId: number, id: number): Promise<SourceDetail> {
@@ -299,99 +232,11 @@ export class SourceService {
 
   async remove(userId: number, id: number): Promise<void> {
     if (!(await repo.deleteSource(this.deps.db, userId, id))) throw AppError.notFound("Source", id);
+    this.deps.breakers.forget(id);
     await this.stub(id).reset();
   }
 
   private async discover(row: repo.SourceRow): Promise<SourceDetail> {
-    const attemptedAt = nowIso();
-    const outcome = await this.stub(row.id).discover(await this.config(row));
-    if (!outcome.ok) {
-      const error = `${outcome.error?.type ?? "protocol"}: ${outcome.error?.message ?? "discovery failed"}`;
-      await repo.recordDiscoveryError(this.deps.db, row.id, error, attemptedAt);
-      return this.detail({ ...row, lastDiscoveryError: error, lastDiscoveryAttemptAt: attemptedAt });
-    }
-    const parsed = upstreamToolsSchema.safeParse(JSON.parse(outcome.toolsJson));
-    if (!parsed.success) throw new AppError("internal", "Source discovery returned a malformed tool list", { cause: parsed.error });
-    const staleAt = outcome.inventoryStaleAt;
-    const { warnings } = await repo.replaceTools(this.deps.db, row, parsed.data, attemptedAt, staleAt);
-    if (warnings.length > 0) log.warn("gateway alias clash", { source_id: row.id, slug: row.slug, warnings });
-    return this.detail({
-      ...row,
-      lastDiscoveredAt: attemptedAt,
-      lastDiscoveryAttemptAt: attemptedAt,
-      lastDiscoveryError: null,
-      discoveryWarnings: warnings,
-      inventoryStaleAt: staleAt,
-    });
-  }
-
-  /**
-   * Scheduled rediscovery (cron): enabled sources whose last attempt is older than `intervalMs`, or
-   * whose upstream cache hint has expired; at most `limit` per run. Failures are recorded on the
-   * source (last_discovery_error) and logged, never thrown.
-   */
-  async rediscoverDue(intervalMs: number, limit: number, now = Date.now()): Promise<{ checked: number; failed: number }> {
-    const due = await repo.dueForRediscovery(this.deps.db, new Date(now - intervalMs).toISOString(), new Date(now).toISOString(), limit);
-    let failed = 0;
-    for (const row of due) {
-      try {
-        const { source } = await this.discover(row);
-        if (source.last_discovery_error !== null) failed++;
-      } catch (error) {
-        failed++;
-        const message = `internal: ${error instanceof AppError ? error.message : "rediscovery failed"}`;
-        log.error("gateway rediscovery failed", { source_id: row.id, error: String(error) });
-        await repo.recordDiscoveryError(this.deps.db, row.id, message, nowIso()).catch(() => undefined);
-      }
-    }
-    return { checked: due.length, failed };
-  }
-
-  /** The tools /mcp lists for the user, straight from D1: no upstream round trip. */
-  async inventory(userId: number): Promise<repo.InventoryRow[]> {
-    return repo.listedInventory(this.deps.db, userId);
-  }
-
-  /** The tool a gateway name calls (its own alias or a kept alias of a renamed tool), unless hidden, disabled or foreign. */
-  async resolve(userId: number, name: string): Promise<repo.InventoryRow | undefined> {
-    const parts = splitGatewayName(name);
-    return parts ? repo.findCallableTool(this.deps.db, userId, parts.slug, parts.alias) : undefined;
-  }
-
-  /** What a call of a gateway name reaches (narrow columns), unless hidden, disabled, foreign or unknown. */
-  async callTarget(userId: number, name: string): Promise<repo.CallTarget | undefined> {
-    const parts = splitGatewayName(name);
-    return parts ? repo.findCallTarget(this.deps.db, userId, parts.slug, parts.alias) : undefined;
-  }
-
-  /** Calls `<slug>__<alias>` on its source's Durable Object and records the audit event. */
-  async call(userId: number, name: string, args: Record<string, unknown>): Promise<UpstreamCallOutcome> {
-    const target = await this.callTarget(userId, name);
-    if (!target) throw new AppError("not_found", `Tool ${name} not found; it may be hidden or belong to a disabled or deleted source`);
-    return this.callResolved(userId, target, args);
-  }
-
-  /** Calls a target `callTarget` resolved for this same user. */
-  async callResolved(userId: number, { source, tool }: repo.CallTarget, args: Record<string, unknown>): Promise<UpstreamCallOutcome> {
-    const started = Date.now();
-    const result = await this.stub(source.id).callTool(await this.config(source), {
-      name: tool.name,
-      argumentsJson: JSON.stringify(args),
-      idempotent: tool.idempotent,
-    });
-    this.deps.audit.record({
-      userId,
-      sourceId: source.id,
-      sourceSlug: source.slug,
-      tool: tool.name,
-      durationMs: Date.now() - started,
-      outcome: result.meta.error_type ?? "ok",
-    });
-    return result;
-  }
-
-  /** A call of a built-in tool on /mcp: audited like a source's, as `builtin:<server>`. */
-  recordBuiltinCall(call: BuiltinCall): void {
-    this.deps.audit.recordBuiltin(call);
+    return this.detail(await this.deps.discovery.discover(row));
   }
 }

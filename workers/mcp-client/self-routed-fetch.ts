@@ -1,10 +1,11 @@
 /**
- * A fetch for calling MCP servers that may be this Worker itself: requests for the Worker's own
- * origin (SELF_ORIGIN) go through the SELF service binding — a Worker cannot reach its own
- * hostname with a plain fetch (decision 0008) — and every other request goes to the network.
- * The gateway's source connections and the chat agent's MCP connection both use it.
+ * A fetch for MCP servers that may be this Worker itself: requests for the Worker's own origin
+ * (SELF_ORIGIN) go through the SELF service binding — a Worker cannot reach its own hostname with
+ * a plain fetch (decision 0008) — and every other request goes to the network. The gateway's
+ * upstream calls and the chat agent's MCP connection both use it; outside the Worker (the command
+ * line) the global fetch is used instead.
  */
-export type SelfRoutedFetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
+export type SelfRoutedFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 export function selfRoutedFetch(env: Pick<Env, "SELF" | "SELF_ORIGIN">): SelfRoutedFetch {
   const own = env.SELF_ORIGIN ? new URL(env.SELF_ORIGIN).origin : undefined;

@@ -1,0 +1,82 @@
+/**
+ * What a call of a source's tool answers, built the same way on both call paths: the upstream's
+ * result with `_meta` {source, execution_time_ms[, error_type]} merged in, or a typed error result
+ * (`<type>: <message>`). Also the one rule on results the gateway passes on: structuredContent is
+ * an object, and present when the tool declares an object output schema (a tool whose output
+ * schema root is not an object is the SDK path's to shape, see gateway.server.ts). A result that
+ * breaks the rule is a typed `protocol` error, so no path reshapes an upstream's answer on its own.
+ */
+import { isJsonObject, type JsonObject } from "../lib/json";
+import type { UpstreamFailure } from "./upstream-failure";
+import { breakerEffect } from "./upstream-failure";
+import type { CallReport, OutputKind, UpstreamCallMeta, UpstreamErrorType } from "./upstream.types";
+
+export interface SourceCallOutcome {
+  /** The tools/call result as the client gets it. */
+  result: JsonObject;
+  /** `result` serialised once: the fast path sends it as it is. */
+  resultJson: string;
+  meta: UpstreamCallMeta;
+}
+
+export function circuitOpenMessage(slug: string, retryAfterMs: number): string {
+  return `source ${slug} is failing; its circuit breaker is open — retry in ${Math.ceil(retryAfterMs / 1000)} s`;
+}
+
+export function errorOutcome(source: string, type: UpstreamErrorType, message: string, started: number): SourceCallOutcome {
+  const meta: UpstreamCallMeta = { source, execution_time_ms: Date.now() - started, error_type: type };
+  const result = { isError: true, content: [{ type: "text", text: `${type}: ${message}` }], _meta: meta };
+  return { result, resultJson: JSON.stringify(result), meta };
+}
+
+/** The upstream's own result, `isError` included (typed `tool_error`). */
+export function resultOutcome(source: string, upstream: JsonObject, started: number): SourceCallOutcome {
+  const meta: UpstreamCallMeta = { source, execution_time_ms: Date.now() - started };
+  if (upstream["isError"] === true) meta.error_type = "tool_error";
+  const own = upstream["_meta"];
+  // A result without content gets the empty list, as the SDK's server would give it (2025 results require one).
+  const result = { ...upstream, ...(upstream["content"] === undefined ? { content: [] } : {}), _meta: { ...(isJsonObject(own) ? own : {}), ...meta } };
+  return { result, resultJson: JSON.stringify(result), meta };
+}
+
+/** Why `result` breaks the rule above for a tool with `output`, or undefined when it keeps it. */
+export function resultProblem(tool: string, result: JsonObject, output: OutputKind): string | undefined {
+  const structured = result["structuredContent"];
+  if (structured !== undefined && !isJsonObject(structured) && output !== "other") {
+    return `upstream tool ${tool} returned structuredContent that is not an object`;
+  }
+  if (output === "object" && structured === undefined && result["isError"] !== true) {
+    return `upstream tool ${tool} has an output schema but returned no structured content`;
+  }
+  return undefined;
+}
+
+/**
+ * How a call ended, whichever path made it: the outcome the client gets, the failure it counts as
+ * (a result breaking the rule above is a `protocol` failure that does not count against the
+ * breaker: the upstream answered), and the record for the breaker and the call window.
+ */
+export function settleCall(
+  source: string,
+  tool: { name: string; output: OutputKind },
+  attempt: { value: JsonObject } | { failure: UpstreamFailure },
+  started: number,
+  probe: boolean,
+): { outcome: SourceCallOutcome; report: CallReport } {
+  let failure = "failure" in attempt ? attempt.failure : undefined;
+  if ("value" in attempt) {
+    const problem = resultProblem(tool.name, attempt.value, tool.output);
+    if (problem) failure = { type: "protocol", message: problem, countsAsFailure: false, beforeSend: false };
+  }
+  const outcome = failure || !("value" in attempt) ? errorOutcome(source, failure!.type, failure!.message, started) : resultOutcome(source, attempt.value, started);
+  return {
+    outcome,
+    report: {
+      at: started,
+      ms: outcome.meta.execution_time_ms,
+      error: failure ? `${failure.type}: ${failure.message}` : null,
+      breaker: breakerEffect(failure),
+      probe,
+    },
+  };
+}

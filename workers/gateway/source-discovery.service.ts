@@ -1,0 +1,109 @@
+/**
+ * Discovering sources' tools: the source's Durable Object connects and lists, this service writes
+ * what it found to D1 — the inventory with its aliases, the upstream's kind (stateless or
+ * sessionful), the negotiated protocol version — or the error. The one writer of the inventory:
+ * registration, refresh, the scheduled rediscovery and a warm connection's list_changed (handed
+ * over by the object through the Worker's inventory entry point) all come through here.
+ */
+import { nowIso } from "../lib/clock";
+import type { Db } from "../lib/db";
+import { AppError } from "../lib/errors";
+import { isJsonObject } from "../lib/json";
+import { log } from "../lib/log";
+import type { BreakerView } from "./breaker-view";
+import { secretBox, type SecretBox } from "./secrets";
+import * as repo from "./sources.repo";
+import { upstreamConfig } from "./upstream-config";
+import { type InventoryChange, type UpstreamTool, upstreamToolsSchema } from "./upstream.types";
+
+export interface SourceDiscoveryDeps {
+  db: Db;
+  env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS">;
+  /** This isolate's breaker view: a discovery's verdict on the breaker reaches it at once. */
+  breakers: BreakerView;
+}
+
+function parseTools(toolsJson: string): UpstreamTool[] {
+  const parsed = upstreamToolsSchema.safeParse(JSON.parse(toolsJson));
+  if (!parsed.success) throw new AppError("internal", "Source discovery returned a malformed tool list", { cause: parsed.error });
+  return parsed.data;
+}
+
+export class SourceDiscovery {
+  private readonly secrets: SecretBox;
+
+  constructor(private readonly deps: SourceDiscoveryDeps) {
+    this.secrets = secretBox(deps.env.SOURCE_SECRETS_KEY);
+  }
+
+  /** Discovers the source's tools now; returns its row as it stands afterwards. A failure is recorded on it, not thrown. */
+  async discover(row: repo.SourceRow): Promise<repo.SourceRow> {
+    const attemptedAt = nowIso();
+    const namespace = this.deps.env.GATEWAY_SOURCE;
+    const outcome = await namespace.get(namespace.idFromName(String(row.id))).discover(await upstreamConfig(row, this.secrets, this.deps.env));
+    this.deps.breakers.set(row.id, outcome.breaker);
+    if (!outcome.ok) {
+      const error = `${outcome.error?.type ?? "protocol"}: ${outcome.error?.message ?? "discovery failed"}`;
+      await repo.recordDiscoveryError(this.deps.db, row.id, error, attemptedAt);
+      return { ...row, lastDiscoveryError: error, lastDiscoveryAttemptAt: attemptedAt };
+    }
+    const discover: unknown = outcome.discoverJson === null ? null : JSON.parse(outcome.discoverJson);
+    const learned: repo.LearnedUpstream = {
+      upstreamKind: outcome.kind,
+      protocolVersion: outcome.protocolVersion,
+      discoverResult: isJsonObject(discover) ? discover : null,
+    };
+    const staleAt = outcome.inventoryStaleAt;
+    const warnings = await this.write(row, parseTools(outcome.toolsJson), attemptedAt, staleAt, learned);
+    return {
+      ...row,
+      ...learned,
+      lastDiscoveredAt: attemptedAt,
+      lastDiscoveryAttemptAt: attemptedAt,
+      lastDiscoveryError: null,
+      discoveryWarnings: warnings,
+      inventoryStaleAt: staleAt,
+    };
+  }
+
+  /** A warm sessionful connection heard list_changed and re-listed: the new list replaces the inventory. */
+  async toolsChanged(change: InventoryChange): Promise<void> {
+    const row = await repo.getSourceById(this.deps.db, change.sourceId);
+    // Deleted meanwhile: nothing to write (the object was reset with it).
+    if (!row) return;
+    await this.write(row, parseTools(change.toolsJson), nowIso(), change.inventoryStaleAt);
+  }
+
+  /**
+   * Scheduled rediscovery (cron): enabled sources whose last attempt is older than `intervalMs`, or
+   * whose upstream cache hint has expired; at most `limit` per run. Failures are recorded on the
+   * source (last_discovery_error) and logged, never thrown.
+   */
+  async rediscoverDue(intervalMs: number, limit: number, now = Date.now()): Promise<{ checked: number; failed: number }> {
+    const due = await repo.dueForRediscovery(this.deps.db, new Date(now - intervalMs).toISOString(), new Date(now).toISOString(), limit);
+    let failed = 0;
+    for (const row of due) {
+      try {
+        if ((await this.discover(row)).lastDiscoveryError !== null) failed++;
+      } catch (error) {
+        failed++;
+        const message = `internal: ${error instanceof AppError ? error.message : "rediscovery failed"}`;
+        log.error("gateway rediscovery failed", { source_id: row.id, error: String(error) });
+        await repo.recordDiscoveryError(this.deps.db, row.id, message, nowIso()).catch(() => undefined);
+      }
+    }
+    return { checked: due.length, failed };
+  }
+
+  private async write(
+    row: Pick<repo.SourceRow, "id" | "slug">,
+    tools: readonly UpstreamTool[],
+    at: string,
+    staleAt: string | null,
+    learned?: repo.LearnedUpstream,
+  ): Promise<string[]> {
+    const { warnings } = await repo.replaceTools(this.deps.db, row, tools, at, staleAt, learned);
+    if (warnings.length > 0) log.warn("gateway alias clash", { source_id: row.id, slug: row.slug, warnings });
+    return warnings;
+  }
+}

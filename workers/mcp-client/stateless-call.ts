@@ -1,0 +1,122 @@
+/**
+ * One tools/call to a server already known to keep no session, as one HTTP request: no handshake,
+ * nothing kept afterwards. What was negotiated once (connect.ts, at the gateway's discovery) is
+ * all it needs.
+ *
+ * - 2026-07-28: the SDK Client adopts the stored `server/discover` result (`connect({ prior })`,
+ *   zero round trips) and sends the call with the per-request envelope.
+ * - 2025 era: a server that gave no session id after `initialize` serves every request on its own,
+ *   so the call goes out as one JSON-RPC request with the negotiated `MCP-Protocol-Version`. The
+ *   SDK Client has no way to skip the handshake without a session id, so the exchange is done on
+ *   the SDK's own transport (its HTTP, SSE and error handling) with the request/response matching
+ *   written here; the result is checked with the SDK's CallToolResult schema.
+ */
+import {
+  type CallToolResult,
+  Client,
+  type DiscoverResult,
+  isCallToolResult,
+  isJSONRPCErrorResponse,
+  isJSONRPCResultResponse,
+  type JSONRPCErrorResponse,
+  type JSONRPCResultResponse,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  StreamableHTTPClientTransport,
+} from "@modelcontextprotocol/client";
+import type { McpEndpoint } from "./connect";
+import { classifyMcpError, McpClientError } from "./errors";
+
+/** What discovery negotiated with a server that keeps no session. */
+export interface StatelessProtocol {
+  protocolVersion: string;
+  /** The server's 2026-07-28 `server/discover` result as stored; absent for a 2025-era server. */
+  discover?: Record<string, unknown> | undefined;
+}
+
+const CLIENT_VERSION = "0.2.0";
+const REQUEST_ID = 1;
+
+export async function callStatelessTool(
+  endpoint: McpEndpoint,
+  protocol: StatelessProtocol,
+  call: { name: string; args: Record<string, unknown>; timeoutMs: number; clientName: string },
+): Promise<CallToolResult> {
+  return protocol.discover ? callModern(endpoint, protocol.discover, call) : callLegacy(endpoint, protocol.protocolVersion, call);
+}
+
+async function callModern(
+  endpoint: McpEndpoint,
+  discover: Record<string, unknown>,
+  call: { name: string; args: Record<string, unknown>; timeoutMs: number; clientName: string },
+): Promise<CallToolResult> {
+  const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
+    ...(endpoint.fetch ? { fetch: endpoint.fetch } : {}),
+    requestInit: { headers: { ...endpoint.headers } },
+  });
+  const client = new Client({ name: call.clientName, version: CLIENT_VERSION }, { capabilities: {} });
+  try {
+    // connect({ prior }) checks the stored result against the SDK's DiscoverResult schema itself
+    // (EraNegotiationFailed when it does not parse), so it is handed over as the SDK's type.
+    await client.connect(transport, { prior: { kind: "modern", discover: discover as DiscoverResult } }).catch((error: unknown) => {
+      throw classifyMcpError(error, true);
+    });
+    return await client.callTool({ name: call.name, arguments: call.args }, { timeout: call.timeoutMs });
+  } catch (error) {
+    throw classifyMcpError(error, false);
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
+type Answer = JSONRPCResultResponse | JSONRPCErrorResponse;
+
+async function callLegacy(
+  endpoint: McpEndpoint,
+  protocolVersion: string,
+  call: { name: string; args: Record<string, unknown>; timeoutMs: number },
+): Promise<CallToolResult> {
+  const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
+    ...(endpoint.fetch ? { fetch: endpoint.fetch } : {}),
+    requestInit: { headers: { ...endpoint.headers } },
+    protocolVersion,
+  });
+  let answer: Answer;
+  try {
+    answer = await exchange(transport, call.name, call.args, call.timeoutMs);
+  } catch (error) {
+    throw classifyMcpError(error, false);
+  } finally {
+    await transport.close().catch(() => undefined);
+  }
+  if (isJSONRPCErrorResponse(answer)) {
+    throw classifyMcpError(ProtocolError.fromError(answer.error.code, answer.error.message, answer.error.data), false);
+  }
+  if (!isCallToolResult(answer.result)) {
+    throw new McpClientError("protocol", "upstream broke the protocol: the tools/call result is not a CallToolResult", true, false);
+  }
+  return answer.result;
+}
+
+/** Sends the request and resolves with the response of the same id (JSON or on the SSE stream); notifications are ignored. */
+function exchange(transport: StreamableHTTPClientTransport, name: string, args: Record<string, unknown>, timeoutMs: number): Promise<Answer> {
+  return new Promise<Answer>((resolve, reject) => {
+    let settled = false;
+    const settle = (done: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      done();
+    };
+    const timer = setTimeout(() => settle(() => reject(new SdkError(SdkErrorCode.RequestTimeout, "Request timed out"))), timeoutMs);
+    transport.onmessage = (message) => {
+      if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && message.id === REQUEST_ID) settle(() => resolve(message));
+    };
+    transport.onclose = () => settle(() => reject(new SdkError(SdkErrorCode.ConnectionClosed, "Connection closed")));
+    transport
+      .start()
+      .then(() => transport.send({ jsonrpc: "2.0", id: REQUEST_ID, method: "tools/call", params: { name, arguments: args } }))
+      .catch((error: unknown) => settle(() => reject(error)));
+  });
+}
