@@ -8,6 +8,7 @@ import { buildOpenApi, mountRoutes } from "./http/api-route";
 import type { AppEnv } from "./http/context";
 import { errorResponse } from "./http/errors";
 import { createGatewayServer, gatewayBuiltinNames, serveGateway } from "./gateway/gateway.server";
+import { sourceAuthorizationRoutes } from "./gateway/source-authorization.routes";
 import { hiddenToolRoutes, sourceRoutes } from "./gateway/sources.routes";
 import { MAX_JSON_BODY_BYTES } from "./http/json-body";
 import { apiRateLimited, authenticated, cors, limitBody, originCheck } from "./http/middleware";
@@ -20,8 +21,9 @@ import type { McpServerDefinition } from "./mcp/server-definition";
 import { mcpServers } from "./mcp-servers";
 import { ragRoutes } from "./rag/rag.routes";
 import { taskRoutes } from "./tasks/tasks.routes";
+import { upstreamOAuthRoutes } from "./upstream-oauth/upstream-oauth.routes";
 
-const apiRoutes = [...taskRoutes, ...ragRoutes, ...sourceRoutes, ...hiddenToolRoutes(gatewayBuiltinNames(mcpServers)), ...serverRoutes([...mcpServers, createGatewayServer(mcpServers).definition])];
+const apiRoutes = [...taskRoutes, ...ragRoutes, ...sourceRoutes, ...sourceAuthorizationRoutes, ...hiddenToolRoutes(gatewayBuiltinNames(mcpServers)), ...serverRoutes([...mcpServers, createGatewayServer(mcpServers).definition])];
 
 /**
  * `servers` defaults to the real MCP servers; the conformance fixture Worker
@@ -34,6 +36,7 @@ export function createApp(servers: readonly McpServerDefinition[] = mcpServers):
   app.route("/", oauthRoutes());
   app.route("/", authorizeRoutes());
   app.route("/", oidcCallbackRoutes());
+  app.route("/", upstreamOAuthRoutes());
   app.get("/openapi.json", (c) => c.json(buildOpenApi(apiRoutes, { title: "mcp-edge REST API", version: VERSION })));
 
   app.use("/api/*", cors, limitBody(MAX_JSON_BODY_BYTES), authenticated, apiRateLimited);

@@ -13,6 +13,7 @@ import { log } from "../lib/log";
 import type { BreakerView } from "./breaker-view";
 import { secretBox, type SecretBox } from "./secrets";
 import * as repo from "./sources.repo";
+import { authorizationMessage, type UpstreamAuthorizer, withBearer } from "./upstream-authorization";
 import { upstreamConfig } from "./upstream-config";
 import { type InventoryChange, type UpstreamTool, upstreamToolsSchema } from "./upstream.types";
 
@@ -21,6 +22,8 @@ export interface SourceDiscoveryDeps {
   env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS">;
   /** This isolate's breaker view: a discovery's verdict on the breaker reaches it at once. */
   breakers: BreakerView;
+  /** Sources' MCP authorization: learns an upstream's protection after a 401, and lists `oauth` sources with their owner's token. */
+  authorizer?: UpstreamAuthorizer | undefined;
 }
 
 function parseTools(toolsJson: string): UpstreamTool[] {
@@ -36,17 +39,40 @@ export class SourceDiscovery {
     this.secrets = secretBox(deps.env.SOURCE_SECRETS_KEY);
   }
 
-  /** Discovers the source's tools now; returns its row as it stands afterwards. A failure is recorded on it, not thrown. */
+  /**
+   * Discovers the source's tools now; returns its row as it stands afterwards. A failure is recorded
+   * on it, not thrown. An upstream that answers 401 with MCP authorization is recorded as such
+   * (`authorization_required`: its owner connects, then discovery runs again); an `oauth` source is
+   * listed with its owner's token, refreshed once after a 401.
+   */
   async discover(row: repo.SourceRow): Promise<repo.SourceRow> {
     const attemptedAt = nowIso();
-    const namespace = this.deps.env.GATEWAY_SOURCE;
-    const outcome = await namespace.get(namespace.idFromName(String(row.id))).discover(await upstreamConfig(row, this.secrets, this.deps.env));
-    this.deps.breakers.set(row.id, outcome.breaker);
-    if (!outcome.ok) {
-      const error = `${outcome.error?.type ?? "protocol"}: ${outcome.error?.message ?? "discovery failed"}`;
+    const failed = async (error: string): Promise<repo.SourceRow> => {
       await repo.recordDiscoveryError(this.deps.db, row.id, error, attemptedAt);
       return { ...row, lastDiscoveryError: error, lastDiscoveryAttemptAt: attemptedAt };
+    };
+    const authorizer = this.deps.authorizer;
+    const needsAuthorization = (why: Parameters<typeof authorizationMessage>[1]) =>
+      failed(`authorization_required: ${authorizationMessage(row.slug, why, authorizer?.connectLink(row.id, why.scope))}`);
+    const base = await upstreamConfig(row, this.secrets, this.deps.env);
+    let config = base;
+    if (row.upstreamAuth === "oauth" && authorizer) {
+      const token = await authorizer.bearer(row);
+      if (typeof token !== "string") return needsAuthorization(token);
+      config = await withBearer(base, token);
     }
+    let outcome = await this.object(row.id).discover(config);
+    if (outcome.error?.type === "unauthorized" && authorizer) {
+      if (row.upstreamAuth !== "oauth") {
+        if (await authorizer.learnProtection(row)) return needsAuthorization({ state: "needs_authorization", scope: undefined });
+      } else {
+        const token = await authorizer.bearer(row, true);
+        if (typeof token !== "string") return needsAuthorization(token);
+        outcome = await this.object(row.id).discover(await withBearer(base, token));
+      }
+    }
+    this.deps.breakers.set(row.id, outcome.breaker);
+    if (!outcome.ok) return failed(`${outcome.error?.type ?? "protocol"}: ${outcome.error?.message ?? "discovery failed"}`);
     const discover: unknown = outcome.discoverJson === null ? null : JSON.parse(outcome.discoverJson);
     const learned: repo.LearnedUpstream = {
       upstreamKind: outcome.kind,
@@ -93,6 +119,11 @@ export class SourceDiscovery {
       }
     }
     return { checked: due.length, failed };
+  }
+
+  private object(sourceId: number) {
+    const namespace = this.deps.env.GATEWAY_SOURCE;
+    return namespace.get(namespace.idFromName(String(sourceId)));
   }
 
   private async write(

@@ -18,6 +18,7 @@ import type { SourceDiscovery } from "./source-discovery.service";
 import { type SourceDetail, toDetail, toView } from "./source-views";
 import * as repo from "./sources.repo";
 import { type CreateSourceInput, type EnvVarInput, slugify, type SourceView, type UpdateSourceInput } from "./sources.schema";
+import type { UpstreamAuthorizer } from "./upstream-authorization";
 import { BRIDGE_TOKEN_KEY } from "./upstream-config";
 
 export interface SourceRegistryDeps {
@@ -25,6 +26,8 @@ export interface SourceRegistryDeps {
   env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS">;
   discovery: SourceDiscovery;
   breakers: BreakerView;
+  /** Deleting an OAuth source revokes its owner's upstream tokens first. */
+  authorizer?: Pick<UpstreamAuthorizer, "disconnect"> | undefined;
 }
 
 const STDIO_ONLY = ["mcp_command", "mcp_args", "mcp_runtime_hint", "manifest", "bridge_token", "mcp_plugin_dir"] as const;
@@ -231,6 +234,8 @@ export class SourceRegistry {
   }
 
   async remove(userId: number, id: number): Promise<void> {
+    const row = await this.owned(userId, id);
+    if (row.upstreamAuth === "oauth") await this.deps.authorizer?.disconnect(userId, id, true);
     if (!(await repo.deleteSource(this.deps.db, userId, id))) throw AppError.notFound("Source", id);
     this.deps.breakers.forget(id);
     await this.stub(id).reset();

@@ -1,0 +1,76 @@
+/**
+ * A source call that answered `authorization_required` (upstream-authorization.ts), offered to the
+ * client as a URL-mode elicitation when its protocol revision has one, so the client can open the
+ * connect link itself instead of the model relaying it:
+ * - 2026-07-28: an `inputRequired` result with an embedded URL elicitation, when the request's
+ *   envelope declares `elicitation.url`. The client opens the link and retries; the retry calls
+ *   again, and if the user still did not connect it gets the typed error result (no second ask).
+ * - 2025-11-25: the `-32042` URLElicitationRequired error. The stateless 2025 lane does not keep
+ *   the client's initialize capabilities, so this is sent on that revision's every such call; its
+ *   message carries the link, so a client without URL mode still shows the user where to go.
+ * - Anything else: the typed error result, whose text and `_meta.authorization` carry the link.
+ */
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type CallToolResult,
+  type InputRequiredResult,
+  inputRequired,
+  PROTOCOL_VERSION_META_KEY,
+  type ServerContext,
+  UrlElicitationRequiredError,
+} from "@modelcontextprotocol/server";
+import { isJsonObject } from "../lib/json";
+import type { AuthorizationRequired } from "./upstream-authorization";
+
+export const CONNECT_INPUT_KEY = "connect";
+/** The first revision with the -32042 error. */
+export const URL_ELICITATION_ERROR_VERSION = "2025-11-25";
+const MODERN_VERSION = "2026-07-28";
+
+function connectMessage(slug: string, authorization: AuthorizationRequired): string {
+  const again = authorization.state === "authorization_expired" ? "again " : "";
+  return `Connect your account ${again}for ${slug}${authorization.scope ? ` (permissions: ${authorization.scope})` : ""}, then the call continues.`;
+}
+
+function requestVersion(ctx: ServerContext): string | undefined {
+  const fromEnvelope = ctx.mcpReq._meta?.[PROTOCOL_VERSION_META_KEY];
+  return typeof fromEnvelope === "string" ? fromEnvelope : (ctx.http?.req?.headers.get("mcp-protocol-version") ?? undefined);
+}
+
+function declaresUrlElicitation(ctx: ServerContext): boolean {
+  const capabilities = ctx.mcpReq._meta?.[CLIENT_CAPABILITIES_META_KEY];
+  if (!isJsonObject(capabilities)) return false;
+  const elicitation = capabilities["elicitation"];
+  return isJsonObject(elicitation) && isJsonObject(elicitation["url"]);
+}
+
+/** The -32042 error of a call whose owner must connect (what the SDK sends for a thrown UrlElicitationRequiredError). */
+export function urlElicitationError(slug: string, authorization: AuthorizationRequired & { url: string }): { code: number; message: string; data: unknown } {
+  const error = urlElicitation(slug, authorization);
+  return { code: error.code, message: error.message, data: error.data };
+}
+
+function urlElicitation(slug: string, authorization: AuthorizationRequired & { url: string }): UrlElicitationRequiredError {
+  const message = connectMessage(slug, authorization);
+  return new UrlElicitationRequiredError([{ mode: "url", elicitationId: crypto.randomUUID(), url: authorization.url, message }], `${message} Open ${authorization.url}`);
+}
+
+/** The answer to send instead of (or as) the error result; throws the -32042 error on 2025-11-25. */
+export function askToConnect(
+  slug: string,
+  result: CallToolResult,
+  authorization: AuthorizationRequired & { url: string },
+  ctx: ServerContext,
+): CallToolResult | InputRequiredResult {
+  const version = requestVersion(ctx);
+  const message = connectMessage(slug, authorization);
+  if (version === MODERN_VERSION) {
+    const alreadyAsked = ctx.mcpReq.inputResponses?.[CONNECT_INPUT_KEY] !== undefined;
+    if (alreadyAsked || !declaresUrlElicitation(ctx)) return result;
+    return inputRequired({ inputRequests: { [CONNECT_INPUT_KEY]: inputRequired.elicitUrl({ message, url: authorization.url }) } });
+  }
+  if (version === URL_ELICITATION_ERROR_VERSION) {
+    throw urlElicitation(slug, authorization);
+  }
+  return result;
+}
