@@ -12,9 +12,7 @@
 import { isJsonObject, type JsonObject } from "../lib/json";
 import { isRequestId } from "../mcp/envelope";
 import { failureResult, type ToolContext } from "../mcp/tool";
-import { URL_ELICITATION_ERROR_VERSION, urlElicitationError } from "./connect-elicitation";
 import { splitGatewayName } from "./gateway-names";
-import { authorizationOf } from "./upstream-authorization";
 import type { CallableTool } from "./sources.repo";
 
 export interface SourceCall {
@@ -45,26 +43,16 @@ export function asSourceCall(body: unknown, builtins: ReadonlySet<string>): Sour
   return isJsonObject(args) ? { id, name, args } : undefined;
 }
 
-function jsonRpcError(id: string | number, error: { code: number; message: string; data: unknown }): Response {
-  return new Response(JSON.stringify({ jsonrpc: "2.0", id, error }), { headers: { "content-type": "application/json" } });
-}
-
 function jsonRpc(id: string | number, resultJson: string): Response {
   return new Response(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`, {
     headers: { "content-type": "application/json" },
   });
 }
 
-/**
- * Calls the tool `SourceCalls.find` returned for this user and sends the result as the JSON-RPC
- * answer — or, when the owner must connect their account and the request speaks 2025-11-25, the
- * -32042 URL elicitation error the SDK path would send (connect-elicitation.ts).
- */
-export async function answerSourceCall(call: SourceCall, target: CallableTool, ctx: ToolContext, version: string): Promise<Response> {
+/** Calls the tool `SourceCalls.find` returned for this user and sends the result as the JSON-RPC answer. */
+export async function answerSourceCall(call: SourceCall, target: CallableTool, ctx: ToolContext): Promise<Response> {
   try {
-    const { result, resultJson } = await ctx.services.sourceCalls.call(ctx.user.id, target, call.args);
-    const authorization = version === URL_ELICITATION_ERROR_VERSION ? authorizationOf(result) : undefined;
-    if (authorization) return jsonRpcError(call.id, urlElicitationError(target.source.slug, authorization));
+    const { resultJson } = await ctx.services.sourceCalls.call(ctx.user.id, target, call.args);
     return jsonRpc(call.id, resultJson);
   } catch (error) {
     return jsonRpc(call.id, JSON.stringify(failureResult(error, call.name, ctx.user.id)));

@@ -5,9 +5,12 @@
  * - 2026-07-28: an `inputRequired` result with an embedded URL elicitation, when the request's
  *   envelope declares `elicitation.url`. The client opens the link and retries; the retry calls
  *   again, and if the user still did not connect it gets the typed error result (no second ask).
- * - 2025-11-25: the `-32042` URLElicitationRequired error. The stateless 2025 lane does not keep
- *   the client's initialize capabilities, so this is sent on that revision's every such call; its
- *   message carries the link, so a client without URL mode still shows the user where to go.
+ * - 2025-11-25: the `-32042` URLElicitationRequired error, only to a client known to take URL
+ *   elicitation — the revision forbids it otherwise, and a client without URL mode would turn a
+ *   readable result into an exception. The stateless 2025 lane keeps no initialize capabilities,
+ *   so the request must say so itself: `elicitation.url` in its `_meta` client capabilities (the
+ *   2026-07-28 envelope key, which dual-era clients send). Such a request never takes the fast path
+ *   (call-fast-path.ts answers only calls without `_meta`).
  * - Anything else: the typed error result, whose text and `_meta.authorization` carry the link.
  */
 import {
@@ -24,7 +27,7 @@ import type { AuthorizationRequired } from "./upstream-authorization";
 
 export const CONNECT_INPUT_KEY = "connect";
 /** The first revision with the -32042 error. */
-export const URL_ELICITATION_ERROR_VERSION = "2025-11-25";
+const URL_ELICITATION_ERROR_VERSION = "2025-11-25";
 const MODERN_VERSION = "2026-07-28";
 
 function connectMessage(slug: string, authorization: AuthorizationRequired): string {
@@ -32,22 +35,22 @@ function connectMessage(slug: string, authorization: AuthorizationRequired): str
   return `Connect your account ${again}for ${slug}${authorization.scope ? ` (permissions: ${authorization.scope})` : ""}, then the call continues.`;
 }
 
+/** The request's reserved `_meta` keys: the SDK lifts them into `envelope` before the handler runs. */
+function envelopeKey(ctx: ServerContext, key: string): unknown {
+  const envelope: Record<string, unknown> = { ...ctx.mcpReq.envelope };
+  return envelope[key] ?? ctx.mcpReq._meta?.[key];
+}
+
 function requestVersion(ctx: ServerContext): string | undefined {
-  const fromEnvelope = ctx.mcpReq._meta?.[PROTOCOL_VERSION_META_KEY];
+  const fromEnvelope = envelopeKey(ctx, PROTOCOL_VERSION_META_KEY);
   return typeof fromEnvelope === "string" ? fromEnvelope : (ctx.http?.req?.headers.get("mcp-protocol-version") ?? undefined);
 }
 
 function declaresUrlElicitation(ctx: ServerContext): boolean {
-  const capabilities = ctx.mcpReq._meta?.[CLIENT_CAPABILITIES_META_KEY];
+  const capabilities = envelopeKey(ctx, CLIENT_CAPABILITIES_META_KEY);
   if (!isJsonObject(capabilities)) return false;
   const elicitation = capabilities["elicitation"];
   return isJsonObject(elicitation) && isJsonObject(elicitation["url"]);
-}
-
-/** The -32042 error of a call whose owner must connect (what the SDK sends for a thrown UrlElicitationRequiredError). */
-export function urlElicitationError(slug: string, authorization: AuthorizationRequired & { url: string }): { code: number; message: string; data: unknown } {
-  const error = urlElicitation(slug, authorization);
-  return { code: error.code, message: error.message, data: error.data };
 }
 
 function urlElicitation(slug: string, authorization: AuthorizationRequired & { url: string }): UrlElicitationRequiredError {
@@ -69,8 +72,6 @@ export function askToConnect(
     if (alreadyAsked || !declaresUrlElicitation(ctx)) return result;
     return inputRequired({ inputRequests: { [CONNECT_INPUT_KEY]: inputRequired.elicitUrl({ message, url: authorization.url }) } });
   }
-  if (version === URL_ELICITATION_ERROR_VERSION) {
-    throw urlElicitation(slug, authorization);
-  }
+  if (version === URL_ELICITATION_ERROR_VERSION && declaresUrlElicitation(ctx)) throw urlElicitation(slug, authorization);
   return result;
 }

@@ -257,13 +257,12 @@ export async function serveGateway(
   }
   const found: SourceTool[] = [];
   const lookedUp = new Set<string>();
-  const version = options.fastPath !== false && body !== undefined ? fastPathVersion(request) : undefined;
-  const call = version !== undefined ? asSourceCall(body, gateway.builtinNames) : undefined;
-  if (call && version !== undefined) {
+  const call = options.fastPath !== false && body !== undefined && fastPathVersion(request) ? asSourceCall(body, gateway.builtinNames) : undefined;
+  if (call) {
     const target = await ctx.services.sourceCalls.find(ctx.user.id, call.name);
     lookedUp.add(call.name);
     // A tool whose output schema root is not an object has its results shaped by the SDK.
-    if (target && target.tool.output !== "other") return answerSourceCall(call, target, ctx, version);
+    if (target && target.tool.output !== "other") return answerSourceCall(call, target, ctx);
     if (target) found.push(looked(call.name, target));
   }
   // A context object of this request alone, so nothing registered for it can reach another request.
