@@ -134,6 +134,12 @@ export async function storedTokens(userId: number, sourceId: number): Promise<St
   return JSON.parse(await secretBox(env.SOURCE_SECRETS_KEY).open(userId, `:oauth:tokens:${sourceId}`, row.tokens)) as StoredTokens;
 }
 
+/** Seals `tokens` into the source's row as the gateway would (the tests' stand-in for a token the upstream forgot). */
+export async function replaceStoredTokens(userId: number, sourceId: number, tokens: StoredTokens): Promise<void> {
+  const sealed = await secretBox(env.SOURCE_SECRETS_KEY).seal(userId, `:oauth:tokens:${sourceId}`, JSON.stringify(tokens));
+  await env.DB.prepare("UPDATE source_authorizations SET tokens = ? WHERE source_id = ? AND user_id = ?").bind(sealed, sourceId, userId).run();
+}
+
 /** Makes the stored access token look about to expire, so the next use refreshes it. */
 export async function expireAccessToken(sourceId: number): Promise<void> {
   await env.DB.prepare("UPDATE source_authorizations SET token_expires_at = ? WHERE source_id = ?").bind(new Date(Date.now() - 1000).toISOString(), sourceId).run();

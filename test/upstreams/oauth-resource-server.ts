@@ -1,0 +1,142 @@
+/**
+ * A second OAuth-protected upstream for the gateway's tests, whose authorization server is another
+ * issuer than mcp-edge: a real `oidc-provider` (certified OpenID Provider) on loopback issuing JWT
+ * access tokens for one resource (RFC 8707), with Dynamic Client Registration, refresh tokens and
+ * revocation — and beside it a small MCP server (the SDK's Server, stateless) that accepts only
+ * those tokens: signature from the provider's JWKS, `iss` that provider, `aud` this resource.
+ *
+ * - `POST /mcp` without a valid token: 401 with `resource_metadata` (RFC 9728); `whoami` answers
+ *   the token's subject (which account the gateway called with); `add_note` needs `notes:write`
+ *   and answers 403 `insufficient_scope` without it.
+ * - `GET /.well-known/oauth-protected-resource/mcp`: the resource's metadata.
+ * The provider takes no Client ID Metadata Documents, so the gateway registers by DCR here.
+ */
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify } from "jose";
+import Provider from "oidc-provider";
+
+const READ = "notes:read";
+const WRITE = "notes:write";
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function listen(server: HttpServer, port: number): Promise<HttpServer> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve(server));
+  });
+}
+
+async function startIssuer(port: number, resource: string): Promise<HttpServer> {
+  const issuer = `http://127.0.0.1:${port}`;
+  const { privateKey } = await generateKeyPair("RS256", { extractable: true });
+  const provider = new Provider(issuer, {
+    jwks: { keys: [{ ...(await exportJWK(privateKey)), kid: "notes-issuer-key", alg: "RS256", use: "sig" }] },
+    features: {
+      devInteractions: { enabled: true },
+      registration: { enabled: true },
+      revocation: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => resource,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx, indicator) => {
+          if (indicator !== resource) throw new Error(`unknown resource ${indicator}`);
+          return { scope: `${READ} ${WRITE}`, audience: resource, accessTokenTTL: 3600, accessTokenFormat: "jwt", jwt: { sign: { alg: "RS256" } } };
+        },
+      },
+    },
+    scopes: ["openid", "offline_access", READ, WRITE],
+    // Every code grant of a client allowed to refresh gets a refresh token (no offline_access dance).
+    issueRefreshToken: (_ctx, client) => client.grantTypeAllowed("refresh_token"),
+    pkce: { required: () => true },
+    cookies: { keys: ["test-only-notes-issuer-cookie-key"] },
+    findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
+  });
+  return listen(createServer(provider.callback()), port);
+}
+
+function notesServer(subject: string, scopes: Set<string>, challenge: (scope: string) => never): Server {
+  const server = new Server({ name: "notes", version: "1.0.0" }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [
+      { name: "whoami", description: "The subject of the caller's token", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } },
+      { name: "add_note", description: "Needs notes:write", inputSchema: { type: "object", properties: { text: { type: "string" } } } },
+    ],
+  }));
+  server.setRequestHandler(CallToolRequestSchema, (request) => {
+    if (request.params.name === "add_note" && !scopes.has(WRITE)) challenge(`${READ} ${WRITE}`);
+    return { content: [{ type: "text", text: request.params.name === "whoami" ? subject : "noted" }] };
+  });
+  return server;
+}
+
+class ScopeChallenge extends Error {
+  constructor(readonly scope: string) {
+    super("insufficient_scope");
+  }
+}
+
+async function startResourceServer(port: number, issuer: string, resource: string): Promise<HttpServer> {
+  const jwks = createRemoteJWKSet(new URL(`${issuer}/jwks`));
+  const metadataUrl = `http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp`;
+  const refuse = (res: ServerResponse, status: number, challenge: string) =>
+    res.writeHead(status, { "www-authenticate": `Bearer ${challenge}resource_metadata="${metadataUrl}"`, "content-type": "application/json" }).end(JSON.stringify({ error: status === 401 ? "invalid_token" : "insufficient_scope" }));
+  const http = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? "/", `http://127.0.0.1:${port}`);
+      if (url.pathname === "/.well-known/oauth-protected-resource/mcp") {
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ resource, authorization_servers: [issuer], scopes_supported: [READ], bearer_methods_supported: ["header"] }));
+        return;
+      }
+      if (url.pathname !== "/mcp") return void res.writeHead(404).end();
+      const text = await readBody(req);
+      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
+      let claims: { sub?: string; scope?: unknown };
+      try {
+        if (!token) throw new Error("no token");
+        claims = (await jwtVerify(token, jwks, { issuer, audience: resource })).payload;
+      } catch {
+        return refuse(res, 401, `scope="${READ}", `);
+      }
+      if (req.method !== "POST") return void res.writeHead(405).end();
+      const scopes = new Set(typeof claims.scope === "string" ? claims.scope.split(" ") : []);
+      const server = notesServer(claims.sub ?? "", scopes, (scope) => {
+        throw new ScopeChallenge(scope);
+      });
+      const body: unknown = JSON.parse(text);
+      const message = Array.isArray(body) ? undefined : (body as { method?: string; params?: { name?: string } });
+      // The challenge must be an HTTP 403 (the spec's step-up signal), decided before the SDK answers 200.
+      if (message?.method === "tools/call" && message.params?.name === "add_note" && !scopes.has(WRITE)) {
+        return refuse(res, 403, `error="insufficient_scope", scope="${READ} ${WRITE}", `);
+      }
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      res.on("close", () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    })().catch(() => {
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+  return listen(http, port);
+}
+
+/** The notes issuer on `issuerPort` and its resource server on `serverPort`. */
+export async function startNotesUpstream(issuerPort: number, serverPort: number): Promise<HttpServer[]> {
+  const issuer = `http://127.0.0.1:${issuerPort}`;
+  const resource = `http://127.0.0.1:${serverPort}/mcp`;
+  return Promise.all([startIssuer(issuerPort, resource), startResourceServer(serverPort, issuer, resource)]);
+}
