@@ -95,6 +95,15 @@ function describe(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 300) : "failed";
 }
 
+/** What a flow keeps sealed until its callback. */
+interface FlowSecrets {
+  verifier: string;
+  authorizationUrl: string;
+  /** A client registered (or given) for this flow: stored only when the flow completes. */
+  client?: StoredOAuthClientInformation | undefined;
+  identification?: ClientIdentification | null | undefined;
+}
+
 export class UpstreamAuthorizations implements UpstreamAuthorizer {
   private readonly secrets: SecretBox;
   private readonly fetchFn: OAuthFetch;
@@ -212,6 +221,15 @@ export class UpstreamAuthorizations implements UpstreamAuthorizer {
       };
       opened.identification = "manual";
     }
+    // A dynamically registered client may be limited to the scopes it registered with: asking for
+    // more (a step-up) registers anew, with the wider scope.
+    const client = opened.client;
+    const registeredScope = opened.identification === "dynamic_registration" && client && "scope" in client && typeof client.scope === "string" ? client.scope : undefined;
+    const registered = registeredScope === undefined ? undefined : new Set(registeredScope.split(" "));
+    if (registered && options.scope?.split(" ").some((scope) => !registered.has(scope))) {
+      opened.client = undefined;
+      opened.identification = null;
+    }
     const state = randomSecret();
     const provider = new GatewayOAuthClient(opened, urls, { state, now: this.now });
     if (options.client) provider.clientChanged = true;
@@ -231,12 +249,16 @@ export class UpstreamAuthorizations implements UpstreamAuthorizer {
     if (result !== "REDIRECT" || !provider.authorizationUrl || !provider.verifier) {
       throw new AppError("upstream_error", "The upstream's authorization server gave no authorization URL");
     }
+    // A new client (registered now, or given by the user) takes effect when the connection it was
+    // made for completes: until then the current connection keeps its own client and tokens.
+    const newClient = provider.clientChanged ? { client: opened.client, identification: opened.identification } : {};
+    provider.clientChanged = false;
     const patch = await this.sealed(userId, source.id, opened, provider);
     await repo.updateAuthorization(this.deps.db, userId, source.id, { ...patch, redirectUri: urls.redirectUri });
     const flowId = randomSecret();
     const expiresAt = new Date(this.now() + FLOW_TTL_MS).toISOString();
     const scope = provider.authorizationUrl.searchParams.get("scope") ?? undefined;
-    const flowSecrets = JSON.stringify({ verifier: provider.verifier, authorizationUrl: provider.authorizationUrl.href });
+    const flowSecrets = JSON.stringify({ verifier: provider.verifier, authorizationUrl: provider.authorizationUrl.href, ...newClient });
     await repo.insertFlow(
       this.deps.db,
       {
@@ -289,7 +311,7 @@ export class UpstreamAuthorizations implements UpstreamAuthorizer {
     if (!(await repo.bindFlow(this.deps.db, flow.stateHash, await hashToken(browserSecret)))) {
       throw new AppError("conflict", "This connect link was already opened. Start connecting again.");
     }
-    const { authorizationUrl } = JSON.parse(await this.secrets.open(flow.userId, sealName("flow", flow.sourceId), flow.secrets)) as { authorizationUrl: string };
+    const { authorizationUrl } = JSON.parse(await this.secrets.open(flow.userId, sealName("flow", flow.sourceId), flow.secrets)) as FlowSecrets;
     return { authorizationUrl };
   }
 
@@ -308,8 +330,13 @@ export class UpstreamAuthorizations implements UpstreamAuthorizer {
     const target = await source(flow.userId, flow.sourceId);
     const row = await this.owned(flow.userId, flow.sourceId);
     const opened = await this.open(row);
-    const { verifier } = JSON.parse(await this.secrets.open(flow.userId, sealName("flow", flow.sourceId), flow.secrets)) as { verifier: string };
-    const provider = new GatewayOAuthClient(opened, this.urls(row.redirectUri), { now: this.now, verifier });
+    const kept = JSON.parse(await this.secrets.open(flow.userId, sealName("flow", flow.sourceId), flow.secrets)) as FlowSecrets;
+    if (kept.client) {
+      opened.client = kept.client;
+      opened.identification = kept.identification ?? null;
+    }
+    const provider = new GatewayOAuthClient(opened, this.urls(row.redirectUri), { now: this.now, verifier: kept.verifier });
+    provider.clientChanged = kept.client !== undefined;
     try {
       await runOAuth(provider, { serverUrl: target.mcpServerUrl, authorizationCode: callback.code, ...(callback.iss !== undefined ? { iss: callback.iss } : {}), fetchFn: this.fetchFn });
     } catch (error) {
