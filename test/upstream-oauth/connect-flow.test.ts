@@ -87,7 +87,7 @@ describe("connecting", () => {
     const link = await connectLink(owner, source.id, { return_to: "console" });
     const run = await followInBrowser(new Browser(), link, owner);
     expect(run.final.status).toBe(303);
-    expect(run.final.headers.get("location")).toBe(`/#sources/${source.id}/connected`);
+    expect(run.final.headers.get("location")).toBe("/#sources");
     expect((await authorizationOf(owner, source.id)).status).toBe("connected");
   });
 

@@ -132,7 +132,8 @@ async function callback(c: Context<AppEnv>): Promise<Response> {
   const headers = new Headers(NO_STORE);
   headers.append("Set-Cookie", clear);
   if (done.returnTo === "console") {
-    headers.set("Location", `/#sources/${done.sourceId}/connected`);
+    // The console opens on its sources panel, where the source now shows its health.
+    headers.set("Location", "/#sources");
     return new Response(null, { status: 303, headers });
   }
   const found = detail.source.last_discovery_error ? `Discovery: ${detail.source.last_discovery_error}` : `${detail.tools.length} tools discovered.`;
