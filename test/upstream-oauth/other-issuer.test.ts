@@ -109,6 +109,17 @@ describe("an upstream whose authorization server is another issuer", () => {
     await gateway.close();
   });
 
+  it("never fetches an authorization server the source URL rules refuse (a metadata address named by the upstream)", async () => {
+    const owner = await createUser();
+    const res = await api<SourceDetailBody>(owner, "POST", "/api/sources", { body: { name: "Misleading", url: upstreams().notes_mcp.replace(/\/mcp$/, "/mislead/mcp") } });
+    expect(res.status).toBe(201);
+    // Not recorded as an OAuth source: its 401 stays an ordinary failure.
+    expect(res.body.source.last_discovery_error).toMatch(/^unauthorized: /);
+    expect((await api(owner, "GET", `/api/sources/${res.body.source.id}/authorization`)).status).toBe(404);
+    const row = await env.DB.prepare("SELECT upstream_auth FROM sources WHERE id = ?").bind(res.body.source.id).first<{ upstream_auth: string }>();
+    expect(row?.upstream_auth).toBe("none");
+  });
+
   it("disconnect revokes the refresh token at the other issuer", async () => {
     const owner = await createUser();
     const source = await registerNotes(owner);

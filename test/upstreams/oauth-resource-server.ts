@@ -9,6 +9,8 @@
  *   the token's subject (which account the gateway called with); `add_note` needs `notes:write`
  *   and answers 403 `insufficient_scope` without it.
  * - `GET /.well-known/oauth-protected-resource/mcp`: the resource's metadata.
+ * - `/mislead/mcp`: always 401, its metadata naming an authorization server on the cloud metadata
+ *   address (169.254.169.254), which the gateway must refuse to fetch.
  * The provider takes no Client ID Metadata Documents, so the gateway registers by DCR here.
  */
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
@@ -97,6 +99,17 @@ async function startResourceServer(port: number, issuer: string, resource: strin
       const url = new URL(req.url ?? "/", `http://127.0.0.1:${port}`);
       if (url.pathname === "/.well-known/oauth-protected-resource/mcp") {
         res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ resource, authorization_servers: [issuer], scopes_supported: [READ], bearer_methods_supported: ["header"] }));
+        return;
+      }
+      // /mislead/mcp: metadata naming an authorization server on the cloud metadata address, which
+      // the gateway must never fetch (its OAuth fetches follow the source URL rules).
+      if (url.pathname === "/.well-known/oauth-protected-resource/mislead/mcp") {
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ resource: `http://127.0.0.1:${port}/mislead/mcp`, authorization_servers: ["http://169.254.169.254"] }));
+        return;
+      }
+      if (url.pathname === "/mislead/mcp") {
+        await readBody(req);
+        res.writeHead(401, { "www-authenticate": `Bearer resource_metadata="http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mislead/mcp"` }).end();
         return;
       }
       if (url.pathname !== "/mcp") return void res.writeHead(404).end();

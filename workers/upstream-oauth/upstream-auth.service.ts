@@ -15,38 +15,30 @@
  * Tokens, client secrets, PKCE verifiers and authorization URLs are sealed at rest
  * (gateway/secrets.ts, bound to the owner and the source) and never returned, logged or audited.
  */
-import {
-  discoverOAuthServerInfo,
-  extractWWWAuthenticateParams,
-  OAuthError,
-  type OAuthDiscoveryState,
-  runOAuth,
-  type StoredOAuthClientInformation,
-  type StoredOAuthTokens,
-} from "../mcp-client/oauth";
+import { runOAuth } from "../mcp-client/oauth";
 import { hashToken, randomSecret } from "../auth/tokens";
 import { nowIso } from "../lib/clock";
 import type { Db } from "../lib/db";
 import { AppError } from "../lib/errors";
-import { isJsonObject } from "../lib/json";
 import { log } from "../lib/log";
 import { privateUpstreamsAllowed } from "../lib/url-safety";
 import type { SelfRoutedFetch } from "../mcp-client/self-routed-fetch";
-import { secretBox, type SecretBox } from "../gateway/secrets";
+import { secretBox } from "../gateway/secrets";
 import type { AuthorizationNeeded, OAuthSource, UpstreamAuthorizer } from "../gateway/upstream-authorization";
 import { getSource } from "../gateway/sources.repo";
 import * as repo from "./authorizations.repo";
 import { gatewayClientUrls, type GatewayClientUrls, UPSTREAM_CONNECT_PATH, UPSTREAM_START_PATH } from "./gateway-client";
 import { type ClientIdentification, GatewayOAuthClient, type OAuthState } from "./gateway-oauth-client";
 import { type OAuthFetch, oauthFetch } from "./oauth-fetch";
+import { describeOAuthFailure, discoverProtection } from "./protection";
 import { revokeTokens } from "./revocation";
+import { type FlowSecrets, SealedState, storableDiscovery } from "./sealed-state";
 import type { UpstreamOAuthAudit } from "./upstream-oauth-audit";
 
 /** How long a started authorization may take (the user signs in and consents meanwhile). */
 export const FLOW_TTL_MS = 10 * 60 * 1000;
 /** An access token this close to expiry is refreshed before a call rather than after its 401. */
 export const REFRESH_MARGIN_MS = 60 * 1000;
-const PROBE_TIMEOUT_MS = 10_000;
 
 export interface StartOptions {
   scope?: string | undefined;
@@ -74,43 +66,16 @@ export interface UpstreamAuthDeps {
   now?: () => number;
 }
 
-/** Sealing names: `:` never occurs in a variable name, and the source id binds each value to its source. */
-const sealName = (kind: "tokens" | "client" | "flow", sourceId: number) => `:oauth:${kind}:${sourceId}`;
-
-/** A token opened from its sealed text, per isolate: a warm source's call skips AES-GCM. Keyed by the sealed text itself. */
-const openedTokens = new Map<string, StoredOAuthTokens>();
-const OPENED_MAX = 256;
-
-function remember(sealed: string, tokens: StoredOAuthTokens): void {
-  if (openedTokens.size >= OPENED_MAX) openedTokens.delete(openedTokens.keys().next().value!);
-  openedTokens.set(sealed, tokens);
-}
-
 /** Refreshes in flight in this isolate, per source: concurrent calls share one refresh. */
 const refreshing = new Map<number, Promise<string | AuthorizationNeeded>>();
 
-function describe(error: unknown): string {
-  if (error instanceof OAuthError) return `${error.code}${error.message ? `: ${error.message}` : ""}`.slice(0, 300);
-  if (error instanceof AppError) return error.message;
-  return error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 300) : "failed";
-}
-
-/** What a flow keeps sealed until its callback. */
-interface FlowSecrets {
-  verifier: string;
-  authorizationUrl: string;
-  /** A client registered (or given) for this flow: stored only when the flow completes. */
-  client?: StoredOAuthClientInformation | undefined;
-  identification?: ClientIdentification | null | undefined;
-}
-
 export class UpstreamAuthorizations implements UpstreamAuthorizer {
-  private readonly secrets: SecretBox;
+  private readonly state: SealedState;
   private readonly fetchFn: OAuthFetch;
   private readonly now: () => number;
 
   constructor(private readonly deps: UpstreamAuthDeps) {
-    this.secrets = secretBox(deps.env.SOURCE_SECRETS_KEY);
+    this.state = new SealedState(secretBox(deps.env.SOURCE_SECRETS_KEY));
     this.fetchFn = oauthFetch(deps.fetch, privateUpstreamsAllowed(deps.env));
     this.now = deps.now ?? Date.now;
   }
@@ -122,48 +87,20 @@ export class UpstreamAuthorizations implements UpstreamAuthorizer {
   }
 
   /**
-   * After a discovery the upstream refused with 401: is it an MCP-authorization resource? Asks it
-   * without credentials, reads the challenge, and looks up its Protected Resource Metadata and
-   * authorization server (RFC 9728, RFC 8414 / OIDC discovery). Records what it found and returns
-   * true; false when the upstream publishes no metadata (then the 401 stays an ordinary failure).
+   * After a discovery the upstream refused with 401: records its protection (needs_authorization)
+   * when it is an MCP-authorization resource (protection.ts); false when it is not.
    */
   async learnProtection(source: OAuthSource): Promise<boolean> {
-    let resourceMetadataUrl: URL | undefined;
     try {
-      const probe = await this.fetchFn(source.mcpServerUrl, {
-        method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "ping" }),
-        signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
-      });
-      if (probe.status === 401) resourceMetadataUrl = extractWWWAuthenticateParams(probe).resourceMetadataUrl;
-      await probe.body?.cancel();
-      const info = await discoverOAuthServerInfo(source.mcpServerUrl, { resourceMetadataUrl, fetchFn: this.fetchFn });
-      if (!info.resourceMetadata || !info.authorizationServerMetadata) return false;
-      const discovery: OAuthDiscoveryState = { ...info, ...(resourceMetadataUrl ? { resourceMetadataUrl: resourceMetadataUrl.href } : {}) };
-      await repo.recordProtection(
-        this.deps.db,
-        source.userId,
-        source.id,
-        {
-          resourceMetadataUrl: resourceMetadataUrl?.href ?? null,
-          resource: info.resourceMetadata.resource,
-          authorizationServer: info.authorizationServerMetadata.issuer,
-          scopesSupported: (info.resourceMetadata.scopes_supported ?? []).slice(0, 100),
-          discoveryState: this.storableDiscovery(discovery),
-        },
-        nowIso(),
-      );
+      const found = await discoverProtection(source.mcpServerUrl, this.fetchFn);
+      if (!found) return false;
+      const { discovery, ...facts } = found;
+      await repo.recordProtection(this.deps.db, source.userId, source.id, { ...facts, discoveryState: storableDiscovery(discovery) }, nowIso());
       return true;
     } catch (error) {
-      log.warn("upstream oauth discovery failed", { source_id: source.id, error: describe(error) });
+      log.warn("upstream oauth discovery failed", { source_id: source.id, error: describeOAuthFailure(error) });
       return false;
     }
-  }
-
-  private storableDiscovery(state: OAuthDiscoveryState): Record<string, unknown> | null {
-    const value: unknown = JSON.parse(JSON.stringify(state));
-    return isJsonObject(value) ? value : null;
   }
 
   private async owned(userId: number, sourceId: number): Promise<repo.AuthorizationRow> {
@@ -171,35 +108,6 @@ export class UpstreamAuthorizations implements UpstreamAuthorizer {
     // A foreign source's id gets the same answer as one without OAuth: nothing about it is revealed.
     if (!row) throw new AppError("not_found", `Source ${sourceId} not found, or its upstream asked for no authorization at the last discovery`);
     return row;
-  }
-
-  private async open(row: repo.AuthorizationRow): Promise<OAuthState> {
-    const json = async (kind: "tokens" | "client", sealed: string | null): Promise<unknown> =>
-      sealed === null ? undefined : JSON.parse(await this.secrets.open(row.userId, sealName(kind, row.sourceId), sealed));
-    const tokens = row.tokens === null ? undefined : (openedTokens.get(row.tokens) ?? (await json("tokens", row.tokens)));
-    const client = await json("client", row.clientInformation);
-    return {
-      // Sealed by this service from the SDK's own objects: their shape is the SDK's.
-      tokens: tokens as StoredOAuthTokens | undefined,
-      client: client as StoredOAuthClientInformation | undefined,
-      identification: row.clientIdentification,
-      expiresAt: row.tokenExpiresAt === null ? null : Date.parse(row.tokenExpiresAt),
-      discovery: (row.discoveryState ?? undefined) as OAuthDiscoveryState | undefined,
-    };
-  }
-
-  private async sealed(userId: number, sourceId: number, state: OAuthState, provider: GatewayOAuthClient): Promise<repo.AuthorizationPatch> {
-    const patch: repo.AuthorizationPatch = { discoveryState: state.discovery ? this.storableDiscovery(state.discovery) : null, updatedAt: nowIso() };
-    if (provider.clientChanged) {
-      patch.clientInformation = state.client ? await this.secrets.seal(userId, sealName("client", sourceId), JSON.stringify(state.client)) : null;
-      patch.clientIdentification = state.identification;
-    }
-    if (provider.tokensChanged) {
-      patch.tokens = state.tokens ? await this.secrets.seal(userId, sealName("tokens", sourceId), JSON.stringify(state.tokens)) : null;
-      patch.tokenExpiresAt = state.expiresAt === null ? null : new Date(state.expiresAt).toISOString();
-      patch.grantedScope = state.tokens?.scope ?? null;
-    }
-    return patch;
   }
 
   /**
@@ -211,7 +119,7 @@ export class UpstreamAuthorizations implements UpstreamAuthorizer {
   async start(userId: number, source: OAuthSource, options: StartOptions): Promise<StartedFlow> {
     const row = await this.owned(userId, source.id);
     const urls = this.urls();
-    const opened = await this.open(row);
+    const opened = await this.state.open(row);
     if (options.client) {
       const issuer = row.authorizationServer ?? undefined;
       opened.client = {
@@ -243,8 +151,8 @@ export class UpstreamAuthorizations implements UpstreamAuthorizer {
         forceReauthorization: true,
       });
     } catch (error) {
-      await repo.updateAuthorization(this.deps.db, userId, source.id, { lastError: `connect: ${describe(error)}`, updatedAt: nowIso() });
-      throw new AppError("upstream_error", `The upstream's authorization server refused to start connecting: ${describe(error)}`, { cause: error });
+      await repo.updateAuthorization(this.deps.db, userId, source.id, { lastError: `connect: ${describeOAuthFailure(error)}`, updatedAt: nowIso() });
+      throw new AppError("upstream_error", `The upstream's authorization server refused to start connecting: ${describeOAuthFailure(error)}`, { cause: error });
     }
     if (result !== "REDIRECT" || !provider.authorizationUrl || !provider.verifier) {
       throw new AppError("upstream_error", "The upstream's authorization server gave no authorization URL");
@@ -253,12 +161,12 @@ export class UpstreamAuthorizations implements UpstreamAuthorizer {
     // made for completes: until then the current connection keeps its own client and tokens.
     const newClient = provider.clientChanged ? { client: opened.client, identification: opened.identification } : {};
     provider.clientChanged = false;
-    const patch = await this.sealed(userId, source.id, opened, provider);
+    const patch = await this.state.patch(userId, source.id, opened, provider);
     await repo.updateAuthorization(this.deps.db, userId, source.id, { ...patch, redirectUri: urls.redirectUri });
     const flowId = randomSecret();
     const expiresAt = new Date(this.now() + FLOW_TTL_MS).toISOString();
     const scope = provider.authorizationUrl.searchParams.get("scope") ?? undefined;
-    const flowSecrets = JSON.stringify({ verifier: provider.verifier, authorizationUrl: provider.authorizationUrl.href, ...newClient });
+    const flowSecrets: FlowSecrets = { verifier: provider.verifier, authorizationUrl: provider.authorizationUrl.href, ...newClient };
     await repo.insertFlow(
       this.deps.db,
       {
@@ -266,7 +174,7 @@ export class UpstreamAuthorizations implements UpstreamAuthorizer {
         startHash: await hashToken(flowId),
         userId,
         sourceId: source.id,
-        secrets: await this.secrets.seal(userId, sealName("flow", source.id), flowSecrets),
+        secrets: await this.state.sealFlow(userId, source.id, flowSecrets),
         scope: scope ?? null,
         returnTo: options.returnTo,
         expiresAt,
@@ -311,7 +219,7 @@ export class UpstreamAuthorizations implements UpstreamAuthorizer {
     if (!(await repo.bindFlow(this.deps.db, flow.stateHash, await hashToken(browserSecret)))) {
       throw new AppError("conflict", "This connect link was already opened. Start connecting again.");
     }
-    const { authorizationUrl } = JSON.parse(await this.secrets.open(flow.userId, sealName("flow", flow.sourceId), flow.secrets)) as FlowSecrets;
+    const { authorizationUrl } = await this.state.openFlow(flow);
     return { authorizationUrl };
   }
 
@@ -329,8 +237,8 @@ export class UpstreamAuthorizations implements UpstreamAuthorizer {
     }
     const target = await source(flow.userId, flow.sourceId);
     const row = await this.owned(flow.userId, flow.sourceId);
-    const opened = await this.open(row);
-    const kept = JSON.parse(await this.secrets.open(flow.userId, sealName("flow", flow.sourceId), flow.secrets)) as FlowSecrets;
+    const opened = await this.state.open(row);
+    const kept = await this.state.openFlow(flow);
     if (kept.client) {
       opened.client = kept.client;
       opened.identification = kept.identification ?? null;
@@ -340,11 +248,11 @@ export class UpstreamAuthorizations implements UpstreamAuthorizer {
     try {
       await runOAuth(provider, { serverUrl: target.mcpServerUrl, authorizationCode: callback.code, ...(callback.iss !== undefined ? { iss: callback.iss } : {}), fetchFn: this.fetchFn });
     } catch (error) {
-      await repo.updateAuthorization(this.deps.db, flow.userId, flow.sourceId, { lastError: `connect: ${describe(error)}`, updatedAt: nowIso() });
+      await repo.updateAuthorization(this.deps.db, flow.userId, flow.sourceId, { lastError: `connect: ${describeOAuthFailure(error)}`, updatedAt: nowIso() });
       this.deps.audit.record({ userId: flow.userId, sourceId: flow.sourceId, action: "connect_failed", scope: null, identification: null });
-      throw new AppError("upstream_error", `The upstream's authorization server did not complete the connection: ${describe(error)}`, { cause: error });
+      throw new AppError("upstream_error", `The upstream's authorization server did not complete the connection: ${describeOAuthFailure(error)}`, { cause: error });
     }
-    const patch = await this.sealed(flow.userId, flow.sourceId, opened, provider);
+    const patch = await this.state.patch(flow.userId, flow.sourceId, opened, provider);
     const at = nowIso();
     await repo.updateAuthorization(this.deps.db, flow.userId, flow.sourceId, { ...patch, status: "connected", connectedAt: at, refreshedAt: null, lastError: null, updatedAt: at });
     this.deps.audit.record({ userId: flow.userId, sourceId: flow.sourceId, action: "connected", scope: opened.tokens?.scope ?? flow.scope, identification: opened.identification });
@@ -361,8 +269,7 @@ export class UpstreamAuthorizations implements UpstreamAuthorizer {
     if (!row || row.status !== "connected" || row.tokens === null) {
       return { state: row?.status === "authorization_expired" ? "authorization_expired" : "needs_authorization", scope: row?.grantedScope ?? undefined };
     }
-    const opened = await this.open(row);
-    remember(row.tokens, opened.tokens!);
+    const opened = await this.state.open(row);
     const fresh = opened.expiresAt === null || opened.expiresAt - this.now() > REFRESH_MARGIN_MS;
     if (fresh && !afterUnauthorized) return opened.tokens!.access_token;
     let pending = refreshing.get(source.id);
@@ -383,7 +290,7 @@ export class UpstreamAuthorizations implements UpstreamAuthorizer {
         const result = await runOAuth(provider, { serverUrl: source.mcpServerUrl, fetchFn: this.fetchFn });
         if (result !== "AUTHORIZED" || !provider.tokensChanged) failure = "the authorization server did not refresh the token";
       } catch (error) {
-        failure = describe(error);
+        failure = describeOAuthFailure(error);
       }
     }
     if (failure !== undefined) {
@@ -392,13 +299,13 @@ export class UpstreamAuthorizations implements UpstreamAuthorizer {
       this.deps.audit.record({ userId: source.userId, sourceId: source.id, action: "refresh_failed", scope: null, identification: null });
       return { state: "authorization_expired", scope: row.grantedScope ?? undefined };
     }
-    const patch = await this.sealed(source.userId, source.id, opened, provider);
+    const patch = await this.state.patch(source.userId, source.id, opened, provider);
     const saved = await repo.replaceTokens(this.deps.db, source.userId, source.id, row.tokens!, { ...patch, refreshedAt: nowIso(), lastError: null });
     if (!saved) {
       // Another isolate refreshed first: its tokens are the current ones.
       const current = await repo.getAuthorization(this.deps.db, source.userId, source.id);
       if (!current || current.status !== "connected" || current.tokens === null) return { state: "authorization_expired", scope: row.grantedScope ?? undefined };
-      return (await this.open(current)).tokens!.access_token;
+      return (await this.state.open(current)).tokens!.access_token;
     }
     this.deps.audit.record({ userId: source.userId, sourceId: source.id, action: "refreshed", scope: opened.tokens?.scope ?? null, identification: null });
     return opened.tokens!.access_token;
@@ -429,9 +336,9 @@ export class UpstreamAuthorizations implements UpstreamAuthorizer {
     if (!row) return { revoked: false };
     let revoked = false;
     if (row.tokens !== null) {
-      const opened = await this.open(row);
+      const opened = await this.state.open(row);
       revoked = await revokeTokens(opened, this.fetchFn).catch((error: unknown) => {
-        log.warn("upstream token revocation failed", { source_id: sourceId, error: describe(error) });
+        log.warn("upstream token revocation failed", { source_id: sourceId, error: describeOAuthFailure(error) });
         return false;
       });
     }
