@@ -5,6 +5,7 @@
  * registers by Dynamic Client Registration; its tokens and registration are bound to its issuer,
  * and a callback claiming another issuer (RFC 9207 `iss`) is refused.
  */
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { secretBox } from "../../workers/gateway/secrets";
@@ -14,11 +15,11 @@ import { Browser } from "../helpers/oauth";
 import { ProviderTab, signInAtProvider } from "../helpers/oidc";
 import { api } from "../helpers/rest";
 import { upstreams } from "../helpers/upstreams";
-import { authorizationOf, connectLink, followInBrowser, storedTokens } from "../helpers/upstream-oauth";
+import { authorizationOf, connectLink, expireAccessToken, followInBrowser, storedTokens } from "../helpers/upstream-oauth";
 import { createUser, type TestUser } from "../helpers/users";
 
-async function registerNotes(owner: TestUser): Promise<SourceDetailBody["source"]> {
-  const res = await api<SourceDetailBody>(owner, "POST", "/api/sources", { body: { name: `Notes ${crypto.randomUUID().slice(0, 6)}`, url: upstreams().notes_mcp } });
+async function registerNotes(owner: TestUser, url = upstreams().notes_mcp): Promise<SourceDetailBody["source"]> {
+  const res = await api<SourceDetailBody>(owner, "POST", "/api/sources", { body: { name: `Notes ${crypto.randomUUID().slice(0, 6)}`, url } });
   expect(res.status).toBe(201);
   return res.body.source;
 }
@@ -107,6 +108,26 @@ describe("an upstream whose authorization server is another issuer", () => {
     const added = await gateway.callTool({ name: `${source.slug}__add_note`, arguments: { text: "hi" } });
     expect(added.isError, textOf(added)).toBeFalsy();
     await gateway.close();
+  });
+
+  it("a sessionful upstream is called through the source's object with the owner's token per call, refreshed, never stored there", async () => {
+    const owner = await createUser();
+    const source = await registerNotes(owner, upstreams().notes_mcp.replace(/\/mcp$/, "/sessions/mcp"));
+    await connectNotes(owner, source.id, "grace-at-notes");
+    const kind = await env.DB.prepare("SELECT upstream_kind FROM sources WHERE id = ?").bind(source.id).first<{ upstream_kind: string }>();
+    expect(kind?.upstream_kind).toBe("sessionful");
+    expect(await whoami(owner, source.slug)).toBe("grace-at-notes");
+
+    const before = await storedTokens(owner.id, source.id);
+    await expireAccessToken(source.id);
+    expect(await whoami(owner, source.slug)).toBe("grace-at-notes");
+    const after = await storedTokens(owner.id, source.id);
+    expect(after!.access_token).not.toBe(before!.access_token);
+
+    const object = env.GATEWAY_SOURCE.get(env.GATEWAY_SOURCE.idFromName(String(source.id)));
+    const stored = await runInDurableObject(object, async (_instance, state) => JSON.stringify([...(await state.storage.list())]));
+    expect(stored).toContain("session");
+    for (const token of [before!.access_token, after!.access_token, after!.refresh_token!]) expect(stored).not.toContain(token);
   });
 
   it("never fetches an authorization server the source URL rules refuse (a metadata address named by the upstream)", async () => {
