@@ -106,6 +106,24 @@ describe("connecting", () => {
     expect((await authorizationOf(owner, source.id)).status).toBe("needs_authorization");
   });
 
+  it("the admin tools connect and disconnect from any MCP client", async () => {
+    const owner = await createUser();
+    const { source } = await registerOAuthTasksSource(owner);
+    const gateway = await connectGateway(owner);
+    const started = await gateway.callTool({ name: "gateway_connect_source", arguments: { source_id: source.id } });
+    expect(started.isError, textOf(started)).toBeFalsy();
+    const link = (started.structuredContent as { authorization_url: string }).authorization_url;
+    expect(link).toMatch(/^http:\/\/localhost\/oauth\/upstream\/start\?flow=/);
+    expect(textOf(started)).toContain(link);
+    const run = await followInBrowser(new Browser(), link, owner);
+    expect(run.finalHtml).toContain("is connected to your account");
+
+    const ended = await gateway.callTool({ name: "gateway_disconnect_source", arguments: { source_id: source.id } });
+    expect(ended.structuredContent).toEqual({ disconnected: true, revoked: true });
+    expect((await authorizationOf(owner, source.id)).status).toBe("needs_authorization");
+    await gateway.close();
+  });
+
   it("a denied consent connects nothing", async () => {
     const owner = await createUser();
     const { source } = await registerOAuthTasksSource(owner);
