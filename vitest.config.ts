@@ -20,7 +20,7 @@ import { agentAuxiliaryWorker, mainAuxiliaryWorker } from "./test/upstreams/work
 // - limits: test/limits/, the same Worker with tiny per-user rate limits (below), so its tests go
 //   over a limit in a few calls and see it reset within one 10 s window. Only these tests run with
 //   them: everywhere else the limits are the ones that ship.
-// - auth: test/auth/, the same Worker, plus one network route: the reserved host of the test
+// - auth: test/auth/ and test/upstream-oauth/, the same Worker, plus one network route: the reserved host of the test
 //   Client ID Metadata Documents goes to a local document server; and a real OpenID Provider
 //   (oidc-provider on loopback) configured as the Worker's external sign-in. It is its own project so every
 //   other test keeps workerd's own outbound network (a route handler turns a refused connection
@@ -104,7 +104,7 @@ export default defineConfig(async () => {
           test: {
             name: "workers",
             include: ["test/**/*.test.ts"],
-            exclude: ["test/node/**", "test/auth/**", "test/limits/**", "test/agent-worker/**", ...UNIT_FILES, ...UPSTREAM_FILES],
+            exclude: ["test/node/**", "test/auth/**", "test/upstream-oauth/**", "test/limits/**", "test/agent-worker/**", ...UNIT_FILES, ...UPSTREAM_FILES],
             setupFiles: ["./test/setup.ts"],
           },
         },
@@ -130,6 +130,9 @@ export default defineConfig(async () => {
                   OIDC_CLIENT_ID,
                   OIDC_CLIENT_SECRET,
                   OIDC_NAME: "Test ID",
+                  // The gateway's own Client ID Metadata Document, as upstream authorization servers
+                  // fetch it: on the reserved test host (the tests publish what /oauth/gateway-client.json serves).
+                  GATEWAY_CLIENT_METADATA_URL: "https://client-metadata.test/mcp-edge/gateway-client.json",
                 },
                 // Client ID Metadata Documents: the reserved test host goes to the local document
                 // server (test/upstreams/metadata-documents.ts); every other request goes out as is.
@@ -140,7 +143,7 @@ export default defineConfig(async () => {
           ],
           test: {
             name: "auth",
-            include: ["test/auth/**/*.test.ts"],
+            include: ["test/auth/**/*.test.ts", "test/upstream-oauth/**/*.test.ts"],
             setupFiles: ["./test/setup.ts"],
             globalSetup: ["./test/upstreams/auth-setup.ts"],
           },

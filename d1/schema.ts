@@ -371,6 +371,12 @@ export const sources = sqliteTable(
     protocolVersion: text("protocol_version"),
     /** A 2026-07-28 stateless upstream's `server/discover` result (JSON), adopted by each call instead of a handshake. */
     discoverResult: text("discover_result", { mode: "json" }).$type<Record<string, unknown>>(),
+    /**
+     * `oauth`: the upstream answered 401 with MCP authorization (Protected Resource Metadata), so
+     * each call carries the owner's own upstream token (source_authorizations); `none`: only the
+     * source's own headers. Read by the one call lookup, so other sources pay nothing for OAuth.
+     */
+    upstreamAuth: text("upstream_auth", { enum: ["none", "oauth"] }).notNull().default("none"),
     createdAt: text("created_at").notNull().default(now),
     updatedAt: text("updated_at").notNull().default(now),
   },
@@ -439,4 +445,69 @@ export const gatewayHiddenTools = sqliteTable(
   },
   // NULLs are distinct in a SQLite unique index, so built-ins are keyed by source 0.
   (t) => [uniqueIndex("gateway_hidden_tools_idx").on(t.userId, sql`coalesce(${t.sourceId}, 0)`, t.tool)],
+);
+
+/**
+ * A source's MCP authorization (workers/upstream-oauth/): what discovery learned of its upstream's
+ * protection and, once its owner connected, their upstream client registration and tokens — both
+ * sealed with SOURCE_SECRETS_KEY, bound to the owner and the source, never returned by any API.
+ * One row per source (sources are per user), so two users of the same upstream never share one.
+ */
+export const sourceAuthorizations = sqliteTable("source_authorizations", {
+  sourceId: integer("source_id")
+    .primaryKey()
+    .references(() => sources.id, { onDelete: "cascade" }),
+  userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  /** needs_authorization: never connected or disconnected; connected; authorization_expired: a refresh was refused. */
+  status: text("status", { enum: ["needs_authorization", "connected", "authorization_expired"] }).notNull(),
+  /** From the 401 challenge or the well-known path (RFC 9728). */
+  resourceMetadataUrl: text("resource_metadata_url"),
+  /** The protected resource's identifier, sent as RFC 8707 `resource`. */
+  resource: text("resource"),
+  /** The authorization server's issuer (RFC 8414): tokens and client registrations are bound to it. */
+  authorizationServer: text("authorization_server"),
+  scopesSupported: text("scopes_supported", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+  /** The SDK's OAuthDiscoveryState (public metadata documents), kept so a callback and a refresh skip discovery. */
+  discoveryState: text("discovery_state", { mode: "json" }).$type<Record<string, unknown>>(),
+  /** How mcp-edge identified itself: metadata_document (its CIMD), dynamic_registration, or manual (the user's client id). */
+  clientIdentification: text("client_identification", { enum: ["metadata_document", "dynamic_registration", "manual"] }),
+  /** Sealed JSON: the client information (client_id, a secret when the server issued or the user gave one). */
+  clientInformation: text("client_information"),
+  /** Sealed JSON: access token, refresh token, scope, issuer. */
+  tokens: text("tokens"),
+  /** When the access token expires (ISO); null when the server gave no lifetime. */
+  tokenExpiresAt: text("token_expires_at"),
+  grantedScope: text("granted_scope"),
+  redirectUri: text("redirect_uri"),
+  connectedAt: text("connected_at"),
+  refreshedAt: text("refreshed_at"),
+  /** Why the last connect or refresh failed (no token values). */
+  lastError: text("last_error"),
+  updatedAt: text("updated_at").notNull().default(now),
+});
+
+/**
+ * Authorization flows in progress, one per Connect: single use (deleted when the callback uses it),
+ * short-lived, bound to the user and the source that started them and — once the start link was
+ * opened — to that browser. Keys are SHA-256 hashes of the link id and of the OAuth `state`; the PKCE
+ * verifier and the authorization URL are sealed.
+ */
+export const upstreamOauthFlows = sqliteTable(
+  "upstream_oauth_flows",
+  {
+    stateHash: text("state_hash").primaryKey(),
+    startHash: text("start_hash").notNull(),
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    sourceId: integer("source_id").notNull().references(() => sources.id, { onDelete: "cascade" }),
+    /** Sealed JSON: { verifier, authorizationUrl }. */
+    secrets: text("secrets").notNull(),
+    /** SHA-256 of the browser binding cookie, set when the start link is opened. */
+    browserHash: text("browser_hash"),
+    scope: text("scope"),
+    /** Where the callback sends the user: the console, or a plain page. */
+    returnTo: text("return_to", { enum: ["console", "page"] }).notNull(),
+    expiresAt: text("expires_at").notNull(),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [uniqueIndex("upstream_oauth_flows_start_idx").on(t.startHash), index("upstream_oauth_flows_expiry_idx").on(t.expiresAt)],
 );

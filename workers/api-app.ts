@@ -7,6 +7,7 @@
 import { Hono } from "hono";
 import { mountChatRoutes } from "./agent/chat.routes";
 import { createGatewayServer, gatewayBuiltinNames } from "./gateway/gateway.server";
+import { sourceAuthorizationRoutes } from "./gateway/source-authorization.routes";
 import { hiddenToolRoutes, sourceRoutes } from "./gateway/sources.routes";
 import { VERSION } from "./health/health.service";
 import type { McpServerDefinition } from "./mcp/server-definition";
@@ -25,6 +26,7 @@ function apiRoutes(servers: readonly McpServerDefinition[]): ApiRoute[] {
     ...taskRoutes,
     ...ragRoutes,
     ...sourceRoutes,
+    ...sourceAuthorizationRoutes,
     ...hiddenToolRoutes(gatewayBuiltinNames(servers)),
     ...serverRoutes([...servers, createGatewayServer(servers).definition]),
   ];

@@ -25,17 +25,20 @@ function toolContext(c: Context<AppEnv>): ToolContext {
   return { user: c.var.user, services: c.var.services, access: c.var.access };
 }
 
-/** Discovery, token and registration endpoints, and the /authorize pages: one app, built on first use. */
+/** Discovery, token and registration endpoints, the /authorize pages and the upstream connect flows: one app, built on first use. */
 async function createOAuthApp(): Promise<Hono<AppEnv>> {
-  const [{ oauthRoutes }, { authorizeRoutes }, { oidcCallbackRoutes }] = await Promise.all([
+  const [{ oauthRoutes }, { authorizeRoutes }, { oidcCallbackRoutes }, { upstreamOAuthRoutes }] = await Promise.all([
     import("./auth/oauth.routes"),
     import("./auth/authorize/authorize.routes"),
     import("./auth/authorize/oidc-callback.routes"),
+    import("./upstream-oauth/upstream-oauth.routes"),
   ]);
   const app = new Hono<AppEnv>();
   app.route("/", oauthRoutes());
   app.route("/", authorizeRoutes());
   app.route("/", oidcCallbackRoutes());
+  // The gateway's own client document and its connect flows to upstream authorization servers.
+  app.route("/", upstreamOAuthRoutes());
   return withErrorAnswers(app);
 }
 

@@ -14,6 +14,11 @@ interface HandTypedBindings {
   ALLOW_PRIVATE_UPSTREAMS?: string;
   /** Minutes after which the cron discovers a source's tools again; unset = 15 (commented out in [vars]). */
   GATEWAY_REDISCOVERY_MINUTES?: string;
+  /**
+   * Where upstream authorization servers fetch mcp-edge's Client ID Metadata Document; unset =
+   * <origin>/oauth/gateway-client.json (used only when https). It must serve that route's document.
+   */
+  GATEWAY_CLIENT_METADATA_URL?: string;
 
   // RAG server
   /** Workers AI: embeddings, reranking and generation when configured. */

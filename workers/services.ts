@@ -18,6 +18,8 @@ import { selfRoutedFetch } from "./mcp-client/self-routed-fetch";
 import { RagService } from "./rag/rag.service";
 import { TaskService } from "./tasks/tasks.service";
 import { ThinkingService } from "./thinking/thinking.service";
+import { queueUpstreamOAuthAudit } from "./upstream-oauth/upstream-oauth-audit";
+import { UpstreamAuthorizations } from "./upstream-oauth/upstream-auth.service";
 
 export interface Services {
   db: Db;
@@ -36,15 +38,33 @@ export interface Services {
   thinking: ThinkingService;
   /** Each user's budgets of tool calls and REST requests (Cloudflare's Rate Limiting bindings). */
   rateLimits: RateLimitService;
+  /** Each user's OAuth connections to their OAuth-protected sources (connect, tokens, disconnect). */
+  upstreamAuth: UpstreamAuthorizations;
+}
+
+/** The Worker's public origin from SELF_ORIGIN alone (crons and entry points have no request). */
+function configuredOrigin(env: Pick<Env, "SELF_ORIGIN">): string | undefined {
+  const value = env.SELF_ORIGIN?.trim();
+  if (!value) return undefined;
+  try {
+    return new URL(value).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Sources' MCP authorization; `origin` is the Worker's public origin (links, redirect URI, metadata document). */
+export function upstreamAuthorizations(env: Env, db: Db, waitUntil: (promise: Promise<unknown>) => void, origin = configuredOrigin(env)): UpstreamAuthorizations {
+  return new UpstreamAuthorizations({ db, env, fetch: selfRoutedFetch(env), origin, audit: queueUpstreamOAuthAudit(env.EVENTS, waitUntil) });
 }
 
 /** Builds the gateway's discovery service: the registry and the Worker's inventory entry point share it. */
-export function sourceDiscovery(env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS">, db: Db): SourceDiscovery {
-  return new SourceDiscovery({ db, env, breakers: isolateBreakers, callables: isolateCallables });
+export function sourceDiscovery(env: Env, db: Db, authorizer: UpstreamAuthorizations = upstreamAuthorizations(env, db, () => undefined)): SourceDiscovery {
+  return new SourceDiscovery({ db, env, breakers: isolateBreakers, callables: isolateCallables, authorizer });
 }
 
 /** Services are made on first use: a request to one server never pays for the others. */
-export function createServices(env: Env, waitUntil: (promise: Promise<unknown>) => void): Services {
+export function createServices(env: Env, waitUntil: (promise: Promise<unknown>) => void, origin = configuredOrigin(env)): Services {
   const db = openDb(env.DB);
   let tasks: TaskService | undefined;
   let rag: RagService | undefined;
@@ -55,6 +75,7 @@ export function createServices(env: Env, waitUntil: (promise: Promise<unknown>) 
   let toolCallAudit: ToolCallAudit | undefined;
   let thinking: ThinkingService | undefined;
   let rateLimits: RateLimitService | undefined;
+  let upstreamAuth: UpstreamAuthorizations | undefined;
   const services: Services = {
     db,
     get tasks() {
@@ -64,7 +85,14 @@ export function createServices(env: Env, waitUntil: (promise: Promise<unknown>) 
       return (rag ??= new RagService(db, env, waitUntil));
     },
     get sources() {
-      return (sources ??= new SourceRegistry({ db, env, discovery: sourceDiscovery(env, db), breakers: isolateBreakers, callables: isolateCallables }));
+      return (sources ??= new SourceRegistry({
+        db,
+        env,
+        discovery: sourceDiscovery(env, db, services.upstreamAuth),
+        breakers: isolateBreakers,
+        callables: isolateCallables,
+        authorizer: services.upstreamAuth,
+      }));
     },
     get sourceCalls() {
       return (sourceCalls ??= new SourceCalls({
@@ -75,6 +103,7 @@ export function createServices(env: Env, waitUntil: (promise: Promise<unknown>) 
         breakers: isolateBreakers,
         callables: isolateCallables,
         waitUntil,
+        authorizer: services.upstreamAuth,
       }));
     },
     get sourceHealth() {
@@ -91,6 +120,9 @@ export function createServices(env: Env, waitUntil: (promise: Promise<unknown>) 
     },
     get rateLimits() {
       return (rateLimits ??= new RateLimitService(env));
+    },
+    get upstreamAuth() {
+      return (upstreamAuth ??= upstreamAuthorizations(env, db, waitUntil, origin));
     },
   };
   return services;

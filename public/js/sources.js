@@ -1,6 +1,9 @@
 // @ts-check
 // The gateway's sources (GET /api/sources) with each one's health (GET /api/sources/:id/health):
-// state, circuit breaker, error rate, p50/p95 and last success over its last calls.
+// state, circuit breaker, error rate, p50/p95 and last success over its last calls. A source whose
+// upstream uses OAuth and is not (or no longer) connected has a Connect button: it asks for the
+// connect link (POST /api/sources/:id/authorize) and opens it in this tab; the upstream's consent
+// comes back to this panel. A connected one can be disconnected (its tokens revoked upstream).
 import { api } from "./api.js";
 import { errorView } from "./step-up.js";
 import { clear, formatMs, formatRate, formatTime, h } from "./dom.js";
@@ -9,7 +12,7 @@ import { clear, formatMs, formatRate, formatTime, h } from "./dom.js";
 /** @typedef {{ id: number, name: string, slug: string, url: string, tool_count?: number }} Source */
 /**
  * GET /api/sources/:id/health (the fields shown here), or the error that answered instead.
- * @typedef {{ error?: unknown, state?: string, breaker?: string, tool_count?: number, last_discovery_error?: string | null,
+ * @typedef {{ error?: unknown, state?: string, authorization?: string | null, breaker?: string, tool_count?: number, last_discovery_error?: string | null,
  *   calls?: { window?: number, error_rate?: number, p50_ms?: number, p95_ms?: number, last_success_at?: string, last_error?: string } }} SourceHealth
  */
 
@@ -43,15 +46,56 @@ export async function renderSourcesPanel(panel) {
   clear(body, h("div", { class: "table-wrap" }, h("table", { class: "sources" },
     h("caption", { class: "sr-only" }, "Sources and their health"),
     h("thead", {}, h("tr", {}, ["Source", "State", "Breaker", "Tools", "Error rate", "p50", "p95", "Last success", "Last error"].map((label) => h("th", { scope: "col" }, label)))),
-    h("tbody", {}, sources.map((/** @type {Source} */ source, /** @type {number} */ index) => sourceRow(source, healths[index]))))));
+    h("tbody", {}, sources.map((/** @type {Source} */ source, /** @type {number} */ index) => sourceRow(source, healths[index], () => renderSourcesPanel(panel)))))));
   body.setAttribute("aria-busy", "false");
+}
+
+const NEEDS_CONNECTING = new Set(["needs_authorization", "authorization_expired"]);
+
+/**
+ * Connect (or Disconnect) for a source whose upstream uses OAuth; nothing for others.
+ * @param {Source} source
+ * @param {SourceHealth} health
+ * @param {() => void} reload
+ */
+function authorizationActions(source, health, reload) {
+  if (!health.authorization) return null;
+  const status = h("span", { class: "small", "aria-live": "polite" });
+  if (NEEDS_CONNECTING.has(health.authorization)) {
+    const connect = h("button", { type: "button", class: "primary", "data-connect": source.slug }, health.authorization === "authorization_expired" ? "Reconnect" : "Connect");
+    connect.addEventListener("click", async () => {
+      connect.disabled = true;
+      clear(status, "Opening the upstream's sign-in…");
+      try {
+        const { authorization_url } = await api(`/api/sources/${source.id}/authorize`, { method: "POST", body: { return_to: "console" } });
+        location.assign(authorization_url);
+      } catch (error) {
+        clear(status, errorView(error, "Could not start connecting"));
+        connect.disabled = false;
+      }
+    });
+    return h("div", { class: "actions" }, connect, status);
+  }
+  const disconnect = h("button", { type: "button", "data-disconnect": source.slug }, "Disconnect");
+  disconnect.addEventListener("click", async () => {
+    disconnect.disabled = true;
+    try {
+      await api(`/api/sources/${source.id}/authorization`, { method: "DELETE" });
+      reload();
+    } catch (error) {
+      clear(status, errorView(error, "Could not disconnect"));
+      disconnect.disabled = false;
+    }
+  });
+  return h("div", { class: "actions" }, h("span", { class: "muted small" }, "connected "), disconnect, status);
 }
 
 /**
  * @param {Source} source
  * @param {SourceHealth} health
+ * @param {() => void} reload
  */
-function sourceRow(source, health) {
+function sourceRow(source, health, reload) {
   const name = h("th", { scope: "row" }, source.name, h("br"), h("code", { class: "muted" }, source.slug), h("br"), h("span", { class: "muted small" }, source.url));
   if (health.error) {
     return h("tr", { "data-source": source.slug }, name,
@@ -61,7 +105,7 @@ function sourceRow(source, health) {
   const calls = health.calls ?? {};
   const lastError = health.last_discovery_error ?? calls.last_error;
   return h("tr", { "data-source": source.slug }, name,
-    h("td", {}, h("span", { class: `state state-${health.state}` }, health.state)),
+    h("td", {}, h("span", { class: `state state-${health.state}` }, health.state.replace("_", " ")), authorizationActions(source, health, reload)),
     h("td", {}, h("span", { class: `breaker breaker-${health.breaker}` }, String(health.breaker).replace("_", "-"))),
     h("td", {}, String(health.tool_count ?? source.tool_count)),
     h("td", {}, calls.window ? `${formatRate(calls.error_rate)} of ${calls.window}` : "no calls yet"),

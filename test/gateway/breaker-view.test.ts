@@ -106,7 +106,8 @@ describe("an open breaker on the stateless path", { timeout: 60_000 }, () => {
     const setUrl = (url: string) => env.DB.prepare("UPDATE sources SET mcp_server_url = ? WHERE id = ?").bind(url, id).run();
     const client = await connectGateway(owner);
     // The upstream goes away behind the API's back: this isolate's calls fail and open the breaker.
-    await setUrl("http://localhost/api/no-such-mcp-endpoint");
+    // (Not a path under /api: that answers 401, an upstream alive and refusing, which opens no breaker.)
+    await setUrl("http://localhost/no-such-mcp-endpoint");
     for (let i = 0; i < BREAKER_THRESHOLD; i++) {
       expect((await client.callTool({ name: "shut__echo", arguments: {} }))._meta).toMatchObject({ error_type: "connection" });
     }

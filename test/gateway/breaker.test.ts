@@ -16,7 +16,8 @@ function failingConfig(slug: string): UpstreamConfig {
   return {
     sourceId: 0,
     slug,
-    url: "http://localhost/api/no-such-mcp-endpoint",
+    // Outside /api (which answers a request without a token 401: alive and refusing, no breaker failure).
+    url: "http://localhost/no-such-mcp-endpoint",
     headers: {},
     lifecycle: "transient",
     timeoutMs: 5_000,

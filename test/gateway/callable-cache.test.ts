@@ -61,6 +61,7 @@ describe("callable tools kept per isolate", { timeout: 60_000 }, () => {
         upstreamKind: "stateless",
         protocolVersion: "2025-11-25",
         discoverResult: null,
+        upstreamAuth: "none",
       },
       tool: { name: "t", alias: "t", title: null, description: "", inputSchemaJson: "{}", outputSchemaJson: null, annotationsJson: "{}", idempotent: false, output: "none" },
     };

@@ -157,7 +157,7 @@ describe("stdio sources (through mcp-edge bridge)", { timeout: 60_000 }, () => {
     const wrong = await registerSource(owner, upstreams().bridge_fixture, stdio({ bridge_token: "not-the-bridge-token-at-all" }));
     expect(wrong.status).toBe(201);
     expect(wrong.body.tools).toEqual([]);
-    expect(wrong.body.source.last_discovery_error).toMatch(/^connection: upstream answered HTTP 401/);
+    expect(wrong.body.source.last_discovery_error).toMatch(/^unauthorized: upstream refused the credentials \(HTTP 401\)/);
     expect(wrong.body.source.last_discovery_error).not.toContain("not-the-bridge-token-at-all");
   });
 

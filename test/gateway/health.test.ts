@@ -93,8 +93,9 @@ describe("GET /api/sources/:id/health", { timeout: 60_000 }, () => {
 
     const { body: { source: unauthorised } } = await registerTasksSource(owner, owner, { name: "No Token", mcp_env_vars: [] });
     const noToken = await api<Health>(owner, "GET", `/api/sources/${unauthorised.id}/health`);
-    expect(noToken.body).toMatchObject({ state: "degraded", last_discovered_at: null, tool_count: 0 });
-    expect(noToken.body.last_discovery_error).toMatch(/^connection: upstream answered HTTP 401/);
+    // The Worker's own /mcp/tasks answers 401 with its Protected Resource Metadata: an OAuth upstream the owner has not connected.
+    expect(noToken.body).toMatchObject({ state: "needs_authorization", authorization: "needs_authorization", last_discovered_at: null, tool_count: 0 });
+    expect(noToken.body.last_discovery_error).toMatch(/^authorization_required: /);
 
     await api(owner, "PATCH", `/api/sources/${unauthorised.id}`, { body: { enabled: false } });
     expect((await api<Health>(owner, "GET", `/api/sources/${unauthorised.id}/health`)).body.state).toBe("disabled");

@@ -42,27 +42,29 @@ export async function tamperWithIdToken(code: string, tamper: { claims?: Record<
  * (or aborts there), until it redirects back to the Worker; returns that callback URL.
  */
 export async function signInAtProvider(tab: ProviderTab, authorizationUrl: string, subject: string, options: { abort?: boolean } = {}): Promise<URL> {
+  const providerOrigin = new URL(authorizationUrl).origin;
   let response = await tab.request(authorizationUrl);
   for (let step = 0; step < 12; step++) {
     const location = response.headers.get("location");
     if (location) {
-      const next = new URL(location, providerBase());
-      if (next.origin !== new URL(providerBase()).origin) return next;
+      const next = new URL(location, providerOrigin);
+      if (next.origin !== providerOrigin) return next;
       response = await tab.request(next.href);
       continue;
     }
     expect(response.status, "the provider shows a page").toBe(200);
     const html = await response.text();
-    const action = /<form[^>]* action="([^"]+)"/.exec(html)?.[1];
-    expect(action, `a form on the provider's page: ${html.slice(0, 300)}`).toBeDefined();
+    const formAction = /<form[^>]* action="([^"]+)"/.exec(html)?.[1];
+    expect(formAction, `a form on the provider's page: ${html.slice(0, 300)}`).toBeDefined();
+    const action = new URL(formAction!, providerOrigin).href;
     if (html.includes('name="login"')) {
       if (options.abort) {
-        response = await tab.request(`${action!}/abort`);
+        response = await tab.request(`${action}/abort`);
         continue;
       }
-      response = await tab.request(action!, { prompt: "login", login: subject, password: "any" });
+      response = await tab.request(action, { prompt: "login", login: subject, password: "any" });
     } else {
-      response = await tab.request(action!, { prompt: "consent" });
+      response = await tab.request(action, { prompt: "consent" });
     }
   }
   throw new Error("the provider never redirected back");

@@ -30,6 +30,9 @@ export interface TestUpstreams {
   metadata_documents: string;
   /** The OpenID Provider of the auth tests (its issuer; `/test-control/…` beside it). */
   oidc_provider: string;
+  /** The notes upstream's authorization server (another issuer than mcp-edge) and its MCP endpoint. */
+  notes_issuer: string;
+  notes_mcp: string;
 }
 
 export function upstreams(): TestUpstreams {

@@ -40,6 +40,9 @@ const ROUTES = [
   "post /api/sources/{source_id}/refresh",
   "delete /api/sources/{source_id}",
   "get /api/sources/{source_id}/health",
+  "post /api/sources/{source_id}/authorize",
+  "get /api/sources/{source_id}/authorization",
+  "delete /api/sources/{source_id}/authorization",
   "get /api/gateway/hidden-tools",
   "put /api/gateway/hidden-tools/{name}",
   "delete /api/gateway/hidden-tools/{name}",
@@ -53,6 +56,7 @@ const WITH_BODY = [
   "post /api/documents",
   "post /api/sources",
   "patch /api/sources/{source_id}",
+  "post /api/sources/{source_id}/authorize",
 ];
 
 async function openApi(): Promise<OpenApi> {

@@ -1,13 +1,21 @@
 /**
  * Vitest global setup of the `auth` project, on the ports vitest.config.ts reserved: the Client ID
- * Metadata Document server and the OpenID Provider users sign in with.
+ * Metadata Document server, the OpenID Provider users sign in with, and the notes upstream (an
+ * OAuth-protected MCP server whose authorization server is another issuer).
  */
 import { startMetadataDocumentServer } from "./metadata-documents";
+import { startNotesUpstream } from "./oauth-resource-server";
 import { startOidcProvider } from "./oidc-provider";
 import { reserveUpstreamPorts } from "./ports";
 
 export default async function setup(): Promise<() => Promise<void>> {
   const ports = await reserveUpstreamPorts();
-  const servers = await Promise.all([startMetadataDocumentServer(ports.metadataDocuments), startOidcProvider(ports.oidcProvider)]);
+  const servers = (
+    await Promise.all([
+      startMetadataDocumentServer(ports.metadataDocuments).then((server) => [server]),
+      startOidcProvider(ports.oidcProvider).then((server) => [server]),
+      startNotesUpstream(ports.notesIssuer, ports.notesServer),
+    ])
+  ).flat();
   return () => Promise.all(servers.map((server) => new Promise<void>((done) => server.close(() => done())))).then(() => undefined);
 }

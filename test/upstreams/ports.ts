@@ -25,6 +25,9 @@ export interface UpstreamPorts {
   metadataDocuments: number;
   /** The OpenID Provider users sign in with in the auth tests (test/upstreams/oidc-provider.ts). */
   oidcProvider: number;
+  /** The notes upstream's authorization server and its MCP resource server (test/upstreams/oauth-resource-server.ts). */
+  notesIssuer: number;
+  notesServer: number;
 }
 
 const ENV_KEY = "MCP_EDGE_TEST_UPSTREAMS";
@@ -46,6 +49,8 @@ export async function reserveUpstreamPorts(): Promise<UpstreamPorts> {
     modelProviders: await freePort(),
     metadataDocuments: await freePort(),
     oidcProvider: await freePort(),
+    notesIssuer: await freePort(),
+    notesServer: await freePort(),
   };
   process.env[ENV_KEY] = JSON.stringify(ports);
   return ports;
@@ -67,5 +72,7 @@ export function upstreamUrls(ports: UpstreamPorts): Record<string, string> {
     model_providers: base(ports.modelProviders),
     metadata_documents: base(ports.metadataDocuments),
     oidc_provider: base(ports.oidcProvider),
+    notes_issuer: base(ports.notesIssuer),
+    notes_mcp: `${base(ports.notesServer)}/mcp`,
   };
 }

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { defineTool, READ_ONLY, type ToolDefinition } from "../mcp/tool";
+import { AUTHORIZATION_TOOL_NAMES, sourceAuthorizationTools } from "./source-authorization.tools";
 import type { SourceDetail } from "./source-views";
 import {
   createSourceInput,
@@ -34,6 +35,7 @@ export const ADMIN_TOOL_NAMES = [
   "gateway_list_hidden_tools",
   "gateway_hide_tool",
   "gateway_unhide_tool",
+  ...AUTHORIZATION_TOOL_NAMES,
 ] as const;
 
 function describeDetail(verb: string, { source, tools }: SourceDetail): string {
@@ -181,5 +183,6 @@ export function adminTools(builtins: ReadonlySet<string>): ToolDefinition[] {
         return { data: result, text: `${result.tool.name} is listed on your /mcp again` };
       },
     }),
+    ...sourceAuthorizationTools(),
   ];
 }

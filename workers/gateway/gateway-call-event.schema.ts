@@ -7,7 +7,19 @@ import { z } from "zod";
 import { eventEnvelopeSchema } from "../events/envelope.schema";
 
 /** Outcomes of a gateway tool call: `ok` or the typed error that ended it. */
-export const GATEWAY_OUTCOMES = ["ok", "tool_error", "connection", "protocol", "timeout", "circuit_open", "busy", "url_refused"] as const;
+export const GATEWAY_OUTCOMES = [
+  "ok",
+  "tool_error",
+  "connection",
+  "protocol",
+  "timeout",
+  "circuit_open",
+  "busy",
+  "url_refused",
+  "unauthorized",
+  "insufficient_scope",
+  "authorization_required",
+] as const;
 
 export const gatewayCallEventSchema = eventEnvelopeSchema.extend({
   type: z.literal("GATEWAY_CALL"),

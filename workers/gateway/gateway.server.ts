@@ -22,8 +22,10 @@ import type { McpServerDefinition } from "../mcp/server-definition";
 import { errorResult, failureResult, registerTools, SCOPES_META_KEY, type ToolContext, type ToolDefinition } from "../mcp/tool";
 import { ADMIN_TOOL_NAMES, adminTools } from "./admin.tools";
 import { answerSourceCall, asSourceCall } from "./call-fast-path";
+import { askToConnect } from "./connect-elicitation";
 import { gatewayName, splitGatewayName } from "./gateway-names";
 import type { CallableTool, InventoryRow } from "./sources.repo";
+import { authorizationOf } from "./upstream-authorization";
 
 /** How long a 2026-07-28 client may reuse the gateway's tools/list: short, since hiding or adding a source changes it. */
 export const GATEWAY_LIST_TTL_MS = 30_000;
@@ -117,20 +119,25 @@ function registerSourceTool(server: McpServer, ctx: ToolContext, tool: SourceToo
       annotations: tool.annotations,
       _meta: { [SCOPES_META_KEY]: [...SOURCE_TOOL_SCOPES] },
     },
-    async (args: JsonObject) => {
+    async (args: JsonObject, request) => {
       // The scope gate answered 403 before this; a second lock, as invokeTool has for built-ins.
       if (lacking(ctx.access.principal, SOURCE_TOOL_SCOPES).length > 0) {
         return errorResult(new AppError("forbidden", `This token does not grant ${SOURCE_TOOL_SCOPES.join(" ")}, which ${tool.name} needs`));
       }
+      let answer: { slug: string; result: JsonObject };
       try {
         const calls = ctx.services.sourceCalls;
         const target = tool.target ?? (await calls.find(ctx.user.id, tool.name));
         if (!target) throw new AppError("not_found", `Tool ${tool.name} not found; it may be hidden or belong to a disabled or deleted source`);
-        const { result } = await calls.call(ctx.user.id, target, args);
-        return isCallToolResult(result) ? result : errorResult(new Error(`upstream result of ${tool.name} is not a tools/call result`));
+        answer = { slug: target.source.slug, result: (await calls.call(ctx.user.id, target, args)).result };
       } catch (error) {
         return failureResult(error, tool.name, ctx.user.id);
       }
+      const { slug, result } = answer;
+      if (!isCallToolResult(result)) return errorResult(new Error(`upstream result of ${tool.name} is not a tools/call result`));
+      // The owner must connect their account: offered as a URL elicitation where the revision has one.
+      const authorization = authorizationOf(result);
+      return authorization ? askToConnect(slug, result, authorization, request) : result;
     },
   );
 }

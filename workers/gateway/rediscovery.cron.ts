@@ -24,7 +24,7 @@ export function rediscoveryIntervalMs(value: string | undefined): number {
 
 export async function rediscoverSources(
   db: Db,
-  env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS" | "GATEWAY_REDISCOVERY_MINUTES">,
+  env: Env,
   now = Date.now(),
 ): Promise<{ checked: number; failed: number }> {
   try {

@@ -23,8 +23,9 @@ export function circuitOpenMessage(slug: string, retryAfterMs: number): string {
   return `source ${slug} is failing; its circuit breaker is open — retry in ${Math.ceil(retryAfterMs / 1000)} s`;
 }
 
-export function errorOutcome(source: string, type: UpstreamErrorType, message: string, started: number): SourceCallOutcome {
+export function errorOutcome(source: string, type: UpstreamErrorType, message: string, started: number, requiredScope?: string): SourceCallOutcome {
   const meta: UpstreamCallMeta = { source, execution_time_ms: Date.now() - started, error_type: type };
+  if (requiredScope !== undefined) meta.required_scope = requiredScope;
   const result = { isError: true, content: [{ type: "text", text: `${type}: ${message}` }], _meta: meta };
   return { result, resultJson: JSON.stringify(result), meta };
 }
@@ -68,7 +69,8 @@ export function settleCall(
     const problem = resultProblem(tool.name, attempt.value, tool.output);
     if (problem) failure = { type: "protocol", message: problem, countsAsFailure: false, beforeSend: false };
   }
-  const outcome = failure || !("value" in attempt) ? errorOutcome(source, failure!.type, failure!.message, started) : resultOutcome(source, attempt.value, started);
+  const outcome =
+    failure || !("value" in attempt) ? errorOutcome(source, failure!.type, failure!.message, started, failure!.requiredScope) : resultOutcome(source, attempt.value, started);
   return {
     outcome,
     report: {

@@ -4,6 +4,9 @@
  * per isolate (callable-cache.ts). A source discovery found
  * stateless is called straight from this isolate (stateless-path.ts); any other through its
  * Durable Object, which keeps the session. Every call is audited (GATEWAY_CALL), on both paths.
+ * A source whose upstream uses MCP authorization is called with its owner's token, on both paths
+ * (upstream-authorization.ts): refreshed and retried once after a 401; without a usable token, or
+ * after a 403 insufficient_scope, the call answers `authorization_required` with the link to connect.
  */
 import type { Db } from "../lib/db";
 import type { FetchLike } from "../mcp-client/connect";
@@ -15,7 +18,9 @@ import type { SourceCallOutcome } from "./source-call-result";
 import { type CallableTool, findCallableTool } from "./sources.repo";
 import { callStatelessSource } from "./stateless-path";
 import type { ToolCallAudit } from "./tool-call-audit";
+import { authorizationOutcome, type AuthorizationNeeded, type UpstreamAuthorizer, withBearer } from "./upstream-authorization";
 import { upstreamConfig } from "./upstream-config";
+import type { UpstreamConfig } from "./upstream.types";
 
 export interface SourceCallsDeps {
   db: Db;
@@ -27,6 +32,8 @@ export interface SourceCallsDeps {
   /** Where looked-up tools are kept; this isolate's cache unless a test brings its own. */
   callables?: CallableToolCache;
   waitUntil: (promise: Promise<unknown>) => void;
+  /** Sources' MCP authorization: the owner's token for `oauth` sources (without it they answer authorization_required). */
+  authorizer?: UpstreamAuthorizer | undefined;
 }
 
 export class SourceCalls {
@@ -49,26 +56,11 @@ export class SourceCalls {
   }
 
   /** Calls a tool `find` returned for this same user; upstream failures come back as typed error results, never thrown. */
-  async call(userId: number, { source, tool }: CallableTool, args: Record<string, unknown>): Promise<SourceCallOutcome> {
+  async call(userId: number, target: CallableTool, args: Record<string, unknown>): Promise<SourceCallOutcome> {
     const started = Date.now();
+    const { source, tool } = target;
     const config = await upstreamConfig(source, this.secrets, this.deps.env);
-    const object = () => this.object(source.id);
-    let outcome: SourceCallOutcome;
-    if (source.upstreamKind === "stateless" && source.protocolVersion !== null) {
-      outcome = await callStatelessSource(
-        { fetch: this.deps.fetch, breakers: this.deps.breakers, object, waitUntil: this.deps.waitUntil },
-        config,
-        { name: tool.name, args, idempotent: tool.idempotent, output: tool.output, protocolVersion: source.protocolVersion, discover: source.discoverResult ?? undefined },
-      );
-    } else {
-      const { resultJson, meta } = await object().callTool(config, {
-        name: tool.name,
-        argumentsJson: JSON.stringify(args),
-        idempotent: tool.idempotent,
-        output: tool.output,
-      });
-      outcome = { result: JSON.parse(resultJson) as Record<string, unknown>, resultJson, meta };
-    }
+    const outcome = source.upstreamAuth === "oauth" ? await this.callAuthorized(target, config, args, started) : await this.send(target, config, args);
     this.deps.audit.record({
       userId,
       sourceId: source.id,
@@ -78,6 +70,43 @@ export class SourceCalls {
       outcome: outcome.meta.error_type ?? "ok",
     });
     return outcome;
+  }
+
+  /** With the owner's token; once more with a refreshed one after a 401. */
+  private async callAuthorized(target: CallableTool, config: UpstreamConfig, args: Record<string, unknown>, started: number): Promise<SourceCallOutcome> {
+    const { source } = target;
+    const authorizer = this.deps.authorizer;
+    const needed = (why: AuthorizationNeeded) => authorizationOutcome(source.slug, why, authorizer?.connectLink(source.id, why.scope), started);
+    if (!authorizer) return needed({ state: "needs_authorization", scope: undefined });
+    let token = await authorizer.bearer(source);
+    if (typeof token !== "string") return needed(token);
+    let outcome = await this.send(target, await withBearer(config, token), args);
+    if (outcome.meta.error_type === "unauthorized") {
+      token = await authorizer.bearer(source, true);
+      if (typeof token !== "string") return needed(token);
+      outcome = await this.send(target, await withBearer(config, token), args);
+      if (outcome.meta.error_type === "unauthorized") return needed({ state: "authorization_expired", scope: undefined });
+    }
+    if (outcome.meta.error_type === "insufficient_scope") return needed(await authorizer.needsScope(source, outcome.meta.required_scope));
+    return outcome;
+  }
+
+  private async send({ source, tool }: CallableTool, config: UpstreamConfig, args: Record<string, unknown>): Promise<SourceCallOutcome> {
+    const object = () => this.object(source.id);
+    if (source.upstreamKind === "stateless" && source.protocolVersion !== null) {
+      return callStatelessSource(
+        { fetch: this.deps.fetch, breakers: this.deps.breakers, object, waitUntil: this.deps.waitUntil },
+        config,
+        { name: tool.name, args, idempotent: tool.idempotent, output: tool.output, protocolVersion: source.protocolVersion, discover: source.discoverResult ?? undefined },
+      );
+    }
+    const { resultJson, meta } = await object().callTool(config, {
+      name: tool.name,
+      argumentsJson: JSON.stringify(args),
+      idempotent: tool.idempotent,
+      output: tool.output,
+    });
+    return { result: JSON.parse(resultJson) as Record<string, unknown>, resultJson, meta };
   }
 
   private object(sourceId: number): SourceObject {

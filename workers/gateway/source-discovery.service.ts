@@ -14,6 +14,7 @@ import type { BreakerView } from "./breaker-view";
 import { type CallableToolCache, isolateCallables } from "./callable-cache";
 import { secretBox, type SecretBox } from "./secrets";
 import * as repo from "./sources.repo";
+import { authorizationMessage, type UpstreamAuthorizer, withBearer } from "./upstream-authorization";
 import { upstreamConfig } from "./upstream-config";
 import { type InventoryChange, type UpstreamTool, upstreamToolsSchema } from "./upstream.types";
 
@@ -24,6 +25,8 @@ export interface SourceDiscoveryDeps {
   breakers: BreakerView;
   /** The callable tools kept (this isolate's unless a test brings its own): a new inventory drops what was looked up of its owner. */
   callables?: CallableToolCache;
+  /** Sources' MCP authorization: learns an upstream's protection after a 401, and lists `oauth` sources with their owner's token. */
+  authorizer?: UpstreamAuthorizer | undefined;
 }
 
 function parseTools(toolsJson: string): UpstreamTool[] {
@@ -41,17 +44,40 @@ export class SourceDiscovery {
     this.callables = deps.callables ?? isolateCallables;
   }
 
-  /** Discovers the source's tools now; returns its row as it stands afterwards. A failure is recorded on it, not thrown. */
+  /**
+   * Discovers the source's tools now; returns its row as it stands afterwards. A failure is recorded
+   * on it, not thrown. An upstream that answers 401 with MCP authorization is recorded as such
+   * (`authorization_required`: its owner connects, then discovery runs again); an `oauth` source is
+   * listed with its owner's token, refreshed once after a 401.
+   */
   async discover(row: repo.SourceRow): Promise<repo.SourceRow> {
     const attemptedAt = nowIso();
-    const namespace = this.deps.env.GATEWAY_SOURCE;
-    const outcome = await namespace.get(namespace.idFromName(String(row.id))).discover(await upstreamConfig(row, this.secrets, this.deps.env));
-    this.deps.breakers.set(row.id, outcome.breaker);
-    if (!outcome.ok) {
-      const error = `${outcome.error?.type ?? "protocol"}: ${outcome.error?.message ?? "discovery failed"}`;
+    const failed = async (error: string): Promise<repo.SourceRow> => {
       await repo.recordDiscoveryError(this.deps.db, row.id, error, attemptedAt);
       return { ...row, lastDiscoveryError: error, lastDiscoveryAttemptAt: attemptedAt };
+    };
+    const authorizer = this.deps.authorizer;
+    const needsAuthorization = (why: Parameters<typeof authorizationMessage>[1]) =>
+      failed(`authorization_required: ${authorizationMessage(row.slug, why, authorizer?.connectLink(row.id, why.scope))}`);
+    const base = await upstreamConfig(row, this.secrets, this.deps.env);
+    let config = base;
+    if (row.upstreamAuth === "oauth" && authorizer) {
+      const token = await authorizer.bearer(row);
+      if (typeof token !== "string") return needsAuthorization(token);
+      config = await withBearer(base, token);
     }
+    let outcome = await this.object(row.id).discover(config);
+    if (outcome.error?.type === "unauthorized" && authorizer) {
+      if (row.upstreamAuth !== "oauth") {
+        if (await authorizer.learnProtection(row)) return needsAuthorization({ state: "needs_authorization", scope: undefined });
+      } else {
+        const token = await authorizer.bearer(row, true);
+        if (typeof token !== "string") return needsAuthorization(token);
+        outcome = await this.object(row.id).discover(await withBearer(base, token));
+      }
+    }
+    this.deps.breakers.set(row.id, outcome.breaker);
+    if (!outcome.ok) return failed(`${outcome.error?.type ?? "protocol"}: ${outcome.error?.message ?? "discovery failed"}`);
     const discover: unknown = outcome.discoverJson === null ? null : JSON.parse(outcome.discoverJson);
     const learned: repo.LearnedUpstream = {
       upstreamKind: outcome.kind,
@@ -98,6 +124,11 @@ export class SourceDiscovery {
       }
     }
     return { checked: due.length, failed };
+  }
+
+  private object(sourceId: number) {
+    const namespace = this.deps.env.GATEWAY_SOURCE;
+    return namespace.get(namespace.idFromName(String(sourceId)));
   }
 
   private async write(

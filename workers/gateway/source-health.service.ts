@@ -6,6 +6,7 @@
 import type { Db } from "../lib/db";
 import { AppError } from "../lib/errors";
 import type { BreakerView, SourceObject } from "./breaker-view";
+import { authorizationStates, type AuthorizationState } from "./source-authorization.repo";
 import { aggregateHealth, type HealthCounts, sourceHealth } from "./source-health.rules";
 import * as repo from "./sources.repo";
 import type { SourceHealth } from "./sources.schema";
@@ -17,22 +18,23 @@ export class SourceHealthService {
     private readonly breakers: BreakerView,
   ) {}
 
-  private async of(row: repo.SourceRow, toolCount: number): Promise<SourceHealth> {
+  private async of(row: repo.SourceRow, toolCount: number, authorization: AuthorizationState | null): Promise<SourceHealth> {
     await this.breakers.flush(row.id);
     const object: SourceObject = this.namespace.get(this.namespace.idFromName(String(row.id)));
-    return sourceHealth(row, toolCount, await object.status());
+    return sourceHealth(row, toolCount, await object.status(), authorization);
   }
 
   /** One of the user's sources; another user's is not found. */
   async get(userId: number, id: number): Promise<SourceHealth> {
     const row = await repo.getSource(this.db, userId, id);
     if (!row) throw AppError.notFound("Source", id);
-    return this.of(row, (await repo.toolsOf(this.db, row.id)).length);
+    const [tools, states] = await Promise.all([repo.toolsOf(this.db, row.id), authorizationStates(this.db, userId)]);
+    return this.of(row, tools.length, states.get(row.id) ?? null);
   }
 
   async list(userId: number): Promise<{ sources: SourceHealth[]; count: number }> {
-    const rows = await repo.listSources(this.db, userId);
-    const sources = await Promise.all(rows.map((row) => this.of(row, row.toolCount)));
+    const [rows, states] = await Promise.all([repo.listSources(this.db, userId), authorizationStates(this.db, userId)]);
+    const sources = await Promise.all(rows.map((row) => this.of(row, row.toolCount, states.get(row.id) ?? null)));
     return { sources, count: sources.length };
   }
 

@@ -19,6 +19,7 @@ import type { SourceDiscovery } from "./source-discovery.service";
 import { type SourceDetail, toDetail, toView } from "./source-views";
 import * as repo from "./sources.repo";
 import { type CreateSourceInput, type EnvVarInput, slugify, type SourceView, type UpdateSourceInput } from "./sources.schema";
+import type { UpstreamAuthorizer } from "./upstream-authorization";
 import { BRIDGE_TOKEN_KEY } from "./upstream-config";
 
 export interface SourceRegistryDeps {
@@ -28,6 +29,8 @@ export interface SourceRegistryDeps {
   breakers: BreakerView;
   /** The callable tools kept (this isolate's unless a test brings its own): a change drops its owner's. */
   callables?: CallableToolCache;
+  /** Deleting an OAuth source revokes its owner's upstream tokens first. */
+  authorizer?: Pick<UpstreamAuthorizer, "disconnect"> | undefined;
 }
 
 const STDIO_ONLY = ["mcp_command", "mcp_args", "mcp_runtime_hint", "manifest", "bridge_token", "mcp_plugin_dir"] as const;
@@ -237,6 +240,8 @@ export class SourceRegistry {
   }
 
   async remove(userId: number, id: number): Promise<void> {
+    const row = await this.owned(userId, id);
+    if (row.upstreamAuth === "oauth") await this.deps.authorizer?.disconnect(userId, id, true);
     if (!(await repo.deleteSource(this.deps.db, userId, id))) throw AppError.notFound("Source", id);
     this.callables.forgetUser(userId);
     this.deps.breakers.forget(id);

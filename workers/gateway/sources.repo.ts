@@ -223,6 +223,7 @@ export type CallSource = Pick<
   | "upstreamKind"
   | "protocolVersion"
   | "discoverResult"
+  | "upstreamAuth"
 >;
 
 /** A callable tool: what a call uses, and its listing fields as stored JSON text (parsed only when the SDK registers it). */
@@ -267,6 +268,7 @@ function prepareCallable(db: Db) {
       upstreamKind: sources.upstreamKind,
       protocolVersion: sources.protocolVersion,
       discoverResult: sources.discoverResult,
+      upstreamAuth: sources.upstreamAuth,
       toolName: sourceTools.name,
       toolAlias: sourceTools.alias,
       title: sourceTools.title,

@@ -294,7 +294,7 @@ export const hiddenToolSchema = z.object({
 export const hiddenToolList = z.object({ hidden_tools: z.array(hiddenToolSchema), count: z.int() });
 export const hideToolResult = z.object({ hidden: z.boolean(), tool: hiddenToolSchema });
 
-export const HEALTH_STATES = ["healthy", "degraded", "unhealthy", "disabled", "unknown"] as const;
+export const HEALTH_STATES = ["healthy", "degraded", "unhealthy", "disabled", "unknown", "needs_authorization", "authorization_expired"] as const;
 export type HealthState = (typeof HEALTH_STATES)[number];
 
 export const callStatsSchema = z.object({
@@ -316,8 +316,12 @@ export const sourceHealthSchema = z.object({
   state: z
     .enum(HEALTH_STATES)
     .describe(
-      "disabled: switched off; unhealthy: circuit breaker open; degraded: error rate over 20% or the last discovery failed; unknown: never discovered and never called; else healthy",
+      "disabled: switched off; needs_authorization: its upstream uses OAuth and you have not connected your account; authorization_expired: your connection expired (the upstream refused to renew it); unhealthy: circuit breaker open; degraded: error rate over 20% or the last discovery failed; unknown: never discovered and never called; else healthy",
     ),
+  authorization: z
+    .enum(["needs_authorization", "connected", "authorization_expired"])
+    .nullable()
+    .describe("Your connection to an OAuth-protected upstream; null when the upstream uses no OAuth"),
   breaker: z.enum(["closed", "open", "half_open"]),
   tool_count: z.int(),
   last_discovered_at: z.string().nullable(),

@@ -19,6 +19,8 @@ export interface UpstreamFailure {
   beforeSend: boolean;
   /** The upstream's HTTP status when it answered with one. */
   httpStatus?: number | undefined;
+  /** `insufficient_scope`: the scopes the upstream's challenge named. */
+  requiredScope?: string | undefined;
 }
 
 /** Thrown before any connection is opened to a URL the upstream URL rules refuse. */
@@ -42,7 +44,14 @@ export function checkUpstreamUrl(url: string, allowPrivateUpstreams: boolean): v
 export function upstreamFailure(error: unknown, beforeSend: boolean): UpstreamFailure {
   if (error instanceof UrlRefusedError) return { type: "url_refused", message: error.message, countsAsFailure: false, beforeSend: true };
   const failure = classifyMcpError(error, beforeSend);
-  return { type: failure.type, message: failure.message, countsAsFailure: failure.countsAsFailure, beforeSend: failure.beforeSend, httpStatus: failure.httpStatus };
+  return {
+    type: failure.type,
+    message: failure.message,
+    countsAsFailure: failure.countsAsFailure,
+    beforeSend: failure.beforeSend,
+    httpStatus: failure.httpStatus,
+    requiredScope: failure.requiredScope,
+  };
 }
 
 /**

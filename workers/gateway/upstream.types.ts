@@ -66,15 +66,18 @@ export const upstreamToolsSchema = z.array(upstreamToolSchema);
  * A call's typed failures: the client's (`connection`, `protocol`, `timeout`, `busy`), the
  * upstream's own `isError` answer (`tool_error`), `circuit_open` (no request was sent) and
  * `url_refused` (the source's URL is not allowed, any more, by the upstream URL rules, so no
- * connection was opened).
+ * connection was opened), and `authorization_required` (the source's upstream needs its owner to
+ * connect their account, or to grant more scopes: nothing was sent, or the upstream refused).
  */
-export type UpstreamErrorType = McpErrorType | "tool_error" | "circuit_open" | "url_refused";
+export type UpstreamErrorType = McpErrorType | "tool_error" | "circuit_open" | "url_refused" | "authorization_required";
 export type CallOutcome = "ok" | UpstreamErrorType;
 
 export interface UpstreamCallMeta {
   source: string;
   execution_time_ms: number;
   error_type?: UpstreamErrorType;
+  /** `insufficient_scope`: the scopes the upstream's challenge named. */
+  required_scope?: string;
 }
 
 /** A sessionful call's answer from the Durable Object. */

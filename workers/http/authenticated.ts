@@ -17,7 +17,7 @@ import { errorResponse } from "./errors";
 
 /** The request's services, their background work kept alive with the request. */
 export function requestServices(c: Context<AppEnv>): Services {
-  return createServices(c.env, (promise) => c.executionCtx.waitUntil(promise));
+  return createServices(c.env, (promise) => c.executionCtx.waitUntil(promise), issuerFor(new URL(c.req.url), c.env.SELF_ORIGIN));
 }
 
 /** The issuer and protected resource a request is for (the route's most specific resource). */

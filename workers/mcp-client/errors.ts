@@ -3,7 +3,7 @@
  * JSON-RPC errors, a refused fetch, a timeout) into a typed `McpClientError`. The gateway, the
  * chat agent and the command line all read failures through it.
  */
-import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from "@modelcontextprotocol/client";
+import { InsufficientScopeError, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, UnauthorizedError } from "@modelcontextprotocol/client";
 import { BRIDGE_AT_CAPACITY, BRIDGE_PROCESS_EXITED } from "./bridge-protocol";
 
 /** The 2026-07-28 error a modern-only server answers a 2025-era request (its `initialize` included) with. */
@@ -12,14 +12,19 @@ export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 /**
  * `connection`: the server could not be reached or went away; `protocol`: it answered something
  * that breaks the protocol, or a JSON-RPC error; `timeout`: no answer in time; `busy`: it refused
- * for lack of capacity (a full bridge) and said when to retry.
+ * for lack of capacity (a full bridge) and said when to retry; `unauthorized`: it refused the
+ * credentials (HTTP 401); `insufficient_scope`: it refused them for lack of a scope (HTTP 403 with
+ * the `insufficient_scope` challenge, the scopes it wants in `requiredScope`). Neither of the last
+ * two says anything of the server's health.
  */
-export type McpErrorType = "connection" | "protocol" | "timeout" | "busy";
+export type McpErrorType = "connection" | "protocol" | "timeout" | "busy" | "unauthorized" | "insufficient_scope";
 
 export class McpClientError extends Error {
   override readonly name = "McpClientError";
   /** The server's HTTP status when it answered with one. */
   readonly httpStatus: number | undefined;
+  /** `insufficient_scope`: the scopes the server's challenge asked for (space-separated), when it named them. */
+  readonly requiredScope: string | undefined;
 
   constructor(
     readonly type: McpErrorType,
@@ -28,10 +33,11 @@ export class McpClientError extends Error {
     readonly countsAsFailure: boolean,
     /** True when the failing request never reached the server: always safe to retry. */
     readonly beforeSend: boolean,
-    options?: { cause?: unknown; httpStatus?: number | undefined },
+    options?: { cause?: unknown; httpStatus?: number | undefined; requiredScope?: string | undefined },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.httpStatus = options?.httpStatus;
+    this.requiredScope = options?.requiredScope;
   }
 }
 
@@ -79,6 +85,19 @@ function capacityRefusal(error: SdkHttpError): string | undefined {
 export function classifyMcpError(error: unknown, beforeSend: boolean): McpClientError {
   if (error instanceof McpClientError) return error;
   const options = { cause: error };
+  // Without an OAuth provider on the transport (the gateway sends its own bearer), the SDK answers a
+  // 401 with UnauthorizedError or an HTTP error of status 401, and a 403 insufficient_scope with this.
+  if (error instanceof InsufficientScopeError) {
+    const scope = error.requiredScope?.slice(0, 1000);
+    return new McpClientError("insufficient_scope", `upstream needs more permission${scope ? ` (scope ${scope})` : ""}`, false, beforeSend, {
+      cause: error,
+      httpStatus: 403,
+      requiredScope: scope,
+    });
+  }
+  if (error instanceof UnauthorizedError || (error instanceof SdkHttpError && error.status === 401)) {
+    return new McpClientError("unauthorized", "upstream refused the credentials (HTTP 401)", false, beforeSend, { cause: error, httpStatus: 401 });
+  }
   if (error instanceof SdkHttpError) {
     // Full, not failing: the server is alive and said when to come back, so no breaker, no quick retry.
     const full = capacityRefusal(error);

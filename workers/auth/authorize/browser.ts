@@ -94,8 +94,11 @@ export function checkCsrf(request: Request, form: FormData): void {
 }
 
 /** Only an authorization request on this origin may be returned to: never an open redirect. */
+/** Where a sign-in may return: an authorization in progress, or connecting a source's upstream account (its start and connect links). */
+const RETURN_PREFIXES = ["/authorize?", "/oauth/upstream/start?", "/oauth/upstream/connect?"];
+
 export function safeReturnTo(value: unknown): string | undefined {
-  return typeof value === "string" && value.startsWith("/authorize?") && !value.includes("\\") ? value : undefined;
+  return typeof value === "string" && RETURN_PREFIXES.some((prefix) => value.startsWith(prefix)) && !value.includes("\\") ? value : undefined;
 }
 
 export function pendingCookie(returnTo: string): string {

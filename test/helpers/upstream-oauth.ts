@@ -1,0 +1,146 @@
+/**
+ * Connecting a source's upstream account in the tests, as a user's browser does it: register an
+ * OAuth-protected source (mcp-edge's own /mcp/tasks, whose authorization server is mcp-edge),
+ * ask for the connect link over REST, then follow it in a Browser (cookie jar, manual redirects):
+ * mcp-edge's sign-in, the upstream's consent, the callback. Nothing is shortcut: every hop is the
+ * Worker's real route.
+ */
+import { env } from "cloudflare:workers";
+import { expect } from "vitest";
+import { secretBox } from "../../workers/gateway/secrets";
+import { type SourceDetailBody, TASKS_URL } from "./gateway";
+import { workerFetch } from "./mcp";
+import { Browser, formFields, offeredScopes, ORIGIN, publishClientMetadata } from "./oauth";
+import { api } from "./rest";
+import type { TestUser } from "./users";
+
+export interface AuthorizationBody {
+  status: "needs_authorization" | "connected" | "authorization_expired";
+  authorization_server: string | null;
+  resource: string | null;
+  scopes_supported: string[];
+  granted_scope: string | null;
+  client_identification: string | null;
+  refreshed_at: string | null;
+  expires_at: string | null;
+  last_error: string | null;
+}
+
+/** Publishes what GET /oauth/gateway-client.json serves where the test bindings say authorization servers fetch it. */
+export async function publishGatewayClientDocument(): Promise<Record<string, unknown>> {
+  const res = await workerFetch(`${ORIGIN}/oauth/gateway-client.json`);
+  expect(res.status).toBe(200);
+  const document = await res.json<Record<string, unknown>>();
+  await publishClientMetadata("mcp-edge/gateway-client.json", JSON.stringify(document));
+  return document;
+}
+
+/** Registers mcp-edge's own /mcp/tasks as a source with no credentials of its own: an OAuth-protected upstream. */
+export async function registerOAuthTasksSource(owner: TestUser, name = `OAuth Tasks ${crypto.randomUUID().slice(0, 6)}`): Promise<SourceDetailBody> {
+  const res = await api<SourceDetailBody>(owner, "POST", "/api/sources", { body: { name, url: TASKS_URL } });
+  expect(res.status).toBe(201);
+  return res.body;
+}
+
+export async function authorizationOf(owner: TestUser, sourceId: number): Promise<AuthorizationBody> {
+  const res = await api<AuthorizationBody>(owner, "GET", `/api/sources/${sourceId}/authorization`);
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+export async function connectLink(owner: TestUser, sourceId: number, body: Record<string, unknown> = {}): Promise<string> {
+  const res = await api<{ authorization_url: string }>(owner, "POST", `/api/sources/${sourceId}/authorize`, { body });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.authorization_url;
+}
+
+export interface BrowserRun {
+  /** Every URL the browser was sent to, in order. */
+  visited: string[];
+  /** The last response (the callback's page, or its redirect to the console). */
+  final: Response;
+  finalHtml: string;
+  consentShown: boolean;
+}
+
+/**
+ * Opens `url` in `browser` and follows it to the end: redirects, mcp-edge's sign-in (with the
+ * user's API token) and the consent page (approving `scopes`, default all offered). Stops at a page
+ * that is neither, or at a redirect that leaves the Worker's origin or goes to the console.
+ */
+export async function followInBrowser(
+  browser: Browser,
+  url: string,
+  user: TestUser,
+  choice: { scopes?: string[]; decision?: "approve" | "deny"; stopAtCallback?: boolean } = {},
+): Promise<BrowserRun> {
+  const visited: string[] = [];
+  let next = url;
+  let consentShown = false;
+  for (let hop = 0; hop < 15; hop++) {
+    visited.push(next);
+    let response = await browser.get(next);
+    if (response.status === 302 || response.status === 303) {
+      const location = new URL(response.headers.get("location")!, ORIGIN);
+      const stop = location.origin !== ORIGIN || location.pathname === "/" || (choice.stopAtCallback === true && location.pathname === "/oauth/upstream/callback");
+      if (stop) return { visited: [...visited, location.href], final: response, finalHtml: "", consentShown };
+      next = location.href;
+      continue;
+    }
+    const html = await response.text();
+    if (html.includes('value="sign_in"')) {
+      response = await browser.post("/authorize", [...Object.entries(formFields(html, "api_token")), ["token", user.token]]);
+      expect(response.status, "sign-in answers with a redirect back").toBe(303);
+      next = new URL(response.headers.get("location")!, ORIGIN).href;
+      continue;
+    }
+    if (html.includes('value="consent"')) {
+      consentShown = true;
+      const scopes = choice.scopes ?? offeredScopes(html);
+      response = await browser.post("/authorize", [
+        ...Object.entries(formFields(html, "consent")),
+        ["decision", choice.decision ?? "approve"],
+        ...scopes.map((scope): [string, string] => ["scope", scope]),
+      ]);
+      expect(response.status, "consent answers with a redirect to the client").toBe(302);
+      next = new URL(response.headers.get("location")!, ORIGIN).href;
+      if (choice.stopAtCallback === true && new URL(next).pathname === "/oauth/upstream/callback") return { visited: [...visited, next], final: response, finalHtml: "", consentShown };
+      continue;
+    }
+    return { visited, final: response, finalHtml: html, consentShown };
+  }
+  throw new Error(`the browser was redirected too often: ${visited.join(" → ")}`);
+}
+
+/** The whole connect: the REST link, then the browser to the end; expects the "Connected" page. */
+export async function connectSource(owner: TestUser, sourceId: number, options: { browser?: Browser; scope?: string; scopes?: string[] } = {}): Promise<BrowserRun> {
+  const link = await connectLink(owner, sourceId, options.scope ? { scope: options.scope } : {});
+  const run = await followInBrowser(options.browser ?? new Browser(), link, owner, options.scopes ? { scopes: options.scopes } : {});
+  expect(run.final.status, run.finalHtml.slice(0, 500)).toBe(200);
+  expect(run.finalHtml).toContain("is connected to your account");
+  return run;
+}
+
+export interface StoredTokens {
+  access_token: string;
+  refresh_token?: string;
+  scope?: string;
+}
+
+/** The owner's upstream tokens as D1 holds them, opened with the test sealing key: what the gateway sends. */
+export async function storedTokens(userId: number, sourceId: number): Promise<StoredTokens | null> {
+  const row = await env.DB.prepare("SELECT tokens FROM source_authorizations WHERE source_id = ? AND user_id = ?").bind(sourceId, userId).first<{ tokens: string | null }>();
+  if (!row?.tokens) return null;
+  return JSON.parse(await secretBox(env.SOURCE_SECRETS_KEY).open(userId, `:oauth:tokens:${sourceId}`, row.tokens)) as StoredTokens;
+}
+
+/** Seals `tokens` into the source's row as the gateway would (the tests' stand-in for a token the upstream forgot). */
+export async function replaceStoredTokens(userId: number, sourceId: number, tokens: StoredTokens): Promise<void> {
+  const sealed = await secretBox(env.SOURCE_SECRETS_KEY).seal(userId, `:oauth:tokens:${sourceId}`, JSON.stringify(tokens));
+  await env.DB.prepare("UPDATE source_authorizations SET tokens = ? WHERE source_id = ? AND user_id = ?").bind(sealed, sourceId, userId).run();
+}
+
+/** Makes the stored access token look about to expire, so the next use refreshes it. */
+export async function expireAccessToken(sourceId: number): Promise<void> {
+  await env.DB.prepare("UPDATE source_authorizations SET token_expires_at = ? WHERE source_id = ?").bind(new Date(Date.now() - 1000).toISOString(), sourceId).run();
+}

@@ -1,0 +1,89 @@
+/**
+ * What the gateway's call and discovery paths need of sources' MCP authorization, as a port the
+ * upstream-oauth area implements (workers/upstream-oauth/, wired in workers/services.ts), so the
+ * gateway never depends on it: the owner's bearer token for a call, what to ask the owner when
+ * there is none, and the typed `authorization_required` answer a call then gets. The token goes
+ * into the call's config only (headers and fingerprint), on both call paths, per call; the
+ * Durable Object never stores it.
+ */
+import { sha256Hex } from "../lib/encoding";
+import { isJsonObject, type JsonObject } from "../lib/json";
+import type { SourceCallOutcome } from "./source-call-result";
+import type { UpstreamCallMeta, UpstreamConfig } from "./upstream.types";
+
+/** What the authorization side needs of a source: its owner and its MCP endpoint. */
+export interface OAuthSource {
+  id: number;
+  userId: number;
+  mcpServerUrl: string;
+}
+
+/** Why a call cannot carry a token: the owner must connect (again), or grant more scopes. */
+export interface AuthorizationNeeded {
+  state: "needs_authorization" | "authorization_expired";
+  /** The scopes to ask for (space-separated), when known. */
+  scope: string | undefined;
+}
+
+export interface UpstreamAuthorizer {
+  /** The owner's access token, refreshed when due or (`afterUnauthorized`) after a 401; else why not. */
+  bearer(source: OAuthSource, afterUnauthorized?: boolean): Promise<string | AuthorizationNeeded>;
+  /** The upstream answered 403 insufficient_scope: what to ask for (granted ∪ challenged). */
+  needsScope(source: OAuthSource, scope: string | undefined): Promise<AuthorizationNeeded>;
+  /** After a 401 at discovery: records the upstream's protection; false when it is not MCP authorization. */
+  learnProtection(source: OAuthSource): Promise<boolean>;
+  /** The browser link that connects the owner's account (asking for `scope`); undefined without a known origin. */
+  connectLink(sourceId: number, scope: string | undefined): string | undefined;
+  /** Revokes (when the server offers it) and forgets the owner's tokens; `forDelete`: the source is being deleted. */
+  disconnect(userId: number, sourceId: number, forDelete?: boolean): Promise<{ revoked: boolean }>;
+}
+
+/** The `_meta.authorization` of an `authorization_required` result: what a client needs to send the user on. */
+export interface AuthorizationRequired {
+  state: AuthorizationNeeded["state"];
+  /** Open in a browser signed in to mcp-edge: it connects the account and comes back. */
+  url: string | null;
+  scope: string | null;
+}
+
+/**
+ * The config with the owner's token as its bearer (any `Authorization` the source's own headers
+ * had is replaced) and a fingerprint that changes with the token, so a warm sessionful connection
+ * opened with an older token is not reused.
+ */
+export async function withBearer(config: UpstreamConfig, token: string): Promise<UpstreamConfig> {
+  const headers = Object.fromEntries(Object.entries(config.headers).filter(([name]) => name.toLowerCase() !== "authorization"));
+  headers["Authorization"] = `Bearer ${token}`;
+  return { ...config, headers, fingerprint: await sha256Hex(`${config.fingerprint}\n${token}`) };
+}
+
+export function authorizationMessage(slug: string, needed: AuthorizationNeeded, url: string | undefined): string {
+  const why =
+    needed.state === "authorization_expired"
+      ? `your connection to source ${slug} expired (its server refused to renew it)`
+      : `source ${slug} needs you to connect your account${needed.scope ? ` with the permissions ${needed.scope}` : ""}`;
+  return `${why}. ${url ? `Open ${url} in a browser signed in to mcp-edge, then call again.` : "Connect it from the console or POST /api/sources/{id}/authorize, then call again."}`;
+}
+
+/** The typed `authorization_required` error result of a call, carrying the link to connect. */
+export function authorizationOutcome(slug: string, needed: AuthorizationNeeded, url: string | undefined, started: number): SourceCallOutcome {
+  const authorization: AuthorizationRequired = { state: needed.state, url: url ?? null, scope: needed.scope ?? null };
+  const meta: UpstreamCallMeta = { source: slug, execution_time_ms: Date.now() - started, error_type: "authorization_required" };
+  const result = {
+    isError: true,
+    content: [{ type: "text", text: `authorization_required: ${authorizationMessage(slug, needed, url)}` }],
+    _meta: { ...meta, authorization: { ...authorization } },
+  };
+  return { result, resultJson: JSON.stringify(result), meta };
+}
+
+/** The authorization a result asks for, if it is an `authorization_required` one with a link. */
+export function authorizationOf(result: JsonObject): (AuthorizationRequired & { url: string }) | undefined {
+  const meta = result["_meta"];
+  if (!isJsonObject(meta) || meta["error_type"] !== "authorization_required") return undefined;
+  const authorization = meta["authorization"];
+  if (!isJsonObject(authorization) || typeof authorization["url"] !== "string") return undefined;
+  const state = authorization["state"] === "authorization_expired" ? "authorization_expired" : "needs_authorization";
+  const scope = typeof authorization["scope"] === "string" ? authorization["scope"] : null;
+  return { state, url: authorization["url"], scope };
+}

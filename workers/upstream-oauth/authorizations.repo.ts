@@ -1,0 +1,88 @@
+/**
+ * D1 access for sources' MCP authorization (source_authorizations) and the flows in progress
+ * (upstream_oauth_flows). Every statement a user's request reaches is scoped by the user id as
+ * well as the source id; sealed columns are written and read as the service sealed them.
+ */
+import { and, eq, lt, sql } from "drizzle-orm";
+import { sourceAuthorizations, sources, upstreamOauthFlows } from "../../d1/schema";
+import type { Db } from "../lib/db";
+
+export type AuthorizationRow = typeof sourceAuthorizations.$inferSelect;
+export type AuthorizationPatch = Partial<Omit<AuthorizationRow, "sourceId" | "userId">>;
+export type FlowRow = typeof upstreamOauthFlows.$inferSelect;
+
+export async function getAuthorization(db: Db, userId: number, sourceId: number): Promise<AuthorizationRow | undefined> {
+  return db
+    .select()
+    .from(sourceAuthorizations)
+    .where(and(eq(sourceAuthorizations.sourceId, sourceId), eq(sourceAuthorizations.userId, userId)))
+    .get();
+}
+
+/**
+ * What discovery learned: the row is created (status needs_authorization) or its discovered facts
+ * updated, and the source marked `oauth` so its calls look for a token — in one batch.
+ */
+export async function recordProtection(
+  db: Db,
+  userId: number,
+  sourceId: number,
+  facts: Pick<AuthorizationRow, "resourceMetadataUrl" | "resource" | "authorizationServer" | "scopesSupported" | "discoveryState">,
+  now: string,
+): Promise<void> {
+  await db.batch([
+    db
+      .insert(sourceAuthorizations)
+      .values({ sourceId, userId, status: "needs_authorization", ...facts, updatedAt: now })
+      .onConflictDoUpdate({ target: sourceAuthorizations.sourceId, set: { ...facts, updatedAt: now } }),
+    db.update(sources).set({ upstreamAuth: "oauth" }).where(and(eq(sources.id, sourceId), eq(sources.userId, userId))),
+  ]);
+}
+
+export async function updateAuthorization(db: Db, userId: number, sourceId: number, patch: AuthorizationPatch): Promise<void> {
+  await db
+    .update(sourceAuthorizations)
+    .set(patch)
+    .where(and(eq(sourceAuthorizations.sourceId, sourceId), eq(sourceAuthorizations.userId, userId)));
+}
+
+/**
+ * Saves refreshed tokens only if the stored ones are still those the refresh started from: two
+ * isolates refreshing at once keep the first answer, and the second reads it instead.
+ */
+export async function replaceTokens(db: Db, userId: number, sourceId: number, previousSealed: string, patch: AuthorizationPatch): Promise<boolean> {
+  const result = await db
+    .update(sourceAuthorizations)
+    .set(patch)
+    .where(and(eq(sourceAuthorizations.sourceId, sourceId), eq(sourceAuthorizations.userId, userId), eq(sourceAuthorizations.tokens, previousSealed)))
+    .run();
+  return result.meta.changes > 0;
+}
+
+export async function insertFlow(db: Db, flow: typeof upstreamOauthFlows.$inferInsert, now: string): Promise<void> {
+  await db.batch([db.delete(upstreamOauthFlows).where(lt(upstreamOauthFlows.expiresAt, now)), db.insert(upstreamOauthFlows).values(flow)]);
+}
+
+export async function flowByStart(db: Db, startHash: string, now: string): Promise<FlowRow | undefined> {
+  return db
+    .select()
+    .from(upstreamOauthFlows)
+    .where(and(eq(upstreamOauthFlows.startHash, startHash), sql`${upstreamOauthFlows.expiresAt} > ${now}`))
+    .get();
+}
+
+/** Binds the flow to the browser that opened its start link; only the first browser wins. */
+export async function bindFlow(db: Db, stateHash: string, browserHash: string): Promise<boolean> {
+  const result = await db
+    .update(upstreamOauthFlows)
+    .set({ browserHash })
+    .where(and(eq(upstreamOauthFlows.stateHash, stateHash), sql`${upstreamOauthFlows.browserHash} IS NULL`))
+    .run();
+  return result.meta.changes > 0;
+}
+
+/** Takes the flow of this state, once: it is deleted in the same statement, so a replay finds nothing. */
+export async function takeFlow(db: Db, stateHash: string): Promise<FlowRow | undefined> {
+  const rows = await db.delete(upstreamOauthFlows).where(eq(upstreamOauthFlows.stateHash, stateHash)).returning().all();
+  return rows[0];
+}

@@ -1,0 +1,155 @@
+/**
+ * The browser side of connecting a source's upstream account:
+ * - GET /oauth/gateway-client.json — mcp-edge's Client ID Metadata Document (public).
+ * - GET /oauth/upstream/connect?source_id=…&scope=… — the link an `authorization_required` call
+ *   carries and the console's Connect button opens: starts a flow for the signed-in owner.
+ * - GET /oauth/upstream/start?flow=… — the one-time link POST /api/sources/{id}/authorize returns.
+ * - GET /oauth/upstream/callback — the redirect URI: completes the flow, discovers the source's
+ *   tools again, and returns the user to the console or a plain page.
+ *
+ * The connect and start links need this browser signed in to mcp-edge (the /authorize session) as
+ * the source's owner — a link alone connects nothing — and bind the flow to this browser with a
+ * `__Host-` cookie the callback must present: a callback replayed, opened elsewhere or swapped
+ * between users is refused (upstream-auth.service.ts#complete).
+ */
+import { type Context, Hono } from "hono";
+import { clearCookie, csrfToken, pendingCookie, readCookie, setCookie, signedIn } from "../auth/authorize/browser";
+import { errorPage, signInPage } from "../auth/authorize/pages";
+import { page, escapeHtml } from "../auth/authorize/html";
+import { SIGN_IN_METHODS } from "../auth/authorize/sign-in-methods";
+import { issuerFor } from "../auth/resources";
+import { randomSecret } from "../auth/tokens";
+import * as sourcesRepo from "../gateway/sources.repo";
+import type { AppEnv } from "../http/context";
+import { openDb } from "../lib/db";
+import { AppError } from "../lib/errors";
+import { log } from "../lib/log";
+import { createServices, upstreamAuthorizations } from "../services";
+import { GATEWAY_CLIENT_PATH, gatewayClientDocument, gatewayClientUrls, UPSTREAM_CALLBACK_PATH, UPSTREAM_CONNECT_PATH, UPSTREAM_START_PATH } from "./gateway-client";
+import { FLOW_TTL_MS } from "./upstream-auth.service";
+
+/** Binds a flow to the browser that opened its link; the callback must bring it back. */
+export const FLOW_COOKIE = "__Host-mcpe-upstream-flow";
+const NO_STORE = { "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" };
+
+function originOf(c: Context<AppEnv>): string {
+  const origin = issuerFor(new URL(c.req.url), c.env.SELF_ORIGIN);
+  if (!origin) throw new AppError("invalid_input", "Connecting sources is not available at this origin: use https, or http on localhost (set SELF_ORIGIN)");
+  return origin;
+}
+
+function authorizations(c: Context<AppEnv>) {
+  return upstreamAuthorizations(c.env, openDb(c.env.DB), (promise) => c.executionCtx.waitUntil(promise), originOf(c));
+}
+
+/** The signed-in user of this browser, or the sign-in page that comes back here afterwards. */
+async function browserUser(c: Context<AppEnv>): Promise<{ userId: number } | { response: Response }> {
+  const session = await signedIn(openDb(c.env.DB), c.req.raw);
+  if (session) return { userId: session.user.id };
+  const url = new URL(c.req.url);
+  const returnTo = `${url.pathname}${url.search}`;
+  const csrf = csrfToken(c.req.raw);
+  const headers = new Headers();
+  if (csrf.cookie) headers.append("Set-Cookie", csrf.cookie);
+  headers.append("Set-Cookie", pendingCookie(returnTo));
+  return { response: signInPage({ methods: SIGN_IN_METHODS, csrf: csrf.token, returnTo, headers }) };
+}
+
+/** Opens the flow in this browser: binds it with a fresh cookie and sends the browser to the authorization server. */
+async function sendToAuthorization(c: Context<AppEnv>, flowId: string, userId: number): Promise<Response> {
+  const secret = randomSecret();
+  const { authorizationUrl } = await authorizations(c).openStart(flowId, userId, secret);
+  const headers = new Headers({ Location: authorizationUrl, ...NO_STORE });
+  headers.append("Set-Cookie", setCookie(FLOW_COOKIE, secret, FLOW_TTL_MS / 1000));
+  return new Response(null, { status: 302, headers });
+}
+
+function guarded(handler: (c: Context<AppEnv>) => Promise<Response>) {
+  return async (c: Context<AppEnv>): Promise<Response> => {
+    try {
+      return await handler(c);
+    } catch (error) {
+      if (error instanceof AppError && error.code !== "internal") return errorPage(error.message, error.status);
+      log.error("upstream oauth page failed", { error: String(error) });
+      return errorPage("Connecting failed for an internal reason; it has been logged. Start connecting again.", 500);
+    }
+  };
+}
+
+async function connect(c: Context<AppEnv>): Promise<Response> {
+  const signed = await browserUser(c);
+  if ("response" in signed) return signed.response;
+  const sourceId = Number(c.req.query("source_id"));
+  if (!Number.isSafeInteger(sourceId) || sourceId <= 0) throw AppError.invalid("source_id must be a source's id");
+  const scope = c.req.query("scope");
+  if (scope !== undefined && scope.length > 1000) throw AppError.invalid("scope is too long");
+  const source = await sourcesRepo.getSource(openDb(c.env.DB), signed.userId, sourceId);
+  if (!source) throw AppError.notFound("Source", sourceId);
+  const returnTo = c.req.query("return_to") === "console" ? "console" : "page";
+  const flow = await authorizations(c).start(signed.userId, source, { scope: scope || undefined, returnTo });
+  return sendToAuthorization(c, new URL(flow.startUrl).searchParams.get("flow") ?? "", signed.userId);
+}
+
+async function start(c: Context<AppEnv>): Promise<Response> {
+  const signed = await browserUser(c);
+  if ("response" in signed) return signed.response;
+  return sendToAuthorization(c, c.req.query("flow") ?? "", signed.userId);
+}
+
+function connectedPage(name: string, detail: string): Response {
+  return page({
+    title: "Connected",
+    headers: new Headers(NO_STORE),
+    body: `<p>Source <strong>${escapeHtml(name)}</strong> is connected to your account. ${escapeHtml(detail)}</p><p>You can close this page and call its tools again.</p>`,
+  });
+}
+
+async function callback(c: Context<AppEnv>): Promise<Response> {
+  const error = c.req.query("error");
+  const state = c.req.query("state") ?? "";
+  const code = c.req.query("code");
+  // Whatever comes back, this browser's binding is spent: the flow is single use.
+  const clear = clearCookie(FLOW_COOKIE);
+  if (error !== undefined || code === undefined) {
+    // The server's own words are not shown (they could come from anyone who sends a link here).
+    const response = errorPage(error === "access_denied" ? "You did not allow the connection. Nothing was connected." : "The authorization server did not send an authorization code. Nothing was connected.");
+    response.headers.append("Set-Cookie", clear);
+    return response;
+  }
+  const db = openDb(c.env.DB);
+  const session = await signedIn(db, c.req.raw);
+  const done = await authorizations(c).complete(
+    { state, code, iss: c.req.query("iss"), browserSecret: readCookie(c.req.raw, FLOW_COOKIE), browserUserId: session?.user.id },
+    async (userId, sourceId) => {
+      const source = await sourcesRepo.getSource(db, userId, sourceId);
+      if (!source) throw AppError.notFound("Source", sourceId);
+      return source;
+    },
+  );
+  // Now the tools can be listed: discover them with the new token.
+  const services = createServices(c.env, (promise) => c.executionCtx.waitUntil(promise), originOf(c));
+  const detail = await services.sources.refresh(done.userId, done.sourceId);
+  const headers = new Headers(NO_STORE);
+  headers.append("Set-Cookie", clear);
+  if (done.returnTo === "console") {
+    // The console opens on its sources panel, where the source now shows its health.
+    headers.set("Location", "/#sources");
+    return new Response(null, { status: 303, headers });
+  }
+  const found = detail.source.last_discovery_error ? `Discovery: ${detail.source.last_discovery_error}` : `${detail.tools.length} tools discovered.`;
+  const response = connectedPage(detail.source.name, found);
+  response.headers.append("Set-Cookie", clear);
+  return response;
+}
+
+export function upstreamOAuthRoutes(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.get(GATEWAY_CLIENT_PATH, (c) => {
+    const document = gatewayClientDocument(gatewayClientUrls(originOf(c), c.env));
+    return c.json(document, 200, { "Cache-Control": "public, max-age=3600" });
+  });
+  app.get(UPSTREAM_CONNECT_PATH, guarded(connect));
+  app.get(UPSTREAM_START_PATH, guarded(start));
+  app.get(UPSTREAM_CALLBACK_PATH, guarded(callback));
+  return app;
+}
