@@ -105,7 +105,7 @@ function sourceRow(source, health, reload) {
   const calls = health.calls ?? {};
   const lastError = health.last_discovery_error ?? calls.last_error;
   return h("tr", { "data-source": source.slug }, name,
-    h("td", {}, h("span", { class: `state state-${health.state}` }, health.state.replace("_", " ")), authorizationActions(source, health, reload)),
+    h("td", {}, h("span", { class: `state state-${health.state}` }, String(health.state).replace("_", " ")), authorizationActions(source, health, reload)),
     h("td", {}, h("span", { class: `breaker breaker-${health.breaker}` }, String(health.breaker).replace("_", "-"))),
     h("td", {}, String(health.tool_count ?? source.tool_count)),
     h("td", {}, calls.window ? `${formatRate(calls.error_rate)} of ${calls.window}` : "no calls yet"),
