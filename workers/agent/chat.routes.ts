@@ -9,7 +9,7 @@
  * their id there; failures answer with the REST error shape, never a 500.
  */
 import type { Context, Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { refusal } from "../auth/access";
 import { type PrincipalWire, toWire } from "../auth/principal-wire";
 import type { Scope } from "../auth/scopes";

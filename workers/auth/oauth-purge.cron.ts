@@ -8,7 +8,7 @@
  * KV `mcpe-purge-state`: `{ "cursor": "<library cursor>" }` while a sweep is under way, or
  * `{ "next_sweep_at": "<ISO time>" }` between sweeps.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { log } from "../lib/log";
 import { authorizationServer } from "./authorization-server";
 import { issuerFor } from "./resources";

@@ -9,7 +9,7 @@
  * receiving side re-applies the rules it would have applied to the token itself: scopes per tool,
  * the audience per resource.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { Principal } from "./principal";
 import { expandScopes, normalizeScopes, SCOPES } from "./scopes";
 

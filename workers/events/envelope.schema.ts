@@ -6,7 +6,7 @@
  * lists them all. The message shapes are documented in docs/storage.md; bump `version` on any
  * breaking change.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export const eventEnvelopeSchema = z.object({
   event_id: z.string().min(1),

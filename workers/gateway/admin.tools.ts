@@ -4,7 +4,7 @@
  * SourceRegistry and zod schemas as /api/sources; the owner is always the authenticated user, and
  * no output carries a secret (the source views never include secret values or the bridge token).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, READ_ONLY, type ToolDefinition } from "../mcp/tool";
 import { AUTHORIZATION_TOOL_NAMES, sourceAuthorizationTools } from "./source-authorization.tools";
 import type { SourceDetail } from "./source-views";

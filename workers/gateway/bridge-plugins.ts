@@ -6,7 +6,7 @@
  * last segment of `mcp_plugin_dir`: the original provider's `/opt/mcp-plugins/github` names the
  * bridge's `github`, and registers unchanged.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { AppError } from "../lib/errors";
 
 /** A plugin's name: one directory name, never `.`/`..`, nothing a URL path would need to escape. */

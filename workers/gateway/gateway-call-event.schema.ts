@@ -3,7 +3,7 @@
  * sent on the EVENTS queue (gateway-audit.ts). Never carries argument or result values: only who
  * called what, how long it took and how it ended. The message shape is documented in docs/storage.md.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { eventEnvelopeSchema } from "../events/envelope.schema";
 
 /** Outcomes of a gateway tool call: `ok` or the typed error that ended it. */

@@ -9,7 +9,7 @@
  * A package is read by the shape its transport key names (`transport_type` or `transport`), so an
  * error names the field of the shape the author wrote. Pure zod: the bridge and the gateway share it.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * An environment variable name a shell would accept; anything else is refused, not escaped. The

@@ -2,7 +2,7 @@
  * REST for connecting a source's upstream account (MCP authorization): start connecting (the link
  * to open in a browser), the connection's state, disconnect. The same service as the admin tools.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { defineRoute } from "../http/api-route";
 import { urlNumber } from "../http/url-number";
 import { authorizationLink, authorizationView, authorizeInput, disconnectResult } from "./source-authorization.schema";

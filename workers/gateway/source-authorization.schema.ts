@@ -3,7 +3,7 @@
  * POST /api/sources/{id}/authorize, GET and DELETE /api/sources/{id}/authorization and the
  * gateway_connect_source / gateway_disconnect_source admin tools. No schema here carries a token.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { fields } from "./sources.schema";
 
 const scope = z

@@ -2,7 +2,7 @@
  * REST API for gateway sources (/api/sources), their health, and each user's hidden tools
  * (/api/gateway/hidden-tools): the same schemas and service as the gateway's admin tools.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { defineRoute } from "../http/api-route";
 import { urlNumber } from "../http/url-number";
 import {

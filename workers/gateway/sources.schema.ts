@@ -2,7 +2,7 @@
  * Field schemas for gateway sources, shared by the REST routes and /openapi.json (and by the
  * admin tools when they come). No schema takes a user id: the owner is the authenticated user.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { MAX_JSON_DEPTH, storedJsonObject } from "../lib/stored-json";
 
 export const TRANSPORT_TYPES = ["streamable_http", "sse", "stdio"] as const;

@@ -4,7 +4,7 @@
  * results) travels as JSON text: RPC types cannot carry `unknown`, and a recursive JSON type
  * is too deep for them; the receiving side parses and checks it.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { McpErrorType } from "../mcp-client/errors";
 import type { CallStats } from "./call-stats";
 

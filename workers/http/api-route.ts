@@ -3,7 +3,7 @@
  * requests (one place, one error shape) and generates /openapi.json.
  */
 import type { Context, Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { refusal } from "../auth/access";
 import { SCOPE_DESCRIPTIONS, type Scope } from "../auth/scopes";
 import { parseInput } from "../lib/validation";

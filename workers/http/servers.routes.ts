@@ -3,7 +3,7 @@
  * Only names, routes and prose: each server's tools are listed by the client over MCP itself
  * (tools/list), so the console sees exactly what any MCP client sees, per user.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { McpServerDefinition } from "../mcp/server-definition";
 import { defineRoute } from "./api-route";
 

@@ -5,7 +5,7 @@
  * decimal digits, no sign, no leading zero, nothing around them. The parsed value then meets the
  * same field schema MCP uses (range, integer, safe size).
  */
-import { z } from "zod";
+import * as z from "zod";
 
 const DECIMAL = /^(?:0|[1-9][0-9]*)$/;
 

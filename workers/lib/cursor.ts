@@ -6,7 +6,7 @@
  * what `encodeCursor` writes — one field, a non-negative safe integer — or it is refused as
  * invalid_input naming `cursor`. An offset no database can bind (1e99, 2^53) never reaches D1.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { AppError } from "./errors";
 
 const cursorPayload = z.strictObject({ o: z.int().min(0).max(Number.MAX_SAFE_INTEGER) });

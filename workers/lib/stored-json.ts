@@ -5,7 +5,7 @@
  * levels by default (the strictest common default; Ruby's is 100, serde_json's 128), and an MCP
  * or REST envelope adds up to eight. Half of 64 leaves room for any envelope (decision 0024).
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { JsonObject } from "./json";
 
 /** Levels of nesting a stored JSON value may have: `{}` and `[]` count one level each. */

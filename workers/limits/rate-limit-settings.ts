@@ -3,7 +3,7 @@
  * Rate Limiting binding enforces the limit but answers only allowed / refused, so these vars repeat
  * the binding's `simple = { limit, period }` for the refusal's wording and its retry hint.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export interface RateLimitSettings {
   /** Calls allowed per period, per user and Cloudflare location. */

@@ -15,7 +15,7 @@
  * A refused batch is refused whole — HTTP 429, `Retry-After` and one JSON-RPC error (id null) —
  * and nothing in it runs; a batch cannot be answered partly by the SDK and partly here.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { Scope } from "../auth/scopes";
 import { type AppError, retryAfterMs } from "../lib/errors";
 import { isJsonObject } from "../lib/json";

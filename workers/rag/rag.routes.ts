@@ -1,5 +1,5 @@
 /** REST over the RAG documents: the same schemas and service as the rag_* document tools. */
-import { z } from "zod";
+import * as z from "zod";
 import { defineRoute } from "../http/api-route";
 import { urlNumber } from "../http/url-number";
 import { deleteDocumentResult, documentPage, documentSummary, fields, ingestInput, ingestResult, listDocumentsInput, ragHealth } from "./rag.schema";

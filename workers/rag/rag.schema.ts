@@ -3,7 +3,7 @@
  * Every pipeline takes the common query fields plus its own parameters, each with a default.
  * No schema here takes a user id: documents belong to the authenticated user.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { MAX_JSON_DEPTH, storedJsonObject } from "../lib/stored-json";
 
 export const PIPELINES = [

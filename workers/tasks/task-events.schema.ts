@@ -2,7 +2,7 @@
  * Task events: what happened to a task, as written to the outbox (task-outbox.statements.ts) and
  * sent on the EVENTS queue. The message shape is documented in docs/storage.md.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { eventEnvelopeSchema } from "../events/envelope.schema";
 import { taskSchema } from "./tasks.schema";
 

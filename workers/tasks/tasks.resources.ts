@@ -4,7 +4,7 @@
  * authenticated user, so a foreign id is "not found" here too.
  */
 import { completable, type McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
-import { z } from "zod";
+import * as z from "zod";
 import { AppError } from "../lib/errors";
 import type { ToolContext } from "../mcp/tool";
 import { formatTaskList } from "./tasks.format";

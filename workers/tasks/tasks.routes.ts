@@ -1,5 +1,5 @@
 /** REST API over the task service: the same schemas as the MCP tools, no second copy of the logic. */
-import { z } from "zod";
+import * as z from "zod";
 import { defineRoute } from "../http/api-route";
 import { urlNumber } from "../http/url-number";
 import {

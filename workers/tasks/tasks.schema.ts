@@ -3,7 +3,7 @@
  * three can never disagree. Argument names follow the original task-tool specification.
  * No schema here takes a user id: the user always comes from authentication.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { EARLIEST_STORABLE, isStorableInstant, LATEST_STORABLE } from "../lib/clock";
 
 export const PRIORITIES = ["none", "low", "medium", "high"] as const;

@@ -6,7 +6,7 @@
  * must not be empty (an empty name cannot be listed in `branches`). No argument names a user or a
  * thread: the user comes from authentication, the thread is implicit (see thinking.do.ts).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { MAX_BRANCH_ID_CHARS, MAX_HISTORY, MAX_THOUGHT_CHARS } from "./thinking-limits.schema";
 
 export { MAX_BRANCH_ID_CHARS, MAX_HISTORY, MAX_THOUGHT_CHARS };

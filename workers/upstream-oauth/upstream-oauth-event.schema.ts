@@ -4,7 +4,7 @@
  * or refresh. Never a token, code, verifier or secret: only who, which source, what happened, the
  * scopes granted and how mcp-edge identified itself. The shape is documented in docs/storage.md.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { eventEnvelopeSchema } from "../events/envelope.schema";
 
 export const UPSTREAM_OAUTH_ACTIONS = ["connected", "refreshed", "disconnected", "connect_failed", "refresh_failed"] as const;

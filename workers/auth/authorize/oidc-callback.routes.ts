@@ -7,7 +7,7 @@
  * what they approved before the redirect, and the code for the client.
  */
 import { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { openDb } from "../../lib/db";
 import { AppError } from "../../lib/errors";
 import { log } from "../../lib/log";

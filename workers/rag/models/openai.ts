@@ -3,7 +3,7 @@
  * vLLM, Ollama, LiteLLM): /embeddings, /chat/completions, and the /rerank shape that vLLM, Jina and
  * Cohere-compatible servers share ({ results: [{ index, relevance_score }] }).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { AppError } from "../../lib/errors";
 import { providerError, retryAfterMs } from "../../lib/provider-errors";
 import { checkedVectors } from "./embedding-check";

@@ -4,7 +4,7 @@
  * binding's errors (`<internal code>: <description>`) become busy / unavailable / timeout /
  * upstream_error AppErrors by their documented codes.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { AppError } from "../../lib/errors";
 import { workersAiError } from "../../lib/provider-errors";
 import { checkedVectors } from "./embedding-check";

@@ -4,7 +4,7 @@
  * failure of the binding — which throws plain errors (`VECTOR_QUERY_ERROR (code = …): …`) — and
  * every answer of an unexpected shape becomes an `upstream_error` AppError naming the operation.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { AppError } from "../../lib/errors";
 import type { StoredVector, VectorHit, VectorIndex } from "./vector-index";
 
