@@ -39,5 +39,8 @@ export function rejectForeignOrigin(request: Request, configured: string | undef
     const hostRejection = hostHeaderValidationResponse(request, localhostAllowedHostnames());
     if (hostRejection) return hostRejection;
   }
+  // Without an Origin (non-browser clients) the SDK's check passes whatever the list holds, so the
+  // list is built only for a browser's request.
+  if (!request.headers.get("origin")) return undefined;
   return originValidationResponse(request, allowedOriginHostnames(url, configured));
 }
