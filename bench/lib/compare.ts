@@ -16,6 +16,7 @@ import type { Cleanup } from "./cleanup";
 import { gatewayVars } from "./gateway";
 import type { Tool } from "./mcp";
 import { checkedSample, type FleetPaths, seedD1, type Target, workerTarget } from "./targets";
+import { withBenchRateLimits } from "./rate-limits";
 import { serveWorker, wranglerWorkerOptions } from "./workerd";
 
 export interface ComparedCommit {
@@ -52,7 +53,10 @@ export async function startComparedCommits(
     exportCommit(paths.root, commit, source);
     const bundle = await bundleWorker(join(source, "workers/index.ts"), join(paths.tmp, `mcp-edge-${label}`, "index.js"));
     const port = await freePort();
-    const options = wranglerWorkerOptions(join(source, "wrangler.toml"), gatewayVars(port), variant === "assets");
+    const shipped = wranglerWorkerOptions(join(source, "wrangler.toml"), gatewayVars(port), variant === "assets");
+    // Raised like the work tree's (rate-limits.ts): at the shipped limits most of the load would be
+    // refusals. Commits from before the per-user limiters have none to raise.
+    const options = shipped.ratelimits === undefined ? shipped : withBenchRateLimits(shipped);
     // The Worker keeps its own name: wrangler.toml's SELF binding and Durable Objects refer to
     // "mcp-edge" (each Worker has its own workerd, so the names do not clash).
     const worker = await serveWorker({

@@ -249,11 +249,11 @@ export async function serveGateway(
   options: { fastPath?: boolean } = {},
 ): Promise<Response> {
   let body: unknown;
-  let forward = request;
+  let forward = () => request;
   if (request.method === "POST") {
     const post = await readMcpPost(request, gateway.definition, { ...ctx, catalog: NO_CATALOG });
     if ("refusal" in post) return post.refusal;
-    ({ request: forward, body } = post); // body undefined: the SDK answers malformed JSON in its own words
+    ({ forward, body } = post); // body undefined: the SDK answers malformed JSON in its own words
   }
   const found: SourceTool[] = [];
   const lookedUp = new Set<string>();
@@ -267,5 +267,5 @@ export async function serveGateway(
   }
   // A context object of this request alone, so nothing registered for it can reach another request.
   const gatewayCtx: GatewayContext = { user: ctx.user, services: ctx.services, access: ctx.access, catalog: await catalogFor(body, ctx, found, lookedUp) };
-  return serveWithSdk(forward, gateway.definition, gatewayCtx, body);
+  return serveWithSdk(forward(), gateway.definition, gatewayCtx, body);
 }

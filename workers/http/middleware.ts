@@ -17,11 +17,14 @@ export const CORS_HEADERS = {
   "Access-Control-Max-Age": "86400",
 };
 
+const CORS_HEADER_ENTRIES = Object.entries(CORS_HEADERS);
+
 /** Bearer tokens, not cookies, carry identity, so a wildcard CORS origin exposes nothing. */
 export const cors: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.req.method === "OPTIONS") return new Response(null, { status: 204, headers: CORS_HEADERS });
   await next();
-  for (const [name, value] of Object.entries(CORS_HEADERS)) c.res.headers.set(name, value);
+  const headers = c.res.headers;
+  for (const [name, value] of CORS_HEADER_ENTRIES) headers.set(name, value);
 };
 
 /** Bodies over `maxSize` bytes are answered 413 (as an AppError) before anything reads them. */

@@ -96,37 +96,39 @@ function capabilitiesOf<C extends ToolContext>(definition: McpServerDefinition<C
 /**
  * A POST's body, parsed once for the envelope, params and scope checks, the tool-call rate limit,
  * the fast path and the SDK:
- * `request` is the request to forward (the body re-attached), `body` undefined when the bytes are
+ * `forward` makes the request to hand the SDK (the body re-attached), `body` undefined when the bytes are
  * not JSON (the SDK then answers the parse error in its own words), or a check's refusal.
  */
 export async function readMcpPost<C extends ToolContext>(
   request: Request,
   definition: McpServerDefinition<C>,
   ctx: C,
-): Promise<{ request: Request; body: unknown } | { refusal: Response }> {
+): Promise<{ forward: () => Request; body: unknown } | { refusal: Response }> {
   const text = await request.text();
-  const forward = new Request(request, { body: text });
+  // The body re-attached, for the SDK: built only when the SDK serves (the fast path answers from
+  // the parsed body, and copying a Request is not free on the hot path).
+  const forward = () => new Request(request, { body: text });
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    return { request: forward, body: undefined };
+    return { forward, body: undefined };
   }
   const refusal =
     refuseEnvelope(body, request) ??
     refuseInvalidParams(body, request, capabilitiesOf(definition, ctx)) ??
     scopeRefusal(body, definition, ctx) ??
     (await refuseOverLimit(body, forward, definition, ctx, serveWithSdk));
-  return refusal ? { refusal } : { request: forward, body };
+  return refusal ? { refusal } : { forward, body };
 }
 
 export async function serveMcp(request: Request, definition: McpServerDefinition, ctx: ToolContext): Promise<Response> {
   if (request.method !== "POST") return serveWithSdk(request, definition, ctx);
   const post = await readMcpPost(request, definition, ctx);
   if ("refusal" in post) return post.refusal;
-  if (post.body === undefined) return serveWithSdk(post.request, definition, ctx);
+  if (post.body === undefined) return serveWithSdk(post.forward(), definition, ctx);
   const version = fastPathVersion(request);
   const sdk = (probe: Request) => serveWithSdk(probe, definition, ctx);
   const fast = version ? await answerFast(post.body, version, request, definition, ctx, sdk) : undefined;
-  return fast ?? serveWithSdk(post.request, definition, ctx, post.body);
+  return fast ?? serveWithSdk(post.forward(), definition, ctx, post.body);
 }

@@ -31,13 +31,22 @@ export function allowedOriginHostnames(requestUrl: URL, configured: string | und
   return [...localhostAllowedOrigins(), ...ownHostnames(requestUrl), ...extra];
 }
 
+/**
+ * The SDK's list, made once: it builds a new array on every call, and every MCP request checks it.
+ * Only read here and by hostHeaderValidationResponse (an `includes`), never changed.
+ */
+const LOCALHOST_HOSTNAMES = localhostAllowedHostnames();
+
 /** A 403 response for a rejected Origin or Host, or undefined when the request may proceed. */
 export function rejectForeignOrigin(request: Request, configured: string | undefined): Response | undefined {
   const url = new URL(request.url);
   // In-process calls (service bindings, tests) carry no Host header: the URL is authoritative.
-  if (request.headers.has("host") && localhostAllowedHostnames().includes(url.hostname)) {
-    const hostRejection = hostHeaderValidationResponse(request, localhostAllowedHostnames());
+  if (request.headers.has("host") && LOCALHOST_HOSTNAMES.includes(url.hostname)) {
+    const hostRejection = hostHeaderValidationResponse(request, LOCALHOST_HOSTNAMES);
     if (hostRejection) return hostRejection;
   }
+  // Without an Origin (non-browser clients) the SDK's check passes whatever the list holds, so the
+  // list is built only for a browser's request.
+  if (!request.headers.get("origin")) return undefined;
   return originValidationResponse(request, allowedOriginHostnames(url, configured));
 }

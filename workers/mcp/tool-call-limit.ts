@@ -43,11 +43,12 @@ function calledNames(body: unknown): string[] {
 
 /**
  * Spends the caller's tool-call budget for every call in `body`; the answer to send instead of
- * serving it when the budget refused one, else undefined. `request` carries the body (re-attached).
+ * serving it when the budget refused one, else undefined. `forward` makes the request to answer
+ * (the body re-attached), called only for a refusal.
  */
 export async function refuseOverLimit(
   body: unknown,
-  request: Request,
+  forward: () => Request,
   definition: McpServerDefinition,
   ctx: ToolContext,
   serve: SdkServe,
@@ -60,7 +61,7 @@ export async function refuseOverLimit(
   const name = names[0] ?? "";
   const refusalCtx: ToolContext = { user: ctx.user, services: ctx.services, access: ctx.access };
   refusedCalls.set(refusalCtx, { name, scopes: toolScopes(definition, name), refusal });
-  return serve(request, refusingDefinition(definition), refusalCtx, body);
+  return serve(forward(), refusingDefinition(definition), refusalCtx, body);
 }
 
 function refusedBatch(refusal: AppError): Response {
