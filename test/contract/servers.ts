@@ -41,6 +41,8 @@ export const GATEWAY_ADMIN_TOOLS = [
   "gateway_list_hidden_tools",
   "gateway_hide_tool",
   "gateway_unhide_tool",
+  "gateway_connect_source",
+  "gateway_disconnect_source",
 ];
 
 export const TASKS: ServerContract = {
@@ -73,5 +75,5 @@ export const GATEWAY: ServerContract = {
   tools: [...TASK_TOOLS, ...RAG_TOOLS, ...THINKING_TOOLS, ...GATEWAY_ADMIN_TOOLS],
   withOutputSchema: [...TASK_TOOLS, ...RAG_TOOLS, ...THINKING_TOOLS, ...GATEWAY_ADMIN_TOOLS],
   readOnly: [...TASKS.readOnly, ...RAG.readOnly, ...THINKING.readOnly, "gateway_list_sources", "gateway_source_health", "gateway_list_hidden_tools"],
-  destructive: [...TASKS.destructive, ...RAG.destructive, ...THINKING.destructive, "gateway_delete_source"],
+  destructive: [...TASKS.destructive, ...RAG.destructive, ...THINKING.destructive, "gateway_delete_source", "gateway_disconnect_source"],
 };
