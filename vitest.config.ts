@@ -60,6 +60,13 @@ const UPSTREAM_FILES = [
 const BROWSER_FILES = ["test/node/**/*.e2e.test.ts"];
 /** The main Worker's D1 database (wrangler.toml), which the agent-worker tests share to make users. */
 const MAIN_DATABASE_ID = "00000000-0000-4000-8000-000000000000";
+/**
+ * Time limits for the workerd projects. They bound a hung test; they are not speed checks (speed is
+ * measured by `npm run bench`). vitest's default 5 s was too tight on CI's shared two-core machine:
+ * with every project's pool busy, a file's first request also pays that isolate's first-use builds
+ * (decision 0034), and a five-request sign-in test once took longer than 5 s.
+ */
+const WORKERD_TIMEOUTS = { testTimeout: 30_000, hookTimeout: 60_000 } as const;
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("d1/migrations");
@@ -103,6 +110,7 @@ export default defineConfig(async () => {
           plugins: [await worker("workers")],
           test: {
             name: "workers",
+            ...WORKERD_TIMEOUTS,
             include: ["test/**/*.test.ts"],
             exclude: ["test/node/**", "test/auth/**", "test/upstream-oauth/**", "test/limits/**", "test/agent-worker/**", ...UNIT_FILES, ...UPSTREAM_FILES],
             setupFiles: ["./test/setup.ts"],
@@ -112,6 +120,7 @@ export default defineConfig(async () => {
           plugins: [await worker("upstreams")],
           test: {
             name: "upstreams",
+            ...WORKERD_TIMEOUTS,
             include: UPSTREAM_FILES,
             exclude: UNIT_FILES,
             setupFiles: ["./test/setup.ts"],
@@ -143,6 +152,7 @@ export default defineConfig(async () => {
           ],
           test: {
             name: "auth",
+            ...WORKERD_TIMEOUTS,
             include: ["test/auth/**/*.test.ts", "test/upstream-oauth/**/*.test.ts"],
             setupFiles: ["./test/setup.ts"],
             globalSetup: ["./test/upstreams/auth-setup.ts"],
@@ -168,6 +178,7 @@ export default defineConfig(async () => {
           ],
           test: {
             name: "limits",
+            ...WORKERD_TIMEOUTS,
             include: ["test/limits/**/*.test.ts"],
             setupFiles: ["./test/setup.ts"],
           },
@@ -186,6 +197,7 @@ export default defineConfig(async () => {
           ],
           test: {
             name: "agent-worker",
+            ...WORKERD_TIMEOUTS,
             include: ["test/agent-worker/**/*.test.ts"],
             setupFiles: ["./test/setup.ts"],
           },
