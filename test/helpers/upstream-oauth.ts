@@ -144,3 +144,14 @@ export async function replaceStoredTokens(userId: number, sourceId: number, toke
 export async function expireAccessToken(sourceId: number): Promise<void> {
   await env.DB.prepare("UPDATE source_authorizations SET token_expires_at = ? WHERE source_id = ?").bind(new Date(Date.now() - 1000).toISOString(), sourceId).run();
 }
+
+/**
+ * How many refresh tokens mcp-edge's authorization server has issued for the grant `refreshToken`
+ * belongs to — one for the code exchange, one per refresh it answered (what its reuse detection
+ * remembers, workers/auth/refresh-reuse.ts); 0 once the grant is revoked.
+ */
+export async function refreshTokensIssued(refreshToken: string): Promise<number> {
+  const [user, grant] = refreshToken.split(":");
+  const issued = await env.OAUTH_KV.get<string[]>(`mcpe-refresh-issued:${user}:${grant}`, "json");
+  return issued?.length ?? 0;
+}

@@ -8,8 +8,9 @@
  *   identified by mcp-edge's Client ID Metadata Document, else Dynamic Client Registration, else a
  *   client id the user gave. The flow is single use, expires, and is bound to the user, the source
  *   and (routes) the browser that opened its link.
- * - Calls (`bearer`): the owner's access token, refreshed before expiry or after a 401; a refused
- *   refresh leaves the source authorization_expired. Only ever the token of the source's owner.
+ * - Calls (`bearer`): the owner's access token, refreshed before expiry or after a 401 — one
+ *   refresh at a time per (user, source) across isolates (refresh-gate.ts); a refused refresh
+ *   leaves the source authorization_expired. Only ever the token of the source's owner.
  * - Disconnect and delete revoke the tokens upstream (RFC 7009) when the server offers revocation.
  *
  * Tokens, client secrets, PKCE verifiers and authorization URLs are sealed at rest
@@ -32,6 +33,7 @@ import { type ClientIdentification, GatewayOAuthClient, type OAuthState } from "
 import { type OAuthFetch, oauthFetch } from "./oauth-fetch";
 import { describeOAuthFailure, discoverProtection } from "./protection";
 import { revokeTokens } from "./revocation";
+import { REFRESH_BUDGET_MS, type RefreshGate } from "./refresh-gate";
 import { type FlowSecrets, SealedState, storableDiscovery } from "./sealed-state";
 import type { UpstreamOAuthAudit } from "./upstream-oauth-audit";
 
@@ -63,11 +65,13 @@ export interface UpstreamAuthDeps {
   /** The Worker's public origin (redirect URI, metadata document, links); undefined where none is known (a cron without SELF_ORIGIN). */
   origin: string | undefined;
   audit: UpstreamOAuthAudit;
+  /** Lets one caller at a time refresh a (user, source)'s tokens, across isolates. */
+  refreshGate: RefreshGate;
   now?: () => number;
 }
 
-/** Refreshes in flight in this isolate, per source: concurrent calls share one refresh. */
-const refreshing = new Map<number, Promise<string | AuthorizationNeeded>>();
+/** Rounds of waiting at the refresh gate before giving up (each ends when a holder ends or its lease runs out). */
+const REFRESH_GATE_ROUNDS = 3;
 
 export class UpstreamAuthorizations implements UpstreamAuthorizer {
   private readonly state: SealedState;
@@ -272,12 +276,31 @@ export class UpstreamAuthorizations implements UpstreamAuthorizer {
     const opened = await this.state.open(row);
     const fresh = opened.expiresAt === null || opened.expiresAt - this.now() > REFRESH_MARGIN_MS;
     if (fresh && !afterUnauthorized) return opened.tokens!.access_token;
-    let pending = refreshing.get(source.id);
-    if (!pending) {
-      pending = this.refresh(source, row, opened).finally(() => refreshing.delete(source.id));
-      refreshing.set(source.id, pending);
+    return this.refreshOnce(source, row.tokens);
+  }
+
+  /**
+   * Replaces the tokens sealed as `seen`, once across isolates: the caller that holds the gate
+   * refreshes; every other waits for it and takes what it stored. Whoever gets the gate reads the
+   * row again first — tokens that changed meanwhile (another caller refreshed, or the owner
+   * connected again) are the answer, and their refresh token is not spent twice.
+   */
+  private async refreshOnce(source: OAuthSource, seen: string): Promise<string | AuthorizationNeeded> {
+    for (let round = 0; round < REFRESH_GATE_ROUNDS; round++) {
+      const turn = await this.deps.refreshGate.begin(source.userId, source.id);
+      try {
+        const row = await repo.getAuthorization(this.deps.db, source.userId, source.id);
+        if (!row || row.status !== "connected" || row.tokens === null) {
+          return { state: row?.status === "authorization_expired" ? "authorization_expired" : "needs_authorization", scope: row?.grantedScope ?? undefined };
+        }
+        if (row.tokens !== seen) return (await this.state.open(row)).tokens!.access_token;
+        // `reread` with the tokens unchanged: the holder's lease ran out without an answer; ask again.
+        if (turn.kind === "refresh") return await this.refresh(source, row, await this.state.open(row));
+      } finally {
+        if (turn.kind === "refresh") await turn.end();
+      }
     }
-    return pending;
+    throw new AppError("unavailable", `Renewing the connection to source ${source.id} is taking too long; call again shortly`);
   }
 
   private async refresh(source: OAuthSource, row: repo.AuthorizationRow, opened: OAuthState): Promise<string | AuthorizationNeeded> {
@@ -286,8 +309,11 @@ export class UpstreamAuthorizations implements UpstreamAuthorizer {
     if (!opened.tokens?.refresh_token) failure = "no refresh token";
     else {
       try {
+        // Within the gate's lease: a refresh still running when the lease ran out could race the next holder's.
+        const budget = AbortSignal.timeout(REFRESH_BUDGET_MS);
+        const fetchFn: OAuthFetch = (input, init) => this.fetchFn(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, budget]) : budget });
         // With a refresh token and no code, the SDK's auth() refreshes; a refused refresh (an OAuthError) is thrown.
-        const result = await runOAuth(provider, { serverUrl: source.mcpServerUrl, fetchFn: this.fetchFn });
+        const result = await runOAuth(provider, { serverUrl: source.mcpServerUrl, fetchFn });
         if (result !== "AUTHORIZED" || !provider.tokensChanged) failure = "the authorization server did not refresh the token";
       } catch (error) {
         failure = describeOAuthFailure(error);
