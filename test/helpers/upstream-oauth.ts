@@ -12,7 +12,7 @@ import { type SourceDetailBody, TASKS_URL } from "./gateway";
 import { workerFetch } from "./mcp";
 import { Browser, formFields, offeredScopes, ORIGIN, publishClientMetadata } from "./oauth";
 import { api } from "./rest";
-import type { TestUser } from "./users";
+import { createUser, type TestUser } from "./users";
 
 export interface AuthorizationBody {
   status: "needs_authorization" | "connected" | "authorization_expired";
@@ -119,6 +119,16 @@ export async function connectSource(owner: TestUser, sourceId: number, options: 
   expect(run.final.status, run.finalHtml.slice(0, 500)).toBe(200);
   expect(run.finalHtml).toContain("is connected to your account");
   return run;
+}
+
+/** A new user whose new OAuth-protected tasks source is connected, and the upstream tokens that gave it. */
+export async function connectedTasksSource(): Promise<{ owner: TestUser; source: SourceDetailBody["source"]; tokens: StoredTokens }> {
+  const owner = await createUser();
+  const { source } = await registerOAuthTasksSource(owner);
+  await connectSource(owner, source.id);
+  const tokens = await storedTokens(owner.id, source.id);
+  expect(tokens, "connecting stored tokens").not.toBeNull();
+  return { owner, source, tokens: tokens! };
 }
 
 export interface StoredTokens {

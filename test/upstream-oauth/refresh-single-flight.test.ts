@@ -7,18 +7,16 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { connectGateway } from "../helpers/gateway";
+import { callThroughGateway, connectGateway } from "../helpers/gateway";
 import { textOf } from "../helpers/mcp";
 import {
   authorizationOf,
-  connectSource,
+  connectedTasksSource,
   expireAccessToken,
   publishGatewayClientDocument,
   refreshTokensIssued,
-  registerOAuthTasksSource,
   storedTokens,
 } from "../helpers/upstream-oauth";
-import { createUser } from "../helpers/users";
 
 beforeAll(async () => {
   await publishGatewayClientDocument();
@@ -30,11 +28,8 @@ function sourceObject(sourceId: number) {
 
 describe("refreshing an upstream token once", () => {
   it("three calls that find the access token expired at once refresh it once; the grant lives on", async () => {
-    const owner = await createUser();
-    const { source } = await registerOAuthTasksSource(owner);
-    await connectSource(owner, source.id);
-    const connected = await storedTokens(owner.id, source.id);
-    expect(await refreshTokensIssued(connected!.refresh_token!)).toBe(1);
+    const { owner, source, tokens: connected } = await connectedTasksSource();
+    expect(await refreshTokensIssued(connected.refresh_token!)).toBe(1);
     await expireAccessToken(source.id);
 
     // Connected first, so the three tool calls start together.
@@ -47,19 +42,14 @@ describe("refreshing an upstream token once", () => {
     }
 
     const refreshed = await storedTokens(owner.id, source.id);
-    expect(refreshed!.refresh_token).not.toBe(connected!.refresh_token);
+    expect(refreshed!.refresh_token).not.toBe(connected.refresh_token);
     expect(await refreshTokensIssued(refreshed!.refresh_token!), "the code exchange's refresh token and one refresh's").toBe(2);
     expect((await sourceObject(source.id).status()).rpc["beginTokenRefresh"]).toBe(3);
 
     // The stored refresh token is the one the authorization server holds current: the next refresh works.
     await expireAccessToken(source.id);
-    const gateway = await connectGateway(owner);
-    try {
-      const later = await gateway.callTool({ name: `${source.slug}__list_tasks`, arguments: {} });
-      expect(later.isError, textOf(later)).toBeFalsy();
-    } finally {
-      await gateway.close();
-    }
+    const later = await callThroughGateway(owner, `${source.slug}__list_tasks`);
+    expect(later.isError, textOf(later)).toBeFalsy();
     expect((await authorizationOf(owner, source.id)).status).toBe("connected");
     expect(await refreshTokensIssued((await storedTokens(owner.id, source.id))!.refresh_token!)).toBe(3);
   });
