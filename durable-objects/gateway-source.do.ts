@@ -257,6 +257,7 @@ export class GatewaySource extends DurableObject<Env> {
       const wake = () => {
         clearTimeout(timer);
         waiters.delete(wake);
+        if (waiters.size === 0 && this.refreshWaiters.get(userId) === waiters) this.refreshWaiters.delete(userId);
         resolve();
       };
       const timer = setTimeout(wake, held.until - now);
