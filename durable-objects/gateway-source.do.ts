@@ -75,6 +75,14 @@ const SESSION_KEY = "session";
 const TOOLS_KEY = "tools";
 const STALE_KEY = "inventory_stale_at";
 const CALLS_KEY = "calls";
+/** `refresh_lease:<user id>`: who is refreshing that user's upstream token for this source now (beginTokenRefresh). */
+const REFRESH_LEASE_PREFIX = "refresh_lease:";
+
+interface RefreshLease {
+  id: string;
+  /** Epoch ms: a holder that never ends its lease (its isolate died) frees it then. */
+  until: number;
+}
 
 interface StoredSession extends SessionInfo {
   fingerprint: string;
@@ -103,6 +111,8 @@ export class GatewaySource extends DurableObject<Env> {
   private refreshing: Promise<void> | undefined;
   private refreshAgain = false;
   private readonly upstreamFetch = selfRoutedFetch(this.env);
+  /** Callers waiting for a user's token refresh to end (beginTokenRefresh), per user id. */
+  private readonly refreshWaiters = new Map<number, Set<() => void>>();
 
   /**
    * Lists the upstream's tools. A streamable HTTP upstream is listed over a fresh handshake (never a
@@ -219,6 +229,53 @@ export class GatewaySource extends DurableObject<Env> {
     this.count("reset");
     await this.dropWarm();
     for (const key of [BREAKER_KEY, SESSION_KEY, TOOLS_KEY, STALE_KEY, CALLS_KEY]) this.ctx.storage.kv.delete(key);
+    for (const [key] of [...this.ctx.storage.kv.list({ prefix: REFRESH_LEASE_PREFIX })]) this.ctx.storage.kv.delete(key);
+  }
+
+  /**
+   * The single-flight gate for refreshing `userId`'s upstream OAuth token of this source, across
+   * isolates: an authorization server that rotates refresh tokens treats a second use of one as a
+   * replay and ends the grant, so only one caller at a time may spend it. Free: the caller takes the
+   * lease (its id comes back) for `leaseMs` at most, refreshes, and ends it. Held: the caller waits
+   * until the holder ends it (or the lease runs out) and gets null — it reads the stored tokens
+   * again, which are the holder's fresh ones (or, when they did not change, it asks again). The
+   * lease is stored, so a restarted object still honours it; the waiters live in memory.
+   */
+  async beginTokenRefresh(userId: number, leaseMs: number): Promise<string | null> {
+    this.count("beginTokenRefresh");
+    const key = `${REFRESH_LEASE_PREFIX}${userId}`;
+    const now = Date.now();
+    const held = this.ctx.storage.kv.get<RefreshLease>(key);
+    if (!held || held.until <= now) {
+      const id = crypto.randomUUID();
+      this.ctx.storage.kv.put(key, { id, until: now + leaseMs } satisfies RefreshLease);
+      return id;
+    }
+    const waiters = this.refreshWaiters.get(userId) ?? new Set<() => void>();
+    this.refreshWaiters.set(userId, waiters);
+    await new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        waiters.delete(wake);
+        if (waiters.size === 0 && this.refreshWaiters.get(userId) === waiters) this.refreshWaiters.delete(userId);
+        resolve();
+      };
+      const timer = setTimeout(wake, held.until - now);
+      waiters.add(wake);
+    });
+    return null;
+  }
+
+  /** The holder of `leaseId` is done (refreshed, or failed and recorded why): the waiters read the tokens again. */
+  endTokenRefresh(userId: number, leaseId: string): void {
+    this.count("endTokenRefresh");
+    const key = `${REFRESH_LEASE_PREFIX}${userId}`;
+    // A holder whose lease ran out and was taken by another must not end the new holder's.
+    if (this.ctx.storage.kv.get<RefreshLease>(key)?.id !== leaseId) return;
+    this.ctx.storage.kv.delete(key);
+    const waiters = this.refreshWaiters.get(userId);
+    this.refreshWaiters.delete(userId);
+    for (const wake of waiters ?? []) wake();
   }
 
   private count(method: string): void {

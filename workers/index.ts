@@ -4,6 +4,7 @@
  * imported when a batch or a trigger first arrives, and the app imports its areas on first use.
  */
 import { createApp } from "./app";
+import { finishUnreadBody } from "./http/unread-body";
 
 export { RagGate } from "../durable-objects/rag-gate.do";
 export { GatewaySource } from "../durable-objects/gateway-source.do";
@@ -14,7 +15,12 @@ export { AgentMcp } from "./agent-mcp";
 const app = createApp();
 
 export default {
-  fetch: app.fetch,
+  async fetch(request, env, ctx) {
+    const response = await app.fetch(request, env, ctx);
+    // A refusal answered before the body was read: finish the body first (why: http/unread-body.ts).
+    await finishUnreadBody(request);
+    return response;
+  },
 
   async queue(batch, env) {
     const [{ openDb }, { consumeDeadLetters, consumeEvents }, { parseQueueEvent }] = await Promise.all([

@@ -18,6 +18,7 @@ import { selfRoutedFetch } from "./mcp-client/self-routed-fetch";
 import { RagService } from "./rag/rag.service";
 import { TaskService } from "./tasks/tasks.service";
 import { ThinkingService } from "./thinking/thinking.service";
+import { sourceObjectRefreshGate } from "./upstream-oauth/refresh-gate";
 import { queueUpstreamOAuthAudit } from "./upstream-oauth/upstream-oauth-audit";
 import { UpstreamAuthorizations } from "./upstream-oauth/upstream-auth.service";
 
@@ -55,7 +56,14 @@ function configuredOrigin(env: Pick<Env, "SELF_ORIGIN">): string | undefined {
 
 /** Sources' MCP authorization; `origin` is the Worker's public origin (links, redirect URI, metadata document). */
 export function upstreamAuthorizations(env: Env, db: Db, waitUntil: (promise: Promise<unknown>) => void, origin = configuredOrigin(env)): UpstreamAuthorizations {
-  return new UpstreamAuthorizations({ db, env, fetch: selfRoutedFetch(env), origin, audit: queueUpstreamOAuthAudit(env.EVENTS, waitUntil) });
+  return new UpstreamAuthorizations({
+    db,
+    env,
+    fetch: selfRoutedFetch(env),
+    origin,
+    audit: queueUpstreamOAuthAudit(env.EVENTS, waitUntil),
+    refreshGate: sourceObjectRefreshGate(env.GATEWAY_SOURCE),
+  });
 }
 
 /** Builds the gateway's discovery service: the registry and the Worker's inventory entry point share it. */

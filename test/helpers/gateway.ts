@@ -73,3 +73,13 @@ export function registerTasksSource(
 export function connectGateway(user: TestUser, options: { pin2026?: boolean } = {}): Promise<Client> {
   return connectTo("/mcp", user.token, options.pin2026 ? { era: "2026-07-28" } : {});
 }
+
+/** One tool call on /mcp as `user`, over a connection of its own (closed after). */
+export async function callThroughGateway(user: TestUser, name: string, args: Record<string, unknown> = {}): ReturnType<Client["callTool"]> {
+  const gateway = await connectGateway(user);
+  try {
+    return await gateway.callTool({ name, arguments: args });
+  } finally {
+    await gateway.close();
+  }
+}

@@ -12,7 +12,7 @@ import { type SourceDetailBody, TASKS_URL } from "./gateway";
 import { workerFetch } from "./mcp";
 import { Browser, formFields, offeredScopes, ORIGIN, publishClientMetadata } from "./oauth";
 import { api } from "./rest";
-import type { TestUser } from "./users";
+import { createUser, type TestUser } from "./users";
 
 export interface AuthorizationBody {
   status: "needs_authorization" | "connected" | "authorization_expired";
@@ -121,6 +121,16 @@ export async function connectSource(owner: TestUser, sourceId: number, options: 
   return run;
 }
 
+/** A new user whose new OAuth-protected tasks source is connected, and the upstream tokens that gave it. */
+export async function connectedTasksSource(): Promise<{ owner: TestUser; source: SourceDetailBody["source"]; tokens: StoredTokens }> {
+  const owner = await createUser();
+  const { source } = await registerOAuthTasksSource(owner);
+  await connectSource(owner, source.id);
+  const tokens = await storedTokens(owner.id, source.id);
+  expect(tokens, "connecting stored tokens").not.toBeNull();
+  return { owner, source, tokens: tokens! };
+}
+
 export interface StoredTokens {
   access_token: string;
   refresh_token?: string;
@@ -143,4 +153,15 @@ export async function replaceStoredTokens(userId: number, sourceId: number, toke
 /** Makes the stored access token look about to expire, so the next use refreshes it. */
 export async function expireAccessToken(sourceId: number): Promise<void> {
   await env.DB.prepare("UPDATE source_authorizations SET token_expires_at = ? WHERE source_id = ?").bind(new Date(Date.now() - 1000).toISOString(), sourceId).run();
+}
+
+/**
+ * How many refresh tokens mcp-edge's authorization server has issued for the grant `refreshToken`
+ * belongs to — one for the code exchange, one per refresh it answered (what its reuse detection
+ * remembers, workers/auth/refresh-reuse.ts); 0 once the grant is revoked.
+ */
+export async function refreshTokensIssued(refreshToken: string): Promise<number> {
+  const [user, grant] = refreshToken.split(":");
+  const issued = await env.OAUTH_KV.get<string[]>(`mcpe-refresh-issued:${user}:${grant}`, "json");
+  return issued?.length ?? 0;
 }

@@ -12,8 +12,8 @@ import { Browser } from "../helpers/oauth";
 import { api } from "../helpers/rest";
 import {
   authorizationOf,
+  connectedTasksSource,
   connectLink,
-  connectSource,
   followInBrowser,
   publishGatewayClientDocument,
   registerOAuthTasksSource,
@@ -96,11 +96,8 @@ describe("the callback", () => {
 
 describe("no token leaves the Worker", () => {
   it("not in REST answers, admin tool output or audit records", async () => {
-    const owner = await createUser();
-    const { source } = await registerOAuthTasksSource(owner);
-    await connectSource(owner, source.id);
-    const tokens = await storedTokens(owner.id, source.id);
-    const secrets = [tokens!.access_token, tokens!.refresh_token!];
+    const { owner, source, tokens } = await connectedTasksSource();
+    const secrets = [tokens.access_token, tokens.refresh_token!];
 
     const answers: string[] = [];
     for (const path of [`/api/sources/${source.id}`, "/api/sources", `/api/sources/${source.id}/health`, `/api/sources/${source.id}/authorization`, "/health"]) {

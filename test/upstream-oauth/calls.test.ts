@@ -7,12 +7,13 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { clearTokenCache } from "../../workers/auth/auth.service";
-import { connectGateway } from "../helpers/gateway";
+import { callThroughGateway } from "../helpers/gateway";
 import { textOf, workerFetch } from "../helpers/mcp";
 import { Browser, ORIGIN } from "../helpers/oauth";
 import { api } from "../helpers/rest";
 import {
   authorizationOf,
+  connectedTasksSource,
   connectSource,
   expireAccessToken,
   followInBrowser,
@@ -35,15 +36,6 @@ interface Authorization {
   scope: string | null;
 }
 
-async function callSourceTool(user: TestUser, name: string, args: Record<string, unknown> = {}) {
-  const gateway = await connectGateway(user);
-  try {
-    return await gateway.callTool({ name, arguments: args });
-  } finally {
-    await gateway.close();
-  }
-}
-
 function authorizationIn(result: { _meta?: Record<string, unknown> }): Authorization {
   const meta = result._meta ?? {};
   expect(meta["error_type"]).toBe("authorization_required");
@@ -52,7 +44,7 @@ function authorizationIn(result: { _meta?: Record<string, unknown> }): Authoriza
 
 /** The tasks the upstream token of `owner`'s source shows, through the gateway. */
 async function titlesThroughSource(owner: TestUser, slug: string): Promise<string[]> {
-  const result = await callSourceTool(owner, `${slug}__list_tasks`);
+  const result = await callThroughGateway(owner, `${slug}__list_tasks`);
   expect(result.isError, textOf(result)).toBeFalsy();
   const structured = result.structuredContent as { tasks: { title: string }[] };
   return structured.tasks.map((task) => task.title);
@@ -79,12 +71,10 @@ async function revokeAtUpstream(token: string, hint: "access_token" | "refresh_t
 
 describe("calls of an OAuth-protected source", () => {
   it("without a connection answer authorization_required with the connect link", async () => {
-    const owner = await createUser();
-    const { source } = await registerOAuthTasksSource(owner);
-    await connectSource(owner, source.id);
+    const { owner, source } = await connectedTasksSource();
     await api(owner, "DELETE", `/api/sources/${source.id}/authorization`);
 
-    const result = await callSourceTool(owner, `${source.slug}__list_tasks`);
+    const result = await callThroughGateway(owner, `${source.slug}__list_tasks`);
     expect(result.isError).toBe(true);
     const authorization = authorizationIn(result);
     expect(authorization.state).toBe("needs_authorization");
@@ -113,16 +103,13 @@ describe("calls of an OAuth-protected source", () => {
   });
 
   it("refreshes an access token about to expire before the call, and audits it", async () => {
-    const owner = await createUser();
-    const { source } = await registerOAuthTasksSource(owner);
-    await connectSource(owner, source.id);
-    const before = await storedTokens(owner.id, source.id);
+    const { owner, source, tokens: before } = await connectedTasksSource();
     await expireAccessToken(source.id);
 
     expect(await titlesThroughSource(owner, source.slug)).toEqual([]);
     const after = await storedTokens(owner.id, source.id);
-    expect(after!.access_token).not.toBe(before!.access_token);
-    expect(after!.refresh_token).not.toBe(before!.refresh_token);
+    expect(after!.access_token).not.toBe(before.access_token);
+    expect(after!.refresh_token).not.toBe(before.refresh_token);
     expect((await authorizationOf(owner, source.id)).refreshed_at).toEqual(expect.any(String));
     const audit = await upstreamAudit(owner.id, 2);
     expect(audit.map((entry) => entry.action)).toEqual(["connected", "refreshed"]);
@@ -130,29 +117,23 @@ describe("calls of an OAuth-protected source", () => {
   });
 
   it("refreshes and retries once when the upstream answers 401", async () => {
-    const owner = await createUser();
-    const { source } = await registerOAuthTasksSource(owner);
-    await connectSource(owner, source.id);
-    const before = await storedTokens(owner.id, source.id);
+    const { owner, source, tokens: before } = await connectedTasksSource();
     // An access token the upstream does not know (revoked, or rotated out there), still within its stored lifetime.
-    await replaceStoredTokens(owner.id, source.id, { ...before!, access_token: "not-a-token-the-upstream-knows" });
+    await replaceStoredTokens(owner.id, source.id, { ...before, access_token: "not-a-token-the-upstream-knows" });
 
     expect(await titlesThroughSource(owner, source.slug)).toEqual([]);
     const after = await storedTokens(owner.id, source.id);
     expect(after!.access_token).not.toBe("not-a-token-the-upstream-knows");
-    expect(after!.refresh_token).not.toBe(before!.refresh_token);
+    expect(after!.refresh_token).not.toBe(before.refresh_token);
     expect((await authorizationOf(owner, source.id)).status).toBe("connected");
   });
 
   it("a refused refresh leaves the source authorization_expired: health says so, calls ask to connect again", async () => {
-    const owner = await createUser();
-    const { source } = await registerOAuthTasksSource(owner);
-    await connectSource(owner, source.id);
-    const tokens = await storedTokens(owner.id, source.id);
-    await revokeAtUpstream(tokens!.refresh_token!, "refresh_token");
+    const { owner, source, tokens } = await connectedTasksSource();
+    await revokeAtUpstream(tokens.refresh_token!, "refresh_token");
     await expireAccessToken(source.id);
 
-    const result = await callSourceTool(owner, `${source.slug}__list_tasks`);
+    const result = await callThroughGateway(owner, `${source.slug}__list_tasks`);
     expect(authorizationIn(result).state).toBe("authorization_expired");
     expect((await authorizationOf(owner, source.id)).status).toBe("authorization_expired");
     expect(await storedTokens(owner.id, source.id)).toBeNull();
@@ -170,7 +151,7 @@ describe("calls of an OAuth-protected source", () => {
     await connectSource(owner, source.id, { scope: "tasks:read" });
     expect((await authorizationOf(owner, source.id)).granted_scope).toBe("tasks:read");
 
-    const refused = await callSourceTool(owner, `${source.slug}__add_task`, { title: "needs write" });
+    const refused = await callThroughGateway(owner, `${source.slug}__add_task`, { title: "needs write" });
     const authorization = authorizationIn(refused);
     expect(authorization.scope?.split(" ").sort()).toEqual(["tasks:read", "tasks:write"]);
     expect(new URL(authorization.url).searchParams.get("scope")).toBe(authorization.scope);
@@ -179,17 +160,14 @@ describe("calls of an OAuth-protected source", () => {
     const run = await followInBrowser(new Browser(), authorization.url, owner);
     expect(run.finalHtml).toContain("is connected to your account");
     expect((await authorizationOf(owner, source.id)).granted_scope?.split(" ").sort()).toEqual(["tasks:read", "tasks:write"]);
-    const added = await callSourceTool(owner, `${source.slug}__add_task`, { title: "needs write" });
+    const added = await callThroughGateway(owner, `${source.slug}__add_task`, { title: "needs write" });
     expect(added.isError, textOf(added)).toBeFalsy();
   });
 });
 
 describe("disconnect and delete", () => {
   it("disconnect revokes the tokens at the upstream and forgets them; calls then ask to connect", async () => {
-    const owner = await createUser();
-    const { source } = await registerOAuthTasksSource(owner);
-    await connectSource(owner, source.id);
-    const tokens = await storedTokens(owner.id, source.id);
+    const { owner, source, tokens } = await connectedTasksSource();
 
     const res = await api<{ disconnected: boolean; revoked: boolean }>(owner, "DELETE", `/api/sources/${source.id}/authorization`);
     expect(res.body).toEqual({ disconnected: true, revoked: true });
@@ -197,7 +175,7 @@ describe("disconnect and delete", () => {
     clearTokenCache();
     const direct = await workerFetch(`${ORIGIN}/mcp/tasks`, {
       method: "POST",
-      headers: { authorization: `Bearer ${tokens!.access_token}`, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
+      headers: { authorization: `Bearer ${tokens.access_token}`, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     expect(direct.status, "the revoked token no longer works upstream").toBe(401);
@@ -206,15 +184,12 @@ describe("disconnect and delete", () => {
   });
 
   it("deleting the source revokes its tokens too", async () => {
-    const owner = await createUser();
-    const { source } = await registerOAuthTasksSource(owner);
-    await connectSource(owner, source.id);
-    const tokens = await storedTokens(owner.id, source.id);
+    const { owner, source, tokens } = await connectedTasksSource();
     expect((await api(owner, "DELETE", `/api/sources/${source.id}`)).status).toBe(200);
     const refresh = await workerFetch(`${ORIGIN}/oauth/token`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: tokens!.refresh_token!, client_id: CLIENT_ID }).toString(),
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: tokens.refresh_token!, client_id: CLIENT_ID }).toString(),
     });
     expect(refresh.status).toBe(400);
     expect(await env.DB.prepare("SELECT count(*) AS n FROM source_authorizations WHERE source_id = ?").bind(source.id).first<{ n: number }>()).toEqual({ n: 0 });

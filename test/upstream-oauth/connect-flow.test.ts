@@ -6,7 +6,7 @@
  * consent, callback).
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { connectGateway, type SourceDetailBody } from "../helpers/gateway";
+import { callThroughGateway, connectGateway, type SourceDetailBody } from "../helpers/gateway";
 import { textOf } from "../helpers/mcp";
 import { Browser } from "../helpers/oauth";
 import { api } from "../helpers/rest";
@@ -70,10 +70,8 @@ describe("connecting", () => {
     expect(detail.body.tools.map((tool) => tool.name)).toContain("list_tasks");
     expect((await api<{ state: string }>(owner, "GET", `/api/sources/${source.id}/health`)).body.state).toBe("healthy");
 
-    const gateway = await connectGateway(owner);
-    const listed = await gateway.callTool({ name: `${source.slug}__list_tasks`, arguments: {} });
+    const listed = await callThroughGateway(owner, `${source.slug}__list_tasks`);
     expect(listed.isError, textOf(listed)).toBeFalsy();
-    await gateway.close();
     // The token is the upstream's own (an OAuth grant of mcp-edge's authorization server), never the user's API token.
     const tokens = await storedTokens(owner.id, source.id);
     expect(tokens?.access_token).toBeDefined();

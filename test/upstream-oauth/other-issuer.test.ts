@@ -9,7 +9,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { secretBox } from "../../workers/gateway/secrets";
-import { connectGateway, type SourceDetailBody } from "../helpers/gateway";
+import { callThroughGateway, connectGateway, type SourceDetailBody } from "../helpers/gateway";
 import { textOf } from "../helpers/mcp";
 import { Browser } from "../helpers/oauth";
 import { ProviderTab, signInAtProvider } from "../helpers/oidc";
@@ -42,9 +42,7 @@ async function connectNotes(owner: TestUser, sourceId: number, subject: string):
 }
 
 async function whoami(owner: TestUser, slug: string): Promise<string> {
-  const gateway = await connectGateway(owner);
-  const result = await gateway.callTool({ name: `${slug}__whoami`, arguments: {} });
-  await gateway.close();
+  const result = await callThroughGateway(owner, `${slug}__whoami`);
   expect(result.isError, textOf(result)).toBeFalsy();
   return textOf(result);
 }

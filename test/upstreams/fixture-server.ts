@@ -20,13 +20,14 @@
  *
  * Stateless paths build a fresh server per request. Run: `tsx test/upstreams/fixture-server.ts <port>`.
  */
-import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { openSession, serveStatelessRequest } from "./mcp-over-node";
+import { readBody } from "./node-http";
 
 type Behaviour = "empty" | "conflict" | "hang" | "malformed" | "echo" | "mutable" | "restartable" | "identity" | "stall" | "deep" | "switchable";
 const STATELESS = new Set<Behaviour>(["empty", "conflict", "hang", "malformed", "echo", "identity", "stall", "deep"]);
@@ -118,12 +119,6 @@ function buildServer(behaviour: Behaviour): Server {
   return server;
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-}
-
 function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
 }
@@ -143,14 +138,7 @@ async function serveStateless(behaviour: Behaviour, req: IncomingMessage, res: S
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ hello: "this is not JSON-RPC" }));
     return;
   }
-  const server = buildServer(behaviour);
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  res.on("close", () => {
-    void transport.close();
-    void server.close();
-  });
-  await server.connect(transport);
-  await transport.handleRequest(req, res, body);
+  await serveStatelessRequest(buildServer(behaviour), req, res, body);
 }
 
 async function serveSessions(behaviour: Behaviour, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
@@ -164,15 +152,7 @@ async function serveSessions(behaviour: Behaviour, req: IncomingMessage, res: Se
   }
   if (req.method !== "POST") return json(res, 400, { jsonrpc: "2.0", error: { code: -32000, message: "No session id" }, id: null });
   const server = buildServer(behaviour);
-  const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-    sessionIdGenerator: () => randomUUID(),
-    onsessioninitialized: (id) => void sessions.set(id, { behaviour, server, transport }),
-  });
-  transport.onclose = () => {
-    if (transport.sessionId) sessions.delete(transport.sessionId);
-  };
-  await server.connect(transport);
-  await transport.handleRequest(req, res, body);
+  await openSession(server, sessions, (transport) => ({ behaviour, server, transport }), req, res, body);
 }
 
 /** /modern/mcp: a 2026-07-28-only server, served by the SDK's own web-standard handler. */

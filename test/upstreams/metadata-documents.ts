@@ -6,6 +6,7 @@
  * request passes through untouched. Production never sees either.
  */
 import { createServer, type Server } from "node:http";
+import { listenOnLoopback } from "./node-http";
 
 /** A reserved name (RFC 6761 `.test`): it can never resolve to a real host. */
 export const METADATA_TEST_HOST = "client-metadata.test";
@@ -37,10 +38,7 @@ export function startMetadataDocumentServer(port: number): Promise<Server> {
       res.writeHead(document.status, { "content-type": document.contentType, "cache-control": "no-store" }).end(document.body);
     });
   });
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, "127.0.0.1", () => resolve(server));
-  });
+  return listenOnLoopback(server, port);
 }
 
 /**

@@ -23,6 +23,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { listenOnLoopback, readBody } from "./node-http";
 
 interface Recorded {
   method: string;
@@ -233,12 +234,6 @@ function vectorize(res: ServerResponse, key: string, index: string, operation: s
 
 // ---- routing ------------------------------------------------------------------------------------
 
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-}
-
 function handle(req: IncomingMessage, res: ServerResponse, raw: string): void {
   const url = new URL(req.url ?? "/", "http://localhost");
   const [, run = "", ...rest] = url.pathname.split("/");
@@ -273,8 +268,5 @@ export function startModelProviders(port: number): Promise<Server> {
       .then((raw) => handle(req, res, raw))
       .catch((error: unknown) => send(res, 500, { error: { message: String(error) } }));
   });
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, "127.0.0.1", () => resolve(server));
-  });
+  return listenOnLoopback(server, port);
 }

@@ -15,31 +15,17 @@
  *   address (169.254.169.254), which the gateway must refuse to fetch.
  * The provider takes no Client ID Metadata Documents, so the gateway registers by DCR here.
  */
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import { createServer, type Server as HttpServer, type ServerResponse } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify } from "jose";
 import Provider from "oidc-provider";
+import { openSession, serveStatelessRequest } from "./mcp-over-node";
+import { listenOnLoopback, readBody } from "./node-http";
 
 const READ = "notes:read";
 const WRITE = "notes:write";
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
-}
-
-function listen(server: HttpServer, port: number): Promise<HttpServer> {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, "127.0.0.1", () => resolve(server));
-  });
-}
 
 async function startIssuer(port: number, resources: readonly string[]): Promise<HttpServer> {
   const issuer = `http://127.0.0.1:${port}`;
@@ -67,7 +53,7 @@ async function startIssuer(port: number, resources: readonly string[]): Promise<
     cookies: { keys: ["test-only-notes-issuer-cookie-key"] },
     findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
   });
-  return listen(createServer(provider.callback()), port);
+  return listenOnLoopback(createServer(provider.callback()), port);
 }
 
 function notesServer(subject: string): Server {
@@ -140,30 +126,15 @@ async function startResourceServer(port: number, issuer: string): Promise<HttpSe
           return session.transport.handleRequest(req, res, body);
         }
         if (req.method !== "POST") return void res.writeHead(400).end();
-        const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => crypto.randomUUID(),
-          onsessioninitialized: (sessionId) => void sessions.set(sessionId, { subject, transport }),
-        });
-        transport.onclose = () => {
-          if (transport.sessionId) sessions.delete(transport.sessionId);
-        };
-        await notesServer(subject).connect(transport);
-        return transport.handleRequest(req, res, body);
+        return openSession(notesServer(subject), sessions, (transport) => ({ subject, transport }), req, res, body);
       }
       if (req.method !== "POST") return void res.writeHead(405).end();
-      const server = notesServer(subject);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      res.on("close", () => {
-        void transport.close();
-        void server.close();
-      });
-      await server.connect(transport);
-      await transport.handleRequest(req, res, body);
+      await serveStatelessRequest(notesServer(subject), req, res, body);
     })().catch(() => {
       if (!res.headersSent) res.writeHead(500).end();
     });
   });
-  return listen(http, port);
+  return listenOnLoopback(http, port);
 }
 
 /** The notes issuer on `issuerPort` and its resource server on `serverPort`. */

@@ -11,9 +11,10 @@
  *   in the provider's JWKS — a provider that returns a bad token, to prove the Worker refuses it.
  *   Keyed by the code, so tests running at the same time never see each other's tampering.
  */
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT, decodeJwt } from "jose";
 import Provider, { type KoaContextWithOIDC } from "oidc-provider";
+import { listenOnLoopback, readBody } from "./node-http";
 import { OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, OIDC_REDIRECT_URI } from "./oidc-test-client";
 
 interface Tamper {
@@ -21,15 +22,6 @@ interface Tamper {
   claims?: Record<string, unknown>;
   /** Sign with a key the provider never published. */
   foreignKey?: boolean;
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
 }
 
 async function signingKey(kid: string): Promise<{ privateKey: CryptoKey; publicJwk: JWK; privateJwk: JWK }> {
@@ -106,8 +98,5 @@ export async function startOidcProvider(port: number): Promise<Server> {
       res.writeHead(204).end();
     }, () => res.writeHead(400).end());
   });
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, "127.0.0.1", () => resolve(server));
-  });
+  return listenOnLoopback(server, port);
 }

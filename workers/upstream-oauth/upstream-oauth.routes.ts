@@ -10,7 +10,7 @@
  * The connect and start links need this browser signed in to mcp-edge (the /authorize session) as
  * the source's owner — a link alone connects nothing — and bind the flow to this browser with a
  * `__Host-` cookie the callback must present: a callback replayed, opened elsewhere or swapped
- * between users is refused (upstream-auth.service.ts#complete).
+ * between users is refused (connect-flow.service.ts#complete).
  */
 import { type Context, Hono } from "hono";
 import { clearCookie, csrfToken, pendingCookie, readCookie, setCookie, signedIn } from "../auth/authorize/browser";
@@ -26,7 +26,7 @@ import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
 import { createServices, upstreamAuthorizations } from "../services";
 import { GATEWAY_CLIENT_PATH, gatewayClientDocument, gatewayClientUrls, UPSTREAM_CALLBACK_PATH, UPSTREAM_CONNECT_PATH, UPSTREAM_START_PATH } from "./gateway-client";
-import { FLOW_TTL_MS } from "./upstream-auth.service";
+import { FLOW_TTL_MS } from "./connect-flow.service";
 
 /** Binds a flow to the browser that opened its link; the callback must bring it back. */
 export const FLOW_COOKIE = "__Host-mcpe-upstream-flow";

@@ -1,0 +1,110 @@
+/**
+ * The owner's upstream access token for each call of an OAuth-protected source: refreshed before
+ * expiry or after a 401 — one refresh at a time per (user, source) across isolates (refresh-gate.ts,
+ * decision 0040) — and, when there is none to use, what to ask the owner for. A refused refresh
+ * leaves the source authorization_expired. Only the row of the source's owner is ever read.
+ */
+import { runOAuth } from "../mcp-client/oauth";
+import { nowIso } from "../lib/clock";
+import { AppError } from "../lib/errors";
+import type { AuthorizationNeeded, OAuthSource } from "../gateway/upstream-authorization";
+import * as repo from "./authorizations.repo";
+import { GatewayOAuthClient, type OAuthState } from "./gateway-oauth-client";
+import type { OAuthFetch } from "./oauth-fetch";
+import { describeOAuthFailure } from "./protection";
+import { REFRESH_BUDGET_MS } from "./refresh-gate";
+import type { UpstreamAuthContext } from "./upstream-auth-context";
+
+/** An access token this close to expiry is refreshed before a call rather than after its 401. */
+export const REFRESH_MARGIN_MS = 60 * 1000;
+/** Rounds of waiting at the refresh gate before giving up (each ends when a holder ends or its lease runs out). */
+const REFRESH_GATE_ROUNDS = 3;
+
+/** Why a row gives no token: never connected (or disconnected), or its refresh was refused. */
+function neededFor(row: repo.AuthorizationRow | undefined): AuthorizationNeeded {
+  return { state: row?.status === "authorization_expired" ? "authorization_expired" : "needs_authorization", scope: row?.grantedScope ?? undefined };
+}
+
+export class CallTokens {
+  constructor(private readonly ctx: UpstreamAuthContext) {}
+
+  /**
+   * The owner's access token for a call of `source`, refreshed first when it expires within
+   * REFRESH_MARGIN_MS, or when `afterUnauthorized` (the upstream just answered 401 with it).
+   * Only the row of this owner and this source is read: no other user's token can come back.
+   */
+  async bearer(source: OAuthSource, afterUnauthorized = false): Promise<string | AuthorizationNeeded> {
+    const row = await repo.getAuthorization(this.ctx.deps.db, source.userId, source.id);
+    if (!row || row.status !== "connected" || row.tokens === null) return neededFor(row);
+    const opened = await this.ctx.state.open(row);
+    const fresh = opened.expiresAt === null || opened.expiresAt - this.ctx.now() > REFRESH_MARGIN_MS;
+    if (fresh && !afterUnauthorized) return opened.tokens!.access_token;
+    return this.refreshOnce(source, row.tokens);
+  }
+
+  /** The upstream asked for more scopes (403 insufficient_scope): the next connect asks for them. */
+  async needsScope(source: OAuthSource, scope: string | undefined): Promise<AuthorizationNeeded> {
+    const row = await repo.getAuthorization(this.ctx.deps.db, source.userId, source.id);
+    const granted = row?.grantedScope ?? undefined;
+    const union = [...new Set([...(granted ?? "").split(" "), ...(scope ?? "").split(" ")].filter((s) => s !== ""))].join(" ");
+    return { state: "needs_authorization", scope: union === "" ? undefined : union };
+  }
+
+  /**
+   * Replaces the tokens sealed as `seen`, once across isolates: the caller that holds the gate
+   * refreshes; every other waits for it and takes what it stored. Whoever gets the gate reads the
+   * row again first — tokens that changed meanwhile (another caller refreshed, or the owner
+   * connected again) are the answer, and their refresh token is not spent twice.
+   */
+  private async refreshOnce(source: OAuthSource, seen: string): Promise<string | AuthorizationNeeded> {
+    for (let round = 0; round < REFRESH_GATE_ROUNDS; round++) {
+      const turn = await this.ctx.deps.refreshGate.begin(source.userId, source.id);
+      try {
+        const row = await repo.getAuthorization(this.ctx.deps.db, source.userId, source.id);
+        if (!row || row.status !== "connected" || row.tokens === null) return neededFor(row);
+        if (row.tokens !== seen) return (await this.ctx.state.open(row)).tokens!.access_token;
+        // `reread` with the tokens unchanged: the holder's lease ran out without an answer; ask again.
+        if (turn.kind === "refresh") return await this.refresh(source, row, await this.ctx.state.open(row));
+      } finally {
+        if (turn.kind === "refresh") await turn.end();
+      }
+    }
+    throw new AppError("unavailable", `Renewing the connection to source ${source.id} is taking too long; call again shortly`);
+  }
+
+  private async refresh(source: OAuthSource, row: repo.AuthorizationRow, opened: OAuthState): Promise<string | AuthorizationNeeded> {
+    const { db, audit } = this.ctx.deps;
+    const provider = new GatewayOAuthClient(opened, this.ctx.urls(row.redirectUri), { now: this.ctx.now });
+    let failure: string | undefined;
+    if (!opened.tokens?.refresh_token) failure = "no refresh token";
+    else {
+      try {
+        // Within the gate's lease: a refresh still running when the lease ran out could race the next holder's.
+        const budget = AbortSignal.timeout(REFRESH_BUDGET_MS);
+        const fetchFn: OAuthFetch = (input, init) => this.ctx.fetchFn(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, budget]) : budget });
+        // With a refresh token and no code, the SDK's auth() refreshes; a refused refresh (an OAuthError) is thrown.
+        const result = await runOAuth(provider, { serverUrl: source.mcpServerUrl, fetchFn });
+        if (result !== "AUTHORIZED" || !provider.tokensChanged) failure = "the authorization server did not refresh the token";
+      } catch (error) {
+        failure = describeOAuthFailure(error);
+      }
+    }
+    if (failure !== undefined) {
+      const at = nowIso();
+      await repo.updateAuthorization(db, source.userId, source.id, { status: "authorization_expired", tokens: null, tokenExpiresAt: null, lastError: `refresh: ${failure}`, updatedAt: at });
+      audit.record({ userId: source.userId, sourceId: source.id, action: "refresh_failed", scope: null, identification: null });
+      return { state: "authorization_expired", scope: row.grantedScope ?? undefined };
+    }
+    const patch = await this.ctx.state.patch(source.userId, source.id, opened, provider);
+    const saved = await repo.replaceTokens(db, source.userId, source.id, row.tokens!, { ...patch, refreshedAt: nowIso(), lastError: null });
+    if (!saved) {
+      // The tokens changed while this refresh ran (the owner connected again, or a refresh ran ungated
+      // while the gate was unreachable): the stored ones are the current ones.
+      const current = await repo.getAuthorization(db, source.userId, source.id);
+      if (!current || current.status !== "connected" || current.tokens === null) return { state: "authorization_expired", scope: row.grantedScope ?? undefined };
+      return (await this.ctx.state.open(current)).tokens!.access_token;
+    }
+    audit.record({ userId: source.userId, sourceId: source.id, action: "refreshed", scope: opened.tokens?.scope ?? null, identification: null });
+    return opened.tokens!.access_token;
+  }
+}

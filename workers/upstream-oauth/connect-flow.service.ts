@@ -1,0 +1,198 @@
+/**
+ * Connecting a user's account at an OAuth-protected source: authorization code + PKCE S256 + RFC
+ * 8707 `resource`, on the SDK's `auth()`, with mcp-edge identified by its Client ID Metadata
+ * Document, else Dynamic Client Registration, else a client id the user gave. The flow is single
+ * use, expires, and is bound to the user, the source and (routes) the browser that opened its link.
+ * Its PKCE verifier and authorization URL are sealed until the callback; `state` and the link id
+ * are kept as hashes only.
+ */
+import { runOAuth } from "../mcp-client/oauth";
+import { hashToken, randomSecret } from "../auth/tokens";
+import { nowIso } from "../lib/clock";
+import { AppError } from "../lib/errors";
+import type { OAuthSource } from "../gateway/upstream-authorization";
+import { getSource } from "../gateway/sources.repo";
+import * as repo from "./authorizations.repo";
+import { UPSTREAM_CONNECT_PATH, UPSTREAM_START_PATH } from "./gateway-client";
+import { GatewayOAuthClient } from "./gateway-oauth-client";
+import { describeOAuthFailure } from "./protection";
+import type { FlowSecrets } from "./sealed-state";
+import type { UpstreamAuthContext } from "./upstream-auth-context";
+
+/** How long a started authorization may take (the user signs in and consents meanwhile). */
+export const FLOW_TTL_MS = 10 * 60 * 1000;
+
+export interface StartOptions {
+  scope?: string | undefined;
+  returnTo: "console" | "page";
+  /** A client registered by hand at the upstream's authorization server. */
+  client?: { clientId: string; clientSecret?: string | undefined } | undefined;
+}
+
+export interface StartedFlow {
+  /** mcp-edge's one-time start link (it binds the browser, then redirects to the authorization server). */
+  startUrl: string;
+  expiresAt: string;
+  scope: string | undefined;
+  authorizationServer: string | null;
+}
+
+export class ConnectFlows {
+  constructor(private readonly ctx: UpstreamAuthContext) {}
+
+  /**
+   * Starts connecting the user's account: runs the SDK's `auth()` as far as the authorization URL
+   * (registering mcp-edge at the server first when it takes no metadata document) and keeps the
+   * flow for the callback. Returns mcp-edge's start link, never the upstream's URL itself: the
+   * start link is what binds the flow to a browser of the signed-in user.
+   */
+  async start(userId: number, source: OAuthSource, options: StartOptions): Promise<StartedFlow> {
+    const { db } = this.ctx.deps;
+    const row = await this.ctx.owned(userId, source.id);
+    const urls = this.ctx.urls();
+    const opened = await this.ctx.state.open(row);
+    if (options.client) {
+      const issuer = row.authorizationServer ?? undefined;
+      opened.client = {
+        client_id: options.client.clientId,
+        ...(options.client.clientSecret ? { client_secret: options.client.clientSecret } : {}),
+        ...(issuer ? { issuer } : {}),
+      };
+      opened.identification = "manual";
+    }
+    // A dynamically registered client may be limited to the scopes it registered with: asking for
+    // more (a step-up) registers anew, with the wider scope.
+    const client = opened.client;
+    const registeredScope = opened.identification === "dynamic_registration" && client && "scope" in client && typeof client.scope === "string" ? client.scope : undefined;
+    const registered = registeredScope === undefined ? undefined : new Set(registeredScope.split(" "));
+    if (registered && options.scope?.split(" ").some((scope) => !registered.has(scope))) {
+      opened.client = undefined;
+      opened.identification = null;
+    }
+    const state = randomSecret();
+    const provider = new GatewayOAuthClient(opened, urls, { state, now: this.ctx.now });
+    if (options.client) provider.clientChanged = true;
+    let result: string;
+    try {
+      result = await runOAuth(provider, {
+        serverUrl: source.mcpServerUrl,
+        ...(options.scope ? { scope: options.scope } : {}),
+        ...(row.resourceMetadataUrl ? { resourceMetadataUrl: new URL(row.resourceMetadataUrl) } : {}),
+        fetchFn: this.ctx.fetchFn,
+        forceReauthorization: true,
+      });
+    } catch (error) {
+      await repo.updateAuthorization(db, userId, source.id, { lastError: `connect: ${describeOAuthFailure(error)}`, updatedAt: nowIso() });
+      throw new AppError("upstream_error", `The upstream's authorization server refused to start connecting: ${describeOAuthFailure(error)}`, { cause: error });
+    }
+    if (result !== "REDIRECT" || !provider.authorizationUrl || !provider.verifier) {
+      throw new AppError("upstream_error", "The upstream's authorization server gave no authorization URL");
+    }
+    // A new client (registered now, or given by the user) takes effect when the connection it was
+    // made for completes: until then the current connection keeps its own client and tokens.
+    const newClient = provider.clientChanged ? { client: opened.client, identification: opened.identification } : {};
+    provider.clientChanged = false;
+    const patch = await this.ctx.state.patch(userId, source.id, opened, provider);
+    await repo.updateAuthorization(db, userId, source.id, { ...patch, redirectUri: urls.redirectUri });
+    const flowId = randomSecret();
+    const expiresAt = new Date(this.ctx.now() + FLOW_TTL_MS).toISOString();
+    const scope = provider.authorizationUrl.searchParams.get("scope") ?? undefined;
+    const flowSecrets: FlowSecrets = { verifier: provider.verifier, authorizationUrl: provider.authorizationUrl.href, ...newClient };
+    await repo.insertFlow(
+      db,
+      {
+        stateHash: await hashToken(state),
+        startHash: await hashToken(flowId),
+        userId,
+        sourceId: source.id,
+        secrets: await this.ctx.state.sealFlow(userId, source.id, flowSecrets),
+        scope: scope ?? null,
+        returnTo: options.returnTo,
+        expiresAt,
+      },
+      nowIso(),
+    );
+    return { startUrl: `${urls.origin}${UPSTREAM_START_PATH}?flow=${flowId}`, expiresAt, scope, authorizationServer: row.authorizationServer };
+  }
+
+  /** `start` for the owner's source by id (REST, the admin tool): the REST shape of the link. */
+  async connect(
+    userId: number,
+    sourceId: number,
+    input: { scope?: string | undefined; client_id?: string | undefined; client_secret?: string | undefined; return_to: "console" | "page" },
+  ): Promise<{ authorization_url: string; expires_at: string; scope: string | null; authorization_server: string | null }> {
+    const source = await getSource(this.ctx.deps.db, userId, sourceId);
+    if (!source) throw AppError.notFound("Source", sourceId);
+    if (input.client_secret !== undefined && input.client_id === undefined) throw AppError.invalid("client_secret needs the client_id it belongs to", "client_secret");
+    const flow = await this.start(userId, source, {
+      scope: input.scope,
+      returnTo: input.return_to,
+      client: input.client_id === undefined ? undefined : { clientId: input.client_id, clientSecret: input.client_secret },
+    });
+    return { authorization_url: flow.startUrl, expires_at: flow.expiresAt, scope: flow.scope ?? null, authorization_server: flow.authorizationServer };
+  }
+
+  /** The link a call needing authorization carries: opened in the owner's signed-in browser, it starts a flow asking for `scope`. */
+  connectLink(sourceId: number, scope: string | undefined): string | undefined {
+    if (!this.ctx.deps.origin) return undefined;
+    const params = new URLSearchParams({ source_id: String(sourceId) });
+    if (scope) params.set("scope", scope);
+    return `${this.ctx.deps.origin}${UPSTREAM_CONNECT_PATH}?${params}`;
+  }
+
+  /**
+   * The start link was opened by `browserUserId`'s signed-in browser: binds the flow to that
+   * browser (the hash of `browserSecret`, a cookie the routes set) and returns where to send it.
+   * A flow of another user, an expired or already opened one is refused.
+   */
+  async openStart(flowId: string, browserUserId: number, browserSecret: string): Promise<{ authorizationUrl: string }> {
+    const { db } = this.ctx.deps;
+    const flow = flowId.length > 0 && flowId.length <= 128 ? await repo.flowByStart(db, await hashToken(flowId), nowIso()) : undefined;
+    if (!flow || flow.userId !== browserUserId) throw new AppError("not_found", "This connect link is not valid: it expired, was already used, or belongs to another account. Start connecting again.");
+    if (!(await repo.bindFlow(db, flow.stateHash, await hashToken(browserSecret)))) {
+      throw new AppError("conflict", "This connect link was already opened. Start connecting again.");
+    }
+    const { authorizationUrl } = await this.ctx.state.openFlow(flow);
+    return { authorizationUrl };
+  }
+
+  /**
+   * The callback: takes the flow of `state` (once — a replay finds nothing), checks it belongs to
+   * this browser and this signed-in user, and exchanges the code (the SDK checks `iss` against the
+   * issuer the flow started with, RFC 9207, and sends the PKCE verifier). Returns the source connected.
+   */
+  async complete(
+    callback: { state: string; code: string; iss: string | undefined; browserSecret: string | undefined; browserUserId: number | undefined },
+    source: (userId: number, sourceId: number) => Promise<OAuthSource>,
+  ): Promise<{ userId: number; sourceId: number; returnTo: "console" | "page" }> {
+    const { db, audit } = this.ctx.deps;
+    const flow = callback.state.length > 0 && callback.state.length <= 128 ? await repo.takeFlow(db, await hashToken(callback.state)) : undefined;
+    if (!flow || Date.parse(flow.expiresAt) <= this.ctx.now()) throw new AppError("not_found", "This authorization is unknown, expired or already completed. Start connecting again.");
+    const boundHere = flow.browserHash !== null && callback.browserSecret !== undefined && (await hashToken(callback.browserSecret)) === flow.browserHash;
+    if (!boundHere || callback.browserUserId !== flow.userId) {
+      throw new AppError("forbidden", "This authorization was started in another browser or by another account; it was cancelled. Start connecting again.");
+    }
+    const target = await source(flow.userId, flow.sourceId);
+    const row = await this.ctx.owned(flow.userId, flow.sourceId);
+    const opened = await this.ctx.state.open(row);
+    const kept = await this.ctx.state.openFlow(flow);
+    if (kept.client) {
+      opened.client = kept.client;
+      opened.identification = kept.identification ?? null;
+    }
+    const provider = new GatewayOAuthClient(opened, this.ctx.urls(row.redirectUri), { now: this.ctx.now, verifier: kept.verifier });
+    provider.clientChanged = kept.client !== undefined;
+    try {
+      await runOAuth(provider, { serverUrl: target.mcpServerUrl, authorizationCode: callback.code, ...(callback.iss !== undefined ? { iss: callback.iss } : {}), fetchFn: this.ctx.fetchFn });
+    } catch (error) {
+      await repo.updateAuthorization(db, flow.userId, flow.sourceId, { lastError: `connect: ${describeOAuthFailure(error)}`, updatedAt: nowIso() });
+      audit.record({ userId: flow.userId, sourceId: flow.sourceId, action: "connect_failed", scope: null, identification: null });
+      throw new AppError("upstream_error", `The upstream's authorization server did not complete the connection: ${describeOAuthFailure(error)}`, { cause: error });
+    }
+    const patch = await this.ctx.state.patch(flow.userId, flow.sourceId, opened, provider);
+    const at = nowIso();
+    await repo.updateAuthorization(db, flow.userId, flow.sourceId, { ...patch, status: "connected", connectedAt: at, refreshedAt: null, lastError: null, updatedAt: at });
+    audit.record({ userId: flow.userId, sourceId: flow.sourceId, action: "connected", scope: opened.tokens?.scope ?? flow.scope, identification: opened.identification });
+    return { userId: flow.userId, sourceId: flow.sourceId, returnTo: flow.returnTo };
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * What every part of sources' MCP authorization works with: its dependencies, the sealed state
+ * between D1 and the SDK (sealed-state.ts), the guarded OAuth fetch (oauth-fetch.ts), the
+ * Worker's own URLs, and the owner's authorization row.
+ */
+import { AppError } from "../lib/errors";
+import type { Db } from "../lib/db";
+import { privateUpstreamsAllowed } from "../lib/url-safety";
+import type { SelfRoutedFetch } from "../mcp-client/self-routed-fetch";
+import { secretBox } from "../gateway/secrets";
+import * as repo from "./authorizations.repo";
+import { gatewayClientUrls, type GatewayClientUrls } from "./gateway-client";
+import { type OAuthFetch, oauthFetch } from "./oauth-fetch";
+import type { RefreshGate } from "./refresh-gate";
+import { SealedState } from "./sealed-state";
+import type { UpstreamOAuthAudit } from "./upstream-oauth-audit";
+
+export interface UpstreamAuthDeps {
+  db: Db;
+  env: Pick<Env, "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS" | "GATEWAY_CLIENT_METADATA_URL">;
+  /** SELF routing for the Worker's own origin, the network otherwise. */
+  fetch: SelfRoutedFetch;
+  /** The Worker's public origin (redirect URI, metadata document, links); undefined where none is known (a cron without SELF_ORIGIN). */
+  origin: string | undefined;
+  audit: UpstreamOAuthAudit;
+  /** Lets one caller at a time refresh a (user, source)'s tokens, across isolates. */
+  refreshGate: RefreshGate;
+  now?: () => number;
+}
+
+export class UpstreamAuthContext {
+  readonly state: SealedState;
+  readonly fetchFn: OAuthFetch;
+  readonly now: () => number;
+
+  constructor(readonly deps: UpstreamAuthDeps) {
+    this.state = new SealedState(secretBox(deps.env.SOURCE_SECRETS_KEY));
+    this.fetchFn = oauthFetch(deps.fetch, privateUpstreamsAllowed(deps.env));
+    this.now = deps.now ?? Date.now;
+  }
+
+  /** The Worker's redirect URI, metadata document and origin; a flow's own redirect URI stands in for an unknown origin. */
+  urls(redirectUri?: string | null): GatewayClientUrls {
+    const origin = this.deps.origin ?? (redirectUri ? new URL(redirectUri).origin : undefined);
+    if (!origin) throw new AppError("unavailable", "Connecting sources needs the Worker's public origin: set SELF_ORIGIN");
+    return gatewayClientUrls(origin, this.deps.env);
+  }
+
+  /** The owner's authorization row of the source; not found for a foreign source's id or one without OAuth. */
+  async owned(userId: number, sourceId: number): Promise<repo.AuthorizationRow> {
+    const row = await repo.getAuthorization(this.deps.db, userId, sourceId);
+    // A foreign source's id gets the same answer as one without OAuth: nothing about it is revealed.
+    if (!row) throw new AppError("not_found", `Source ${sourceId} not found, or its upstream asked for no authorization at the last discovery`);
+    return row;
+  }
+}
