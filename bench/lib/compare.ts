@@ -16,7 +16,7 @@ import type { Cleanup } from "./cleanup";
 import { gatewayVars } from "./gateway";
 import type { Tool } from "./mcp";
 import { checkedSample, type FleetPaths, seedD1, type Target, workerTarget } from "./targets";
-import { withBenchRateLimits } from "./rate-limits";
+import { hasPerUserLimiters, withBenchRateLimits } from "./rate-limits";
 import { serveWorker, wranglerWorkerOptions } from "./workerd";
 
 export interface ComparedCommit {
@@ -56,7 +56,7 @@ export async function startComparedCommits(
     const shipped = wranglerWorkerOptions(join(source, "wrangler.toml"), gatewayVars(port), variant === "assets");
     // Raised like the work tree's (rate-limits.ts): at the shipped limits most of the load would be
     // refusals. Commits from before the per-user limiters have none to raise.
-    const options = shipped.ratelimits === undefined ? shipped : withBenchRateLimits(shipped);
+    const options = hasPerUserLimiters(shipped) ? withBenchRateLimits(shipped) : shipped;
     // The Worker keeps its own name: wrangler.toml's SELF binding and Durable Objects refer to
     // "mcp-edge" (each Worker has its own workerd, so the names do not clash).
     const worker = await serveWorker({
