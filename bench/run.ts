@@ -75,7 +75,7 @@ async function main(): Promise<void> {
     return;
   }
   if (config.only === "tasks") {
-    await runTasksRows(paths, phaseCleanup(), config, { config, machine, source });
+    await runTasksRows(paths, phaseCleanup, config, { config, machine, source });
     return;
   }
   if (config.only === "startup") {

@@ -6,9 +6,12 @@
  * differs. It starts with its own wrangler.toml, its own migrations and the same seed as mcp-edge.
  * Like mcp-edge, a commit is served without Miniflare's asset router in front (workerd.ts);
  * `<ref>+assets` serves it with the router, to measure what that router costs each request.
+ * `<ref>+limiter-in-isolate` serves it with its per-user Rate Limiting bindings answered in its own
+ * isolate instead of by Miniflare's emulation (bench/peers/in-isolate-limiter.ts): beside `<ref>`,
+ * that shows what the emulation adds to each call. Neither is ever a headline row.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, symlinkSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { freePort } from "../../bin/lib/ports";
 import { bundleWorker } from "./bundle";
@@ -16,7 +19,7 @@ import type { Cleanup } from "./cleanup";
 import { gatewayVars } from "./gateway";
 import type { Tool } from "./mcp";
 import { checkedSample, type FleetPaths, seedD1, type Target, workerTarget } from "./targets";
-import { withBenchRateLimits } from "./rate-limits";
+import { hasPerUserLimiters, withBenchRateLimits } from "./rate-limits";
 import { serveWorker, wranglerWorkerOptions } from "./workerd";
 
 export interface ComparedCommit {
@@ -36,6 +39,28 @@ function exportCommit(root: string, commit: string, dir: string): void {
   symlinkSync(join(root, "node_modules"), join(dir, "node_modules"), "dir");
 }
 
+const VARIANTS: readonly string[] = ["assets", "limiter-in-isolate"];
+
+/**
+ * An entry beside the exported commit: its Worker (Durable Object classes included), with every
+ * request's env carrying the in-isolate limiters (bench/peers/in-isolate-limiter.ts).
+ */
+function inIsolateLimiterEntry(root: string, source: string): string {
+  const entry = join(source, "bench-limiter-in-isolate.entry.ts");
+  const standIn = JSON.stringify(join(root, "bench/peers/in-isolate-limiter.ts"));
+  writeFileSync(
+    entry,
+    [
+      `import worker from "./workers/index";`,
+      `import { withInIsolateLimiters } from ${standIn};`,
+      `export * from "./workers/index";`,
+      `export default { ...worker, fetch: (request, env, ctx) => worker.fetch(request, withInIsolateLimiters(env), ctx) };`,
+      "",
+    ].join("\n"),
+  );
+  return entry;
+}
+
 export async function startComparedCommits(
   paths: FleetPaths,
   cleanup: Cleanup,
@@ -45,18 +70,19 @@ export async function startComparedCommits(
   const compared: ComparedCommit[] = [];
   for (const ref of refs) {
     const [gitRef = ref, variant] = ref.split("+");
-    if (variant !== undefined && variant !== "assets") throw new Error(`--compare ${ref}: the only variant is "+assets"`);
+    if (variant !== undefined && !VARIANTS.includes(variant)) throw new Error(`--compare ${ref}: the variants are ${VARIANTS.map((name) => `"+${name}"`).join(", ")}`);
     const commit = git(paths.root, "rev-parse", "--verify", `${gitRef}^{commit}`);
     const short = commit.slice(0, 7);
     const label = variant === undefined ? short : `${short}+${variant}`;
     const source = join(paths.tmp, `source-${label}`);
     exportCommit(paths.root, commit, source);
-    const bundle = await bundleWorker(join(source, "workers/index.ts"), join(paths.tmp, `mcp-edge-${label}`, "index.js"));
+    const entry = variant === "limiter-in-isolate" ? inIsolateLimiterEntry(paths.root, source) : join(source, "workers/index.ts");
+    const bundle = await bundleWorker(entry, join(paths.tmp, `mcp-edge-${label}`, "index.js"));
     const port = await freePort();
     const shipped = wranglerWorkerOptions(join(source, "wrangler.toml"), gatewayVars(port), variant === "assets");
     // Raised like the work tree's (rate-limits.ts): at the shipped limits most of the load would be
     // refusals. Commits from before the per-user limiters have none to raise.
-    const options = shipped.ratelimits === undefined ? shipped : withBenchRateLimits(shipped);
+    const options = hasPerUserLimiters(shipped) ? withBenchRateLimits(shipped) : shipped;
     // The Worker keeps its own name: wrangler.toml's SELF binding and Durable Objects refer to
     // "mcp-edge" (each Worker has its own workerd, so the names do not clash).
     const worker = await serveWorker({

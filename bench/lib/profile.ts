@@ -2,7 +2,8 @@
  * Profiles mcp-edge inside workerd: a separate instance started with the V8 inspector enabled (the
  * load phase never runs with it), sampled while it serves N sequential requests per tool.
  */
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { profileWhile } from "./cdp";
 import type { Cleanup } from "./cleanup";
 import { sendSequential } from "./client";
@@ -26,6 +27,8 @@ export async function profileMcpEdge(
     tools: readonly Tool[];
     /** Also profile `tools/call <prefix>list_tasks` on /mcp (the gateway row), as "gateway list_tasks". */
     gateway?: boolean;
+    /** A directory to write each raw profile to (`<label>.cpuprofile`, for DevTools or a closer look). */
+    saveTo?: string;
   },
 ): Promise<Record<string, ProfileSummary>> {
   const worker = await startMcpEdge(paths, cleanup, {
@@ -51,6 +54,10 @@ export async function profileMcpEdge(
         sendSequential(worker.url, input.token, tool, input.requests, route),
       );
       summaries[label] = summarizeProfile(profile, sections, "index.js", input.requests);
+      if (input.saveTo) {
+        mkdirSync(input.saveTo, { recursive: true });
+        writeFileSync(join(input.saveTo, `${label.replaceAll(/[^a-z0-9_-]+/gi, "-")}.cpuprofile`), JSON.stringify(profile));
+      }
     }
     return summaries;
   } finally {

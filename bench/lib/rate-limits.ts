@@ -16,6 +16,12 @@ const rateLimitBindings = z.record(
   z.looseObject({ namespace_id: z.string(), simple: z.object({ limit: z.number(), period: z.union([z.literal(10), z.literal(60)]).optional() }) }),
 );
 
+/** Whether a config has the per-user limiters (commits from before them have none, or only the registration limiter). */
+export function hasPerUserLimiters(options: WorkerOptions): boolean {
+  const ratelimits = rateLimitBindings.parse(options.ratelimits ?? {});
+  return Object.keys(PER_USER_LIMITERS).every((name) => ratelimits[name] !== undefined);
+}
+
 export function withBenchRateLimits(options: WorkerOptions): WorkerOptions {
   const ratelimits = rateLimitBindings.parse(options.ratelimits ?? {});
   const vars: Record<string, string> = {};

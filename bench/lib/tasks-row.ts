@@ -10,10 +10,12 @@ import type { Cleanup } from "./cleanup";
 import { startComparedCommits } from "./compare";
 import type { BenchConfig } from "./config";
 import { runCpuPhase } from "./cpu-phase";
-import { aggregate, printCpu, printRatios, printTable, ratios, writeResults } from "./report";
+import { profileMcpEdge } from "./profile";
+import type { ProfileSummary } from "./profile-report";
+import { aggregate, printCpu, printProfile, printRatios, printTable, ratios, writeResults } from "./report";
 import { type Cell, cellsOf, runRounds } from "./rounds";
 import { type Drain, waitForOutboxDrain } from "./settle";
-import { type FleetPaths, startFleet, type Target } from "./targets";
+import { type Fleet, type FleetPaths, startFleet, type Target } from "./targets";
 
 /** Waits, after every add_task cell, for that Worker's queue consumer to drain its outbox. */
 export function outboxDrains(): { afterCell: (cell: Cell) => Promise<void>; drains: (Drain & { after: string })[] } {
@@ -27,7 +29,12 @@ export function outboxDrains(): { afterCell: (cell: Cell) => Promise<void>; drai
   };
 }
 
-export async function runTasksRows(paths: FleetPaths, cleanup: Cleanup, config: BenchConfig, describe: Record<string, unknown>): Promise<void> {
+/**
+ * `phase` makes the cleanup of one phase's servers: the load and CPU phases share one, and the
+ * profile phase (skipped by --skip-profile) runs after they are stopped, with no idle workerd beside it.
+ */
+export async function runTasksRows(paths: FleetPaths, phase: () => Cleanup, config: BenchConfig, describe: Record<string, unknown>): Promise<void> {
+  const cleanup = phase();
   const fleet = await startFleet(paths, cleanup, config.seedTasks, "tasks");
   const compared = await startComparedCommits(paths, cleanup, config.compare, {
     token: fleet.token,
@@ -52,7 +59,10 @@ export async function runTasksRows(paths: FleetPaths, cleanup: Cleanup, config: 
     seedTasks: config.seedTasks,
     requests: config.cpuRequests,
   });
+  await cleanup.disposeAll();
+  const profile = config.skipProfile ? undefined : await profileTasks(paths, phase(), config, fleet);
   printCpu(cpu);
+  if (profile) printProfile(profile);
   printTable(rows, samples);
   const goals = ratios(rows);
   printRatios(goals);
@@ -66,8 +76,31 @@ export async function runTasksRows(paths: FleetPaths, cleanup: Cleanup, config: 
     rounds: samples,
     outbox_drains: drains,
     cpu_per_request: cpu,
+    profile: profile ?? "skipped (--skip-profile)",
     worker_problems: Object.fromEntries(targets.map((target) => [target.name, target.problems()])),
   };
   const written = writeResults(join(paths.root, "bench/results"), date.slice(0, 10), rows, extra, "tasks-");
   console.log(`\nwrote ${written.map((path) => path.slice(paths.root.length + 1)).join(", ")}`);
+}
+
+/** The work tree's V8 profile per tool; the raw profiles are kept in bench/results/profiles/ (not committed). */
+async function profileTasks(paths: FleetPaths, cleanup: Cleanup, config: BenchConfig, fleet: Fleet): Promise<Record<string, ProfileSummary> | undefined> {
+  console.log("\nprofile phase: V8 CPU profile of mcp-edge in workerd");
+  try {
+    return await profileMcpEdge(paths, cleanup, {
+      bundle: fleet.mcpEdgeBundle,
+      token: fleet.token,
+      tokenHash: fleet.tokenHash,
+      seedTasks: config.seedTasks,
+      requests: config.cpuRequests,
+      tools: ["list_tasks", "add_task"],
+      saveTo: join(paths.root, "bench/results/profiles"),
+    });
+  } catch (error) {
+    // The inspector is the most fragile part; losing it must not lose the load results.
+    console.warn(`profile phase failed: ${String(error)}`);
+    return undefined;
+  } finally {
+    await cleanup.disposeAll();
+  }
 }

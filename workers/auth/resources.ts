@@ -104,11 +104,13 @@ const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/;
  */
 export function issuerFor(requestUrl: URL, selfOrigin: string | undefined): string | undefined {
   const configured = selfOrigin?.trim();
-  let origin: URL;
-  try {
-    origin = new URL(configured ? configured : requestUrl.origin);
-  } catch {
-    return undefined;
+  let origin: URL = requestUrl;
+  if (configured) {
+    try {
+      origin = new URL(configured);
+    } catch {
+      return undefined;
+    }
   }
   if (origin.protocol === "https:") return origin.origin;
   if (origin.protocol === "http:" && LOOPBACK_HOST.test(origin.hostname)) return origin.origin;

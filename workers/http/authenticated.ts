@@ -15,9 +15,9 @@ import { createServices, type Services } from "../services";
 import type { AppEnv } from "./context";
 import { errorResponse } from "./errors";
 
-/** The request's services, their background work kept alive with the request. */
-export function requestServices(c: Context<AppEnv>): Services {
-  return createServices(c.env, (promise) => c.executionCtx.waitUntil(promise), issuerFor(new URL(c.req.url), c.env.SELF_ORIGIN));
+/** The request's services, their background work kept alive with the request; `issuer` as requestResource finds it. */
+export function requestServices(c: Context<AppEnv>, issuer = requestResource(c).issuer): Services {
+  return createServices(c.env, (promise) => c.executionCtx.waitUntil(promise), issuer);
 }
 
 /** The issuer and protected resource a request is for (the route's most specific resource). */
@@ -27,8 +27,7 @@ export function requestResource(c: Context<AppEnv>): { issuer: string | undefine
 }
 
 /** The one place identity is established: the bearer token's principal (audience-checked), or an AppError. */
-export function identify(c: Context<AppEnv>, services: Services): Promise<Principal> {
-  const { issuer, path } = requestResource(c);
+export function identify(c: Context<AppEnv>, services: Services, { issuer, path } = requestResource(c)): Promise<Principal> {
   return authenticate(
     {
       db: services.db,
@@ -69,10 +68,12 @@ export function accessFor(c: Context<AppEnv>, principal: Principal): Access {
 }
 
 export const authenticated: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const services = requestServices(c);
+  // The request's URL parsed once for both (every MCP request passes here).
+  const resource = requestResource(c);
+  const services = requestServices(c, resource.issuer);
   let principal: Principal;
   try {
-    principal = await identify(c, services);
+    principal = await identify(c, services, resource);
   } catch (error) {
     return unauthorizedResponse(c, error);
   }
