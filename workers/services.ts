@@ -71,9 +71,24 @@ export function sourceDiscovery(env: Env, db: Db, authorizer: UpstreamAuthorizat
   return new SourceDiscovery({ db, env, breakers: isolateBreakers, callables: isolateCallables, authorizer });
 }
 
+/**
+ * The request's waitUntil, handing each promise to the runtime once: a gateway call's audit message
+ * and breaker report travel in one deferred run (gateway/deferred-batch.ts), so the call keeps its
+ * request alive with one promise, and a promise already kept is not handed over again.
+ */
+function keepingAliveOnce(waitUntil: (promise: Promise<unknown>) => void): (promise: Promise<unknown>) => void {
+  const kept = new WeakSet<Promise<unknown>>();
+  return (promise) => {
+    if (kept.has(promise)) return;
+    kept.add(promise);
+    waitUntil(promise);
+  };
+}
+
 /** Services are made on first use: a request to one server never pays for the others. */
-export function createServices(env: Env, waitUntil: (promise: Promise<unknown>) => void, origin = configuredOrigin(env)): Services {
+export function createServices(env: Env, requestWaitUntil: (promise: Promise<unknown>) => void, origin = configuredOrigin(env)): Services {
   const db = openDb(env.DB);
+  const waitUntil = keepingAliveOnce(requestWaitUntil);
   let tasks: TaskService | undefined;
   let rag: RagService | undefined;
   let sources: SourceRegistry | undefined;
@@ -111,7 +126,10 @@ export function createServices(env: Env, waitUntil: (promise: Promise<unknown>) 
         breakers: isolateBreakers,
         callables: isolateCallables,
         waitUntil,
-        authorizer: services.upstreamAuth,
+        // Only a call of an `oauth` source reads it: other calls do not build the OAuth service.
+        get authorizer() {
+          return services.upstreamAuth;
+        },
       }));
     },
     get sourceHealth() {

@@ -14,6 +14,8 @@ export const GATEWAY_PATH = "/mcp";
 export const GATEWAY_SOURCE_NAME = "Bench tasks";
 /** The sessionful row's source: the node-sdk peer keeping sessions (BENCH_PEER_SESSIONS=1). */
 export const SESSIONFUL_SOURCE_NAME = "Bench sessionful";
+/** The remote row's source: /mcp/tasks of a second mcp-edge workerd (targets.ts). */
+export const REMOTE_SOURCE_NAME = "Bench remote tasks";
 
 /** What `npm run dev` passes as --var (bin/dev.ts): private upstreams, the own origin, a fresh key. */
 export function gatewayVars(port: number): Record<string, string> {

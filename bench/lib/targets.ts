@@ -9,6 +9,9 @@
  *               a stateless upstream, called from the Worker's isolate
  *   gateway sessionful – mcp-edge's /mcp calling the node-sdk peer keeping sessions, through the
  *               source's Durable Object (`--only gateway`; no direct twin, the upstream differs)
+ *   gateway remote – mcp-edge's /mcp calling /mcp/tasks of a second mcp-edge workerd (`--only
+ *               gateway`): the same call as "gateway", with the upstream's CPU in another process,
+ *               as on Cloudflare, where the upstream never runs on the gateway's isolate
  */
 import { join } from "node:path";
 import { generateToken, hashToken } from "../../workers/auth/tokens";
@@ -16,7 +19,7 @@ import { bundleWorker } from "./bundle";
 import type { Cleanup } from "./cleanup";
 import { sendOnce, type SampleResponse } from "./client";
 import { freePort } from "../../bin/lib/ports";
-import { gatewayRoute, gatewayVars, registerSource, registerTasksSource, SESSIONFUL_SOURCE_NAME } from "./gateway";
+import { gatewayRoute, gatewayVars, REMOTE_SOURCE_NAME, registerSource, registerTasksSource, SESSIONFUL_SOURCE_NAME } from "./gateway";
 import { DIRECT, MCP_PATH, type Route, sampleProblem, type Tool, TOOLS } from "./mcp";
 import { migrationStatements } from "./migrations";
 import { startNodePeer } from "./node-peer";
@@ -30,7 +33,7 @@ import { serveWorker, type ServedWorker, wranglerWorkerOptions } from "./workerd
  * which split the gateway's added time into its parts. "mcp-edge oauth" is mcp-edge called with
  * an OAuth access token (`--only oauth`).
  */
-export const TARGET_NAMES = ["mcp-edge", "gateway", "gateway sessionful", "node-sdk", "d1-floor", "ceiling", "mcp-edge sdk-path", "gateway built-in", "mcp-edge oauth"] as const;
+export const TARGET_NAMES = ["mcp-edge", "gateway", "gateway sessionful", "gateway remote", "node-sdk", "d1-floor", "ceiling", "mcp-edge sdk-path", "gateway built-in", "mcp-edge oauth"] as const;
 /** `mcp-edge@<commit>`: another commit served beside the work tree (`--compare`, bench/lib/compare.ts). */
 export type TargetName = (typeof TARGET_NAMES)[number] | `mcp-edge@${string}`;
 
@@ -66,7 +69,7 @@ export interface Fleet {
   mcpEdge: McpEdgeWorker;
   /** Path of mcp-edge's bundle (the profile maps its lines back to packages). */
   mcpEdgeBundle: string;
-  /** The direct list_tasks, the gateway's list_tasks, and the two breakdown steps between them. */
+  /** The direct list_tasks, the gateway's list_tasks, the two breakdown steps between them (and, `--only gateway`, the remote row last). */
   gatewayLadder: Target[];
 }
 
@@ -146,6 +149,17 @@ async function sessionfulTarget(paths: FleetPaths, cleanup: Cleanup, mcpEdge: Mc
 }
 
 /**
+ * The remote row: a second mcp-edge workerd, seeded alike, whose /mcp/tasks is registered as a source
+ * of the bench user on the first one. Its calls leave the gateway's process by a plain fetch, so the
+ * CPU phase's figure for this row (the gateway's process) is the gateway's own work per call.
+ */
+async function remoteTarget(paths: FleetPaths, cleanup: Cleanup, mcpEdge: McpEdgeWorker, bundle: string, token: string, tokenHash: string, seedTasks: number): Promise<Target> {
+  const upstream = await startMcpEdge(paths, cleanup, { label: "mcp-edge upstream workerd", bundle, token, tokenHash, seedTasks });
+  const prefix = await registerSource(mcpEdge.url, token, REMOTE_SOURCE_NAME, new URL(MCP_PATH, upstream.url));
+  return workerTarget("gateway remote", mcpEdge, ["list_tasks"], gatewayRoute(prefix));
+}
+
+/**
  * Which targets a run starts: "all"; "gateway", mcp-edge alone for the gateway rows (`--only
  * gateway`); "tasks", mcp-edge and the D1 floor for the two tasks rows (`--only tasks`).
  */
@@ -177,7 +191,9 @@ export async function startFleet(paths: FleetPaths, cleanup: Cleanup, seedTasks:
   if (subset === "gateway") {
     const sessionful = await sessionfulTarget(paths, cleanup, mcpEdge, token, tokenHash, seedTasks);
     record(sessionful.name, "list_tasks", await checkedSample(sessionful.name, sessionful.url, token, "list_tasks", sessionful.route));
-    return { token, tokenHash, targets: [edge(["list_tasks"]), gateway, sessionful], samples, mcpEdge, mcpEdgeBundle, gatewayLadder: ladder };
+    const remote = await remoteTarget(paths, cleanup, mcpEdge, mcpEdgeBundle, token, tokenHash, seedTasks);
+    record(remote.name, "list_tasks", await checkedSample(remote.name, remote.url, token, "list_tasks", remote.route));
+    return { token, tokenHash, targets: [edge(["list_tasks"]), gateway, remote, sessionful], samples, mcpEdge, mcpEdgeBundle, gatewayLadder: [...ladder, remote] };
   }
 
   const compatibility = wranglerWorkerOptions(join(paths.root, "wrangler.toml"));

@@ -6,9 +6,15 @@
  * - Admission reads the view. The view holds what the object last told this isolate plus this
  *   isolate's own reports the object has not answered yet, so an isolate sees its own failures at
  *   once and opens the breaker on the call that makes the threshold.
- * - After the answer is sent, the call is reported (`report` RPC, in waitUntil). Reports finishing
- *   within REPORT_DELAY_MS of each other travel in one RPC; the object's answer — its breaker after
- *   applying them, which includes other isolates' reports — refreshes the view.
+ * - After the answer is sent, the call is reported (`report` RPC) in the isolate's next run of
+ *   deferred work (deferred-batch.ts, shared with the audit messages, so a call keeps its request
+ *   alive with one waitUntil). Reports finishing within DEFERRED_RUN_DELAY_MS of each other travel
+ *   in one RPC; the object's answer — its breaker after applying them, which includes other
+ *   isolates' reports — refreshes the view.
+ *   Under load that is one report RPC per source per isolate every half second, whatever the rate.
+ *   The delay changes what nobody could see sooner: the isolate's own view needs no report, health
+ *   reads send this isolate's pending reports first, and other isolates act on what they were told
+ *   up to BREAKER_VIEW_TTL_MS ago anyway.
  * - The bound: an isolate acts on what the object told it at most BREAKER_VIEW_TTL_MS ago. A view
  *   older than that (a source not called for a while in this isolate, or never) is read from the
  *   object first — the only time a stateless call waits for the object besides the probe below.
@@ -19,17 +25,11 @@
  */
 import { log } from "../lib/log";
 import { type Admission, admit, CLOSED, recordFailure, recordSuccess } from "./breaker";
+import { type DeferredBatch, isolateDeferred } from "./deferred-batch";
 import type { BreakerEffect, BreakerSnapshot, CallReport } from "./upstream.types";
 
 /** How old a breaker state told by the object may be and still be acted on. */
 export const BREAKER_VIEW_TTL_MS = 5_000;
-/**
- * Calls finishing this close together are reported in one RPC: under load one report RPC per
- * source per isolate every half second, whatever the rate. The isolate's own view needs no report,
- * health reads send this isolate's pending reports first, and other isolates act on what they were
- * told up to BREAKER_VIEW_TTL_MS ago anyway, so the delay changes what nobody could see sooner.
- */
-export const REPORT_DELAY_MS = 500;
 /** Sources this isolate keeps a view of (the least recently told are dropped first). */
 const MAX_SOURCES = 1024;
 
@@ -46,7 +46,7 @@ interface View {
   unanswered: CallReport[];
   /** `told` with `unanswered` applied: what admission reads. */
   current: BreakerSnapshot;
-  /** The report RPC gathering calls now, if one is scheduled. */
+  /** The deferred run that will send the calls gathered now, if one is joined. */
   flush: Promise<void> | undefined;
   /** Every report RPC scheduled or in flight. */
   sending: Set<Promise<void>>;
@@ -65,16 +65,13 @@ function fold(reports: readonly CallReport[], told: BreakerSnapshot): BreakerSna
   return reports.reduce((breaker, report) => applied(breaker, report.breaker, report.at + report.ms), told);
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 export class BreakerView {
   private readonly views = new Map<number, View>();
 
   constructor(
     private readonly now: () => number = Date.now,
     private readonly ttlMs = BREAKER_VIEW_TTL_MS,
+    private readonly deferred: DeferredBatch = isolateDeferred,
   ) {}
 
   /**
@@ -101,9 +98,10 @@ export class BreakerView {
     view.unanswered.push(report);
     view.queued.push(report);
     view.current = applied(view.current, report.breaker, report.at + report.ms);
-    // The request that schedules the RPC keeps it alive (its waitUntil); later ones wait for the same.
+    // Every request whose call the run reports keeps it alive (waitUntil), with the same promise
+    // as its audit message: the request hands the runtime one promise for both.
     if (!view.flush) {
-      const flush = this.send(sourceId, view, object);
+      const flush = this.deferred.join(() => this.send(sourceId, view, object));
       view.flush = flush;
       view.sending.add(flush);
       void flush.finally(() => view.sending.delete(flush));
@@ -143,7 +141,6 @@ export class BreakerView {
   }
 
   private async send(sourceId: number, view: View, object: () => SourceObject): Promise<void> {
-    await sleep(REPORT_DELAY_MS);
     view.flush = undefined;
     const batch = view.queued;
     view.queued = [];

@@ -5,13 +5,15 @@
  * task events these have no outbox row (there is no D1 change to commit them with), so a failed
  * send is logged and the event is lost; see decision 0008.
  *
- * The messages of calls ending within AUDIT_DELAY_MS of each other in one isolate go in one
- * `sendBatch`: the request that starts a batch keeps it alive (waitUntil), and every request whose
- * event it carries waits for it too, so an event is sent as surely as with a send of its own.
+ * The messages of calls ending within DEFERRED_RUN_DELAY_MS of each other in one isolate go in one
+ * `sendBatch`, sent in the isolate's next run of deferred work (deferred-batch.ts, shared with the
+ * breaker reports): every request whose event a run carries keeps that run alive (waitUntil), so an
+ * event is sent as surely as with a send of its own.
  */
 import type { GatewayCallEvent } from "./gateway-call-event.schema";
 import { nowIso } from "../lib/clock";
 import { log } from "../lib/log";
+import { type DeferredBatch, isolateDeferred } from "./deferred-batch";
 import type { CallOutcome } from "./upstream.types";
 
 export interface ToolCallRecord {
@@ -49,21 +51,19 @@ export function toolCallEvent(call: ToolCallRecord): GatewayCallEvent {
   };
 }
 
-/** How long an isolate gathers audit messages before sending them together. */
-export const AUDIT_DELAY_MS = 500;
 /** The queue's limit of messages per sendBatch. */
 const MAX_BATCH = 100;
 
 interface Pending {
   events: GatewayCallEvent[];
+  /** The deferred run that will send `events`, once one is joined. */
   send: Promise<void> | undefined;
 }
 
-/** Per queue binding, the messages gathered in this isolate and the batch that will carry them. */
+/** Per queue binding, the messages gathered in this isolate and the run that will carry them. */
 const pending = new WeakMap<Queue, Pending>();
 
-async function sendLater(queue: Queue, buffer: Pending): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, AUDIT_DELAY_MS));
+async function sendGathered(queue: Queue, buffer: Pending): Promise<void> {
   const events = buffer.events;
   buffer.events = [];
   buffer.send = undefined;
@@ -75,13 +75,14 @@ async function sendLater(queue: Queue, buffer: Pending): Promise<void> {
   }
 }
 
-export function queueToolCallAudit(queue: Queue, waitUntil: (promise: Promise<unknown>) => void): ToolCallAudit {
+export function queueToolCallAudit(queue: Queue, waitUntil: (promise: Promise<unknown>) => void, deferred: DeferredBatch = isolateDeferred): ToolCallAudit {
   return {
     record(call) {
       let buffer = pending.get(queue);
       if (!buffer) pending.set(queue, (buffer = { events: [], send: undefined }));
       buffer.events.push(toolCallEvent(call));
-      buffer.send ??= sendLater(queue, buffer);
+      const gathered = buffer;
+      buffer.send ??= deferred.join(() => sendGathered(queue, gathered));
       waitUntil(buffer.send);
     },
   };

@@ -12,7 +12,7 @@
  */
 import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
-import { parseRateLimitSettings, type RateLimitSettings } from "./rate-limit-settings";
+import { parseRateLimitSettings } from "./rate-limit-settings";
 
 export type Budget = "tool_calls" | "api_requests";
 
@@ -20,8 +20,8 @@ type LimiterEnv = Pick<Env, "TOOL_CALL_LIMITER" | "API_REQUEST_LIMITER" | "TOOL_
 
 interface BudgetSource {
   limiter: RateLimit;
-  /** What the binding allows, from its describing var; undefined when the var is unset or malformed. */
-  settings: RateLimitSettings | undefined;
+  /** The var describing what the binding allows ("60/10s"): read only for a refusal's wording and hint. */
+  settingsVar: string | undefined;
   /** What is counted, for the refusal's message. */
   noun: string;
 }
@@ -37,8 +37,8 @@ export class RateLimitService {
     private readonly now: () => number = Date.now,
   ) {
     this.budgets = {
-      tool_calls: { limiter: env.TOOL_CALL_LIMITER, settings: parseRateLimitSettings(env.TOOL_CALL_RATE_LIMIT), noun: "tool calls" },
-      api_requests: { limiter: env.API_REQUEST_LIMITER, settings: parseRateLimitSettings(env.API_RATE_LIMIT), noun: "REST requests" },
+      tool_calls: { limiter: env.TOOL_CALL_LIMITER, settingsVar: env.TOOL_CALL_RATE_LIMIT, noun: "tool calls" },
+      api_requests: { limiter: env.API_REQUEST_LIMITER, settingsVar: env.API_RATE_LIMIT, noun: "REST requests" },
     };
   }
 
@@ -66,7 +66,9 @@ export class RateLimitService {
     return undefined;
   }
 
-  private refusal(budget: Budget, { settings, noun }: BudgetSource): AppError {
+  private refusal(budget: Budget, { settingsVar, noun }: BudgetSource): AppError {
+    // Parsed here, not per request: every request builds this service, and only a refusal needs them.
+    const settings = parseRateLimitSettings(settingsVar);
     const periodMs = (settings?.periodSeconds ?? LONGEST_PERIOD_SECONDS) * 1000;
     const retryAfterMs = periodMs - (this.now() % periodMs);
     const retryAfterSeconds = Math.ceil(retryAfterMs / 1000);

@@ -11,11 +11,13 @@ export function selfRoutedFetch(env: Pick<Env, "SELF" | "SELF_ORIGIN">): SelfRou
   const own = env.SELF_ORIGIN ? new URL(env.SELF_ORIGIN).origin : undefined;
   // Named, so CPU profiles (bench/lib/profile-report.ts) can attribute its time.
   return function selfRoutedRequest(input, init) {
-    const request = new Request(input, init);
-    const url = new URL(request.url);
-    if (own === undefined || url.origin !== own) return fetch(request);
+    // The request is copied only to add a header, and only on the way to SELF: every other request
+    // goes out as given (a Request copy is a measurable part of an upstream call's CPU).
+    const url = input instanceof Request ? new URL(input.url) : input instanceof URL ? input : new URL(input);
+    if (own === undefined || url.origin !== own) return fetch(input, init);
     // A service-binding request carries no Host header; the MCP handler's Host check expects the
     // one a network fetch would have sent.
+    const request = new Request(input, init);
     request.headers.set("host", url.host);
     return env.SELF.fetch(request);
   };
