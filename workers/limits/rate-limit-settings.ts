@@ -20,21 +20,8 @@ const settingsText = z
     return { limit: Number(limit), periodSeconds: period === "10" ? 10 : 60 };
   });
 
-/**
- * Each var's settings, parsed once per isolate: every request builds its own RateLimitService, and
- * a var's text does not change while the isolate lives. The values are frozen, so no request can
- * change what the next one reads; they hold configuration only, nothing about any user.
- */
-const parsedTexts = new Map<string | undefined, Readonly<RateLimitSettings> | undefined>();
-const MAX_PARSED_TEXTS = 16;
-
 /** The settings a var describes, or undefined when it is unset or not of the form "<limit>/<10|60>s". */
-export function parseRateLimitSettings(text: string | undefined): Readonly<RateLimitSettings> | undefined {
-  if (parsedTexts.has(text)) return parsedTexts.get(text);
+export function parseRateLimitSettings(text: string | undefined): RateLimitSettings | undefined {
   const parsed = settingsText.safeParse(text);
-  const settings = parsed.success ? Object.freeze(parsed.data) : undefined;
-  // Bounded all the same: only tests and the bench ever give one isolate more than two texts.
-  if (parsedTexts.size >= MAX_PARSED_TEXTS) parsedTexts.clear();
-  parsedTexts.set(text, settings);
-  return settings;
+  return parsed.success ? parsed.data : undefined;
 }
