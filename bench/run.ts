@@ -13,7 +13,8 @@
  * `--only oauth` runs the OAuth-token row alone (bench/lib/oauth-row.ts) into bench/results/oauth-*.json.
  * `--only tasks` runs list_tasks and add_task against the D1 floor alone (bench/lib/tasks-row.ts).
  * `--only startup` runs the startup and bundle section alone (bench/lib/startup.ts).
- * `--compare <ref>[,<ref>…]` serves those commits beside the work tree as `mcp-edge@<commit>`.
+ * `--compare <ref>[,<ref>…]` serves those commits beside the work tree as `mcp-edge@<commit>` (with
+ * `--only gateway`, also `gateway@<commit>`, and each commit's gateway ratio is reported beside the work tree's).
  * Everything runs on 127.0.0.1 from a temp dir that is deleted at the end.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -99,11 +100,15 @@ async function main(): Promise<void> {
   const servers = phaseCleanup();
   const fleet = await startFleet(paths, servers, config.seedTasks, gatewayOnly ? "gateway" : "all");
   for (const sample of fleet.samples) console.log(`sample ok: ${sample.target.padEnd(8)} ${sample.tool.padEnd(10)} ${sample.contentType} ${sample.bytes} bytes`);
-  const compared = gatewayOnly
-    ? []
-    : await startComparedCommits(paths, servers, config.compare, { token: fleet.token, tokenHash: fleet.tokenHash, seedTasks: config.seedTasks, tools: TOOLS });
+  const compared = await startComparedCommits(paths, servers, config.compare, {
+    token: fleet.token,
+    tokenHash: fleet.tokenHash,
+    seedTasks: config.seedTasks,
+    tools: gatewayOnly ? ["list_tasks"] : TOOLS,
+    gateway: gatewayOnly,
+  });
 
-  const cells = cellsOf([...fleet.targets, ...compared.map((entry) => entry.target)]);
+  const cells = cellsOf([...fleet.targets, ...compared.flatMap((entry) => (entry.gateway ? [entry.target, entry.gateway] : [entry.target]))]);
   const { afterCell, drains } = outboxDrains();
   const samples = await runRounds(cells, config, fleet.token, afterCell);
   const rows = aggregate(samples);

@@ -9,6 +9,9 @@
  * `<ref>+limiter-in-isolate` serves it with its per-user Rate Limiting bindings answered in its own
  * isolate instead of by Miniflare's emulation (bench/peers/in-isolate-limiter.ts): beside `<ref>`,
  * that shows what the emulation adds to each call. Neither is ever a headline row.
+ * With `--only gateway`, each commit also registers its own /mcp/tasks as a source, as the work
+ * tree does (bench/lib/gateway.ts), and is served as `mcp-edge@<commit>` and `gateway@<commit>`:
+ * the gateway ratio of two commits, side by side in the same rounds.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
@@ -16,7 +19,7 @@ import { join } from "node:path";
 import { freePort } from "../../bin/lib/ports";
 import { bundleWorker } from "./bundle";
 import type { Cleanup } from "./cleanup";
-import { gatewayVars } from "./gateway";
+import { gatewayRoute, gatewayVars, registerTasksSource } from "./gateway";
 import type { Tool } from "./mcp";
 import { checkedSample, type FleetPaths, seedD1, type Target, workerTarget } from "./targets";
 import { hasPerUserLimiters, withBenchRateLimits } from "./rate-limits";
@@ -26,6 +29,8 @@ export interface ComparedCommit {
   ref: string;
   commit: string;
   target: Target;
+  /** `gateway@<commit>`: its gateway's list_tasks through its own /mcp/tasks (`--only gateway`). */
+  gateway?: Target;
 }
 
 function git(root: string, ...args: string[]): string {
@@ -65,7 +70,7 @@ export async function startComparedCommits(
   paths: FleetPaths,
   cleanup: Cleanup,
   refs: readonly string[],
-  input: { token: string; tokenHash: string; seedTasks: number; tools: readonly Tool[] },
+  input: { token: string; tokenHash: string; seedTasks: number; tools: readonly Tool[]; gateway?: boolean },
 ): Promise<ComparedCommit[]> {
   const compared: ComparedCommit[] = [];
   for (const ref of refs) {
@@ -95,8 +100,13 @@ export async function startComparedCommits(
     await seedD1(worker, source, input.tokenHash, input.seedTasks);
     const target: Target = { ...workerTarget(`mcp-edge@${label}`, worker, input.tools), outbox: worker };
     for (const tool of input.tools) await checkedSample(target.name, target.url, input.token, tool);
+    let gateway: Target | undefined;
+    if (input.gateway) {
+      gateway = workerTarget(`gateway@${label}`, worker, ["list_tasks"], gatewayRoute(await registerTasksSource(worker.url, input.token)));
+      await checkedSample(gateway.name, gateway.url, input.token, "list_tasks", gateway.route);
+    }
     console.log(`compare: ${ref} = ${label} ("${git(paths.root, "log", "-1", "--format=%s", commit).slice(0, 70)}") on ${worker.url}`);
-    compared.push({ ref, commit, target });
+    compared.push({ ref, commit, target, ...(gateway ? { gateway } : {}) });
   }
   return compared;
 }

@@ -161,10 +161,37 @@ export interface GatewaySummary {
     sessionful?: ResultRow;
     /** The same call with the upstream in a second workerd process (`--only gateway`), and its ratios to direct. */
     remote?: { row: ResultRow; rps_ratio: number; rps_ratio_per_round: number[]; added_p50_ms_1_connection: number | undefined };
+    /** Each commit served beside the work tree (`--only gateway --compare`): its own gateway ÷ its own direct call. */
+    compared?: ComparedGateway[];
   };
   /** One connection: latency without queueing, step by step from the direct call to the gateway's. */
   latency: { connections: 1; steps: GatewayStep[]; added_p50_ms: number };
   targets: Ratio[];
+}
+
+export interface ComparedGateway {
+  label: string;
+  direct: ResultRow;
+  gateway: ResultRow;
+  rps_ratio: number;
+  rps_ratio_per_round: number[];
+}
+
+/** Per-round ratio of two cells that ran back to back in the same rounds. */
+function perRoundRatio(cells: readonly CellSamples[], numerator: TargetName, denominator: TargetName): number[] {
+  const over = cells.find((cell) => cell.target === denominator && cell.tool === "list_tasks")?.rounds ?? [];
+  const under = cells.find((cell) => cell.target === numerator && cell.tool === "list_tasks")?.rounds ?? [];
+  return under.map((sample, index) => round(sample.rps / (over[index]?.rps ?? Number.NaN)));
+}
+
+function comparedGateways(rows: readonly ResultRow[], cells: readonly CellSamples[]): ComparedGateway[] {
+  return rows.flatMap((row) => {
+    if (!row.target.startsWith("gateway@")) return [];
+    const label = row.target.slice("gateway@".length);
+    const direct = find(rows, `mcp-edge@${label}`, "list_tasks");
+    if (!direct) return [];
+    return [{ label, direct, gateway: row, rps_ratio: round(row.rps / direct.rps), rps_ratio_per_round: perRoundRatio(cells, `gateway@${label}`, `mcp-edge@${label}`) }];
+  });
 }
 
 function rowOf(rows: readonly ResultRow[], target: TargetName): ResultRow {
@@ -176,21 +203,19 @@ function rowOf(rows: readonly ResultRow[], target: TargetName): ResultRow {
 export function gatewaySummary(rows: readonly ResultRow[], cells: readonly CellSamples[], connections: number, ladder: readonly ResultRow[]): GatewaySummary {
   const direct = rowOf(rows, "mcp-edge");
   const gateway = rowOf(rows, "gateway");
-  const directRounds = cells.find((cell) => cell.target === "mcp-edge" && cell.tool === "list_tasks")?.rounds ?? [];
-  const gatewayRounds = cells.find((cell) => cell.target === "gateway")?.rounds ?? [];
-  const perRound = gatewayRounds.map((sample, index) => round(sample.rps / (directRounds[index]?.rps ?? Number.NaN)));
+  const perRound = perRoundRatio(cells, "gateway", "mcp-edge");
   const rpsRatio = gateway.rps / direct.rps;
   const addedLoaded = gateway.p50_ms - direct.p50_ms;
   const steps = ladder.map((row, index) => ({ ...row, added_p50_ms: index === 0 ? 0 : round(row.p50_ms - ladder[index - 1]!.p50_ms) }));
   const addedQuiet = rowOf(ladder, "gateway").p50_ms - rowOf(ladder, "mcp-edge").p50_ms;
   const sessionful = find(rows, "gateway sessionful", "list_tasks");
   const remoteRow = find(rows, "gateway remote", "list_tasks");
-  const remoteRounds = cells.find((cell) => cell.target === "gateway remote")?.rounds ?? [];
   const remoteQuiet = find(ladder, "gateway remote", "list_tasks");
+  const compared = comparedGateways(rows, cells);
   const remote = remoteRow && {
     row: remoteRow,
     rps_ratio: round(remoteRow.rps / direct.rps),
-    rps_ratio_per_round: remoteRounds.map((sample, index) => round(sample.rps / (directRounds[index]?.rps ?? Number.NaN))),
+    rps_ratio_per_round: perRoundRatio(cells, "gateway remote", "mcp-edge"),
     added_p50_ms_1_connection: remoteQuiet && round(remoteQuiet.p50_ms - rowOf(ladder, "mcp-edge").p50_ms),
   };
   return {
@@ -204,6 +229,7 @@ export function gatewaySummary(rows: readonly ResultRow[], cells: readonly CellS
       added_p99_ms: round(gateway.p99_ms - direct.p99_ms),
       ...(sessionful ? { sessionful } : {}),
       ...(remote ? { remote } : {}),
+      ...(compared.length > 0 ? { compared } : {}),
     },
     latency: { connections: 1, steps, added_p50_ms: round(addedQuiet) },
     targets: [
@@ -231,6 +257,12 @@ export function printGateway(summary: GatewaySummary): void {
     console.log(
       `  remote (the same upstream in a second workerd): ${row.rps.toFixed(0)} req/s p50 ${row.p50_ms.toFixed(2)} p99 ${row.p99_ms.toFixed(2)} ms, errors ${row.errors}; ` +
         `ratio to direct ${rps_ratio.toFixed(2)}× (per round ${rps_ratio_per_round.map((value) => value.toFixed(2)).join(", ")}), added p50 at 1 connection ${added_p50_ms_1_connection?.toFixed(2) ?? "?"} ms`,
+    );
+  }
+  for (const entry of load.compared ?? []) {
+    console.log(
+      `  ${entry.label} (its gateway and its direct call, same rounds): direct ${entry.direct.rps.toFixed(0)} req/s, gateway ${entry.gateway.rps.toFixed(0)} req/s, ` +
+        `ratio ${entry.rps_ratio.toFixed(2)}× (per round ${entry.rps_ratio_per_round.map((value) => value.toFixed(2)).join(", ")}), errors ${entry.direct.errors + entry.gateway.errors}`,
     );
   }
   console.log("  1 connection, step by step (p50 added by each step; the remote row last, against the step before it):");

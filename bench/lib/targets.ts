@@ -34,8 +34,11 @@ import { serveWorker, type ServedWorker, wranglerWorkerOptions } from "./workerd
  * an OAuth access token (`--only oauth`).
  */
 export const TARGET_NAMES = ["mcp-edge", "gateway", "gateway sessionful", "gateway remote", "node-sdk", "d1-floor", "ceiling", "mcp-edge sdk-path", "gateway built-in", "mcp-edge oauth"] as const;
-/** `mcp-edge@<commit>`: another commit served beside the work tree (`--compare`, bench/lib/compare.ts). */
-export type TargetName = (typeof TARGET_NAMES)[number] | `mcp-edge@${string}`;
+/**
+ * `mcp-edge@<commit>`: another commit served beside the work tree (`--compare`, bench/lib/compare.ts);
+ * `gateway@<commit>`: that commit's gateway calling its own /mcp/tasks (`--only gateway --compare`).
+ */
+export type TargetName = (typeof TARGET_NAMES)[number] | `mcp-edge@${string}` | `gateway@${string}`;
 
 export interface Target {
   name: TargetName;
