@@ -8,44 +8,15 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { secretBox } from "../../workers/gateway/secrets";
-import { callThroughGateway, connectGateway, type SourceDetailBody } from "../helpers/gateway";
+import { connectGateway, type SourceDetailBody } from "../helpers/gateway";
 import { textOf } from "../helpers/mcp";
+import { callbackFromIssuer, connectNotes, notesClientId, registerNotes, whoami } from "../helpers/notes-upstream";
 import { Browser } from "../helpers/oauth";
 import { ProviderTab, signInAtProvider } from "../helpers/oidc";
 import { api } from "../helpers/rest";
 import { upstreams } from "../helpers/upstreams";
-import { authorizationOf, connectLink, expireAccessToken, followInBrowser, storedTokens } from "../helpers/upstream-oauth";
-import { createUser, type TestUser } from "../helpers/users";
-
-async function registerNotes(owner: TestUser, url = upstreams().notes_mcp): Promise<SourceDetailBody["source"]> {
-  const res = await api<SourceDetailBody>(owner, "POST", "/api/sources", { body: { name: `Notes ${crypto.randomUUID().slice(0, 6)}`, url } });
-  expect(res.status).toBe(201);
-  return res.body.source;
-}
-
-/** mcp-edge's start link → the notes issuer's login (as `subject`) and consent → the callback URL, unopened. */
-async function callbackFromIssuer(owner: TestUser, sourceId: number, subject: string, browser: Browser, body: Record<string, unknown> = {}): Promise<URL> {
-  const run = await followInBrowser(browser, await connectLink(owner, sourceId, body), owner);
-  const atIssuer = run.visited.at(-1)!;
-  expect(new URL(atIssuer).origin).toBe(upstreams().notes_issuer);
-  const callback = await signInAtProvider(new ProviderTab(), atIssuer, subject);
-  expect(callback.pathname).toBe("/oauth/upstream/callback");
-  return callback;
-}
-
-async function connectNotes(owner: TestUser, sourceId: number, subject: string): Promise<void> {
-  const browser = new Browser();
-  const callback = await callbackFromIssuer(owner, sourceId, subject, browser);
-  const done = await browser.get(`${callback.pathname}${callback.search}`);
-  expect(done.status, (await done.clone().text()).slice(0, 400)).toBe(200);
-}
-
-async function whoami(owner: TestUser, slug: string): Promise<string> {
-  const result = await callThroughGateway(owner, `${slug}__whoami`);
-  expect(result.isError, textOf(result)).toBeFalsy();
-  return textOf(result);
-}
+import { authorizationOf, expireAccessToken, followInBrowser, storedTokens } from "../helpers/upstream-oauth";
+import { createUser } from "../helpers/users";
 
 describe("an upstream whose authorization server is another issuer", () => {
   it("registers as needs_authorization, connects by DCR, and calls with the account the user signed in with", async () => {
@@ -144,15 +115,14 @@ describe("an upstream whose authorization server is another issuer", () => {
     const source = await registerNotes(owner);
     await connectNotes(owner, source.id, "frank-at-notes");
     const tokens = await storedTokens(owner.id, source.id);
-    const row = await env.DB.prepare("SELECT client_information FROM source_authorizations WHERE source_id = ?").bind(source.id).first<{ client_information: string }>();
-    const client = JSON.parse(await secretBox(env.SOURCE_SECRETS_KEY).open(owner.id, `:oauth:client:${source.id}`, row!.client_information)) as { client_id: string };
+    const clientId = await notesClientId(owner.id, source.id);
 
     const res = await api<{ revoked: boolean }>(owner, "DELETE", `/api/sources/${source.id}/authorization`);
     expect(res.status).toBe(200);
     const refresh = await fetch(`${upstreams().notes_issuer}/token`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: tokens!.refresh_token!, client_id: client.client_id }).toString(),
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: tokens!.refresh_token!, client_id: clientId }).toString(),
     });
     expect(refresh.status).toBe(400);
     expect(((await refresh.json()) as { error: string }).error).toBe("invalid_grant");

@@ -13,7 +13,8 @@
  * - `GET /.well-known/oauth-protected-resource/mcp` (and `/sessions/mcp`): the resource's metadata.
  * - `/mislead/mcp`: always 401, its metadata naming an authorization server on the cloud metadata
  *   address (169.254.169.254), which the gateway must refuse to fetch.
- * The provider takes no Client ID Metadata Documents, so the gateway registers by DCR here.
+ * The provider takes no Client ID Metadata Documents, so the gateway registers by DCR here. Its
+ * token endpoint can be made to fail refreshes of one client for a while (token-faults.ts).
  */
 import { createServer, type Server as HttpServer, type ServerResponse } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -23,6 +24,7 @@ import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify } from "jose"
 import Provider from "oidc-provider";
 import { openSession, serveStatelessRequest } from "./mcp-over-node";
 import { listenOnLoopback, readBody } from "./node-http";
+import { withTokenFaults } from "./token-faults";
 
 const READ = "notes:read";
 const WRITE = "notes:write";
@@ -53,7 +55,7 @@ async function startIssuer(port: number, resources: readonly string[]): Promise<
     cookies: { keys: ["test-only-notes-issuer-cookie-key"] },
     findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
   });
-  return listenOnLoopback(createServer(provider.callback()), port);
+  return listenOnLoopback(createServer(withTokenFaults(provider.callback(), issuer, "/token")), port);
 }
 
 function notesServer(subject: string): Server {

@@ -47,10 +47,11 @@ export async function updateAuthorization(db: Db, userId: number, sourceId: numb
 }
 
 /**
- * Saves refreshed tokens only if the stored ones are still those the refresh started from: two
- * isolates refreshing at once keep the first answer, and the second reads it instead.
+ * Applies `patch` only if the stored tokens are still `previousSealed`, those a refresh started
+ * from: two isolates refreshing at once keep the first answer (the second reads it instead), and a
+ * refresh's outcome never lands on a connection made while it ran.
  */
-export async function replaceTokens(db: Db, userId: number, sourceId: number, previousSealed: string, patch: AuthorizationPatch): Promise<boolean> {
+export async function updateWhileTokensAre(db: Db, userId: number, sourceId: number, previousSealed: string, patch: AuthorizationPatch): Promise<boolean> {
   const result = await db
     .update(sourceAuthorizations)
     .set(patch)

@@ -2,17 +2,18 @@
  * The owner's upstream access token for each call of an OAuth-protected source: refreshed before
  * expiry or after a 401 — one refresh at a time per (user, source) across isolates (refresh-gate.ts,
  * decision 0040) — and, when there is none to use, what to ask the owner for. A refused refresh
- * leaves the source authorization_expired. Only the row of the source's owner is ever read.
+ * leaves the source authorization_expired; a transient one (the authorization server unreachable,
+ * slow, 5xx, 429) keeps the connection and its tokens, and the call answers `unavailable`
+ * (refresh-failure.ts). Only the row of the source's owner is ever read.
  */
 import { runOAuth } from "../mcp-client/oauth";
 import { nowIso } from "../lib/clock";
 import { AppError } from "../lib/errors";
+import { log } from "../lib/log";
 import type { AuthorizationNeeded, OAuthSource } from "../gateway/upstream-authorization";
 import * as repo from "./authorizations.repo";
 import { GatewayOAuthClient, type OAuthState } from "./gateway-oauth-client";
-import type { OAuthFetch } from "./oauth-fetch";
-import { describeOAuthFailure } from "./protection";
-import { REFRESH_BUDGET_MS } from "./refresh-gate";
+import { deferralNote, deferredRefreshError, readDeferral, RefreshExchange, type TransientFailure } from "./refresh-failure";
 import type { UpstreamAuthContext } from "./upstream-auth-context";
 
 /** An access token this close to expiry is refreshed before a call rather than after its 401. */
@@ -39,7 +40,7 @@ export class CallTokens {
     const opened = await this.ctx.state.open(row);
     const fresh = opened.expiresAt === null || opened.expiresAt - this.ctx.now() > REFRESH_MARGIN_MS;
     if (fresh && !afterUnauthorized) return opened.tokens!.access_token;
-    return this.refreshOnce(source, row.tokens);
+    return this.refreshOnce(source, row, afterUnauthorized);
   }
 
   /** The upstream asked for more scopes (403 insufficient_scope): the next connect asks for them. */
@@ -51,20 +52,24 @@ export class CallTokens {
   }
 
   /**
-   * Replaces the tokens sealed as `seen`, once across isolates: the caller that holds the gate
+   * Replaces the tokens of the row `seen`, once across isolates: the caller that holds the gate
    * refreshes; every other waits for it and takes what it stored. Whoever gets the gate reads the
    * row again first — tokens that changed meanwhile (another caller refreshed, or the owner
-   * connected again) are the answer, and their refresh token is not spent twice.
+   * connected again) are the answer, and their refresh token is not spent twice. A refresh that
+   * failed for now since this call read the row (the row says so) is this call's answer too: the
+   * callers that waited for it do not try a server that just failed, one after another.
    */
-  private async refreshOnce(source: OAuthSource, seen: string): Promise<string | AuthorizationNeeded> {
+  private async refreshOnce(source: OAuthSource, seen: repo.AuthorizationRow, afterUnauthorized: boolean): Promise<string | AuthorizationNeeded> {
     for (let round = 0; round < REFRESH_GATE_ROUNDS; round++) {
       const turn = await this.ctx.deps.refreshGate.begin(source.userId, source.id);
       try {
         const row = await repo.getAuthorization(this.ctx.deps.db, source.userId, source.id);
         if (!row || row.status !== "connected" || row.tokens === null) return neededFor(row);
-        if (row.tokens !== seen) return (await this.ctx.state.open(row)).tokens!.access_token;
+        if (row.tokens !== seen.tokens) return (await this.ctx.state.open(row)).tokens!.access_token;
+        const deferred = row.updatedAt !== seen.updatedAt ? readDeferral(row.lastError) : undefined;
+        if (deferred) return this.deferred(source, row, await this.ctx.state.open(row), deferred, afterUnauthorized);
         // `reread` with the tokens unchanged: the holder's lease ran out without an answer; ask again.
-        if (turn.kind === "refresh") return await this.refresh(source, row, await this.ctx.state.open(row));
+        if (turn.kind === "refresh") return await this.refresh(source, row, await this.ctx.state.open(row), afterUnauthorized);
       } finally {
         if (turn.kind === "refresh") await turn.end();
       }
@@ -72,31 +77,30 @@ export class CallTokens {
     throw new AppError("unavailable", `Renewing the connection to source ${source.id} is taking too long; call again shortly`);
   }
 
-  private async refresh(source: OAuthSource, row: repo.AuthorizationRow, opened: OAuthState): Promise<string | AuthorizationNeeded> {
-    const { db, audit } = this.ctx.deps;
+  private async refresh(source: OAuthSource, row: repo.AuthorizationRow, opened: OAuthState, afterUnauthorized: boolean): Promise<string | AuthorizationNeeded> {
+    if (!opened.tokens?.refresh_token) return this.refused(source, row, "no refresh token");
     const provider = new GatewayOAuthClient(opened, this.ctx.urls(row.redirectUri), { now: this.ctx.now });
-    let failure: string | undefined;
-    if (!opened.tokens?.refresh_token) failure = "no refresh token";
-    else {
-      try {
-        // Within the gate's lease: a refresh still running when the lease ran out could race the next holder's.
-        const budget = AbortSignal.timeout(REFRESH_BUDGET_MS);
-        const fetchFn: OAuthFetch = (input, init) => this.ctx.fetchFn(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, budget]) : budget });
-        // With a refresh token and no code, the SDK's auth() refreshes; a refused refresh (an OAuthError) is thrown.
-        const result = await runOAuth(provider, { serverUrl: source.mcpServerUrl, fetchFn });
-        if (result !== "AUTHORIZED" || !provider.tokensChanged) failure = "the authorization server did not refresh the token";
-      } catch (error) {
-        failure = describeOAuthFailure(error);
-      }
+    // Within the gate's lease: a refresh still running when the lease ran out could race the next holder's.
+    const exchange = new RefreshExchange(this.ctx.fetchFn, this.ctx.refreshBudgetMs);
+    let thrown: unknown;
+    let refreshed = false;
+    try {
+      // With a refresh token and no code, the SDK's auth() refreshes.
+      refreshed = (await runOAuth(provider, { serverUrl: source.mcpServerUrl, fetchFn: exchange.fetch })) === "AUTHORIZED" && provider.tokensChanged;
+    } catch (error) {
+      thrown = error;
     }
-    if (failure !== undefined) {
-      const at = nowIso();
-      await repo.updateAuthorization(db, source.userId, source.id, { status: "authorization_expired", tokens: null, tokenExpiresAt: null, lastError: `refresh: ${failure}`, updatedAt: at });
-      audit.record({ userId: source.userId, sourceId: source.id, action: "refresh_failed", scope: null, identification: null });
-      return { state: "authorization_expired", scope: row.grantedScope ?? undefined };
+    if (!refreshed) {
+      const failure = exchange.failure(thrown);
+      if (failure.kind === "refused") return this.refused(source, row, failure.reason);
+      // Only onto the tokens this refresh started from: a connection made meanwhile is not marked.
+      await repo.updateWhileTokensAre(this.ctx.deps.db, source.userId, source.id, row.tokens!, { lastError: deferralNote(failure), updatedAt: nowIso() });
+      log.warn("upstream token refresh deferred", { source_id: source.id, reason: failure.reason });
+      return this.deferred(source, row, opened, failure, afterUnauthorized);
     }
+    const { db, audit } = this.ctx.deps;
     const patch = await this.ctx.state.patch(source.userId, source.id, opened, provider);
-    const saved = await repo.replaceTokens(db, source.userId, source.id, row.tokens!, { ...patch, refreshedAt: nowIso(), lastError: null });
+    const saved = await repo.updateWhileTokensAre(db, source.userId, source.id, row.tokens!, { ...patch, refreshedAt: nowIso(), lastError: null });
     if (!saved) {
       // The tokens changed while this refresh ran (the owner connected again, or a refresh ran ungated
       // while the gate was unreachable): the stored ones are the current ones.
@@ -106,5 +110,22 @@ export class CallTokens {
     }
     audit.record({ userId: source.userId, sourceId: source.id, action: "refreshed", scope: opened.tokens?.scope ?? null, identification: null });
     return opened.tokens!.access_token;
+  }
+
+  /** The grant is dead: the tokens go and the owner is asked to connect again. */
+  private async refused(source: OAuthSource, row: repo.AuthorizationRow, reason: string): Promise<AuthorizationNeeded> {
+    await repo.updateAuthorization(this.ctx.deps.db, source.userId, source.id, { status: "authorization_expired", tokens: null, tokenExpiresAt: null, lastError: `refresh: ${reason}`, updatedAt: nowIso() });
+    this.ctx.deps.audit.record({ userId: source.userId, sourceId: source.id, action: "refresh_failed", scope: null, identification: null });
+    return { state: "authorization_expired", scope: row.grantedScope ?? undefined };
+  }
+
+  /**
+   * The refresh failed for now and the tokens are kept: an access token that has not expired yet
+   * (it was being renewed ahead of time) still serves this call; otherwise the call is to be made again.
+   */
+  private deferred(source: OAuthSource, row: repo.AuthorizationRow, opened: OAuthState, failure: TransientFailure, afterUnauthorized: boolean): string {
+    const unexpired = opened.expiresAt !== null && opened.expiresAt > this.ctx.now();
+    if (unexpired && !afterUnauthorized && opened.tokens) return opened.tokens.access_token;
+    throw deferredRefreshError(source.id, row.authorizationServer, failure);
   }
 }

@@ -11,7 +11,7 @@ import { secretBox } from "../gateway/secrets";
 import * as repo from "./authorizations.repo";
 import { gatewayClientUrls, type GatewayClientUrls } from "./gateway-client";
 import { type OAuthFetch, oauthFetch } from "./oauth-fetch";
-import type { RefreshGate } from "./refresh-gate";
+import { REFRESH_BUDGET_MS, type RefreshGate } from "./refresh-gate";
 import { SealedState } from "./sealed-state";
 import type { UpstreamOAuthAudit } from "./upstream-oauth-audit";
 
@@ -26,17 +26,21 @@ export interface UpstreamAuthDeps {
   /** Lets one caller at a time refresh a (user, source)'s tokens, across isolates. */
   refreshGate: RefreshGate;
   now?: () => number;
+  /** How long one token refresh may take in all (REFRESH_BUDGET_MS, below the gate's lease); tests shorten it. */
+  refreshBudgetMs?: number;
 }
 
 export class UpstreamAuthContext {
   readonly state: SealedState;
   readonly fetchFn: OAuthFetch;
   readonly now: () => number;
+  readonly refreshBudgetMs: number;
 
   constructor(readonly deps: UpstreamAuthDeps) {
     this.state = new SealedState(secretBox(deps.env.SOURCE_SECRETS_KEY));
     this.fetchFn = oauthFetch(deps.fetch, privateUpstreamsAllowed(deps.env));
     this.now = deps.now ?? Date.now;
+    this.refreshBudgetMs = Math.min(deps.refreshBudgetMs ?? REFRESH_BUDGET_MS, REFRESH_BUDGET_MS);
   }
 
   /** The Worker's redirect URI, metadata document and origin; a flow's own redirect URI stands in for an unknown origin. */

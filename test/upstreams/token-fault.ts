@@ -1,0 +1,6 @@
+/**
+ * How the notes issuer's token endpoint fails a client's refreshes while a test asks it to
+ * (token-faults.ts serves it; test/helpers/notes-upstream.ts sets it from workerd): an HTTP answer
+ * (`retryAfter` is the Retry-After header's value), or `hang` — the request is held, unanswered.
+ */
+export type TokenFault = { status: number; body?: string; contentType?: string; retryAfter?: string } | { hang: true };
