@@ -174,4 +174,41 @@ describe("a refresh the authorization server refuses", () => {
     expect(await storedTokens(owner.id, source.id)).toBeNull();
     await answerRefreshes(clientId);
   });
+
+  it("a refusal that arrives after the owner connected again leaves the new connection alone", async () => {
+    const { owner, source, clientId, tokens } = await connectedNotes();
+    await failRefreshes(clientId, { status: 400, body: JSON.stringify({ error: "invalid_grant" }) });
+    await expireAccessToken(source.id);
+    // The owner signs in again (as another account) while the refresh's token request is on its way.
+    const newSubject = `again-${crypto.randomUUID().slice(0, 8)}`;
+    const network = selfRoutedFetch(env);
+    let reconnected = false;
+    const fetchDuringReconnect: typeof network = async (input, init) => {
+      // The OAuth exchange hands its requests over as Request objects (oauth-fetch.ts).
+      const body = input instanceof Request ? await input.clone().text() : String(init?.body ?? "");
+      if (!reconnected && body.includes("grant_type=refresh_token")) {
+        reconnected = true;
+        await connectNotes(owner, source.id, newSubject);
+      }
+      return network(input, init);
+    };
+    const authorizations = new UpstreamAuthorizations({
+      db: openDb(env.DB),
+      env,
+      fetch: fetchDuringReconnect,
+      origin: env.SELF_ORIGIN,
+      audit: queueUpstreamOAuthAudit(env.EVENTS, () => undefined),
+      refreshGate: sourceObjectRefreshGate(env.GATEWAY_SOURCE),
+    });
+
+    const answer = await authorizations.bearer({ id: source.id, userId: owner.id, mcpServerUrl: source.url });
+    expect(reconnected, "the refresh sent its token request").toBe(true);
+    const now = await storedTokens(owner.id, source.id);
+    expect(now, "the new connection's tokens are kept").not.toBeNull();
+    expect(now!.access_token).not.toBe(tokens.access_token);
+    expect(answer).toBe(now!.access_token);
+    expect(await authorizationOf(owner, source.id)).toMatchObject({ status: "connected", last_error: null });
+    await answerRefreshes(clientId);
+    expect(await whoami(owner, source.slug)).toBe(newSubject);
+  });
 });

@@ -112,10 +112,19 @@ export class CallTokens {
     return opened.tokens!.access_token;
   }
 
-  /** The grant is dead: the tokens go and the owner is asked to connect again. */
-  private async refused(source: OAuthSource, row: repo.AuthorizationRow, reason: string): Promise<AuthorizationNeeded> {
-    await repo.updateAuthorization(this.ctx.deps.db, source.userId, source.id, { status: "authorization_expired", tokens: null, tokenExpiresAt: null, lastError: `refresh: ${reason}`, updatedAt: nowIso() });
-    this.ctx.deps.audit.record({ userId: source.userId, sourceId: source.id, action: "refresh_failed", scope: null, identification: null });
+  /**
+   * The grant is dead: the tokens go and the owner is asked to connect again — only the tokens this
+   * refresh started from. A connection the owner made while it ran is theirs to keep, and answers.
+   */
+  private async refused(source: OAuthSource, row: repo.AuthorizationRow, reason: string): Promise<string | AuthorizationNeeded> {
+    const { db, audit } = this.ctx.deps;
+    const ended = await repo.updateWhileTokensAre(db, source.userId, source.id, row.tokens!, { status: "authorization_expired", tokens: null, tokenExpiresAt: null, lastError: `refresh: ${reason}`, updatedAt: nowIso() });
+    if (!ended) {
+      const current = await repo.getAuthorization(db, source.userId, source.id);
+      if (!current || current.status !== "connected" || current.tokens === null) return neededFor(current);
+      return (await this.ctx.state.open(current)).tokens!.access_token;
+    }
+    audit.record({ userId: source.userId, sourceId: source.id, action: "refresh_failed", scope: null, identification: null });
     return { state: "authorization_expired", scope: row.grantedScope ?? undefined };
   }
 
