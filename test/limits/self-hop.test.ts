@@ -79,9 +79,24 @@ describe("a gateway call of a source on the Worker's own origin", () => {
     expect(await unitsLeft(tokenUser)).toBe(limit - calls);
   });
 
-  it("cannot carry a mark of its own: a source's stored header of that name is replaced, and the source's user still pays", { timeout: 30_000 }, async () => {
+  it("cannot carry a mark of its own: registering the header is refused by name", async () => {
+    const owner = await createUser();
+    const { status, body } = await registerTasksSource(owner, owner, {
+      mcp_env_vars: [{ name: TOOL_CALL_COUNTED_FOR_HEADER, value: String(owner.id), secret: false }],
+    });
+    expect(status).toBe(400);
+    expect(JSON.stringify(body)).toContain(`mcp_env_vars ${TOOL_CALL_COUNTED_FOR_HEADER}: this header is set by the gateway itself`);
+  });
+
+  it("replaces a mark a source stored before the header was refused, so the source's user still pays", { timeout: 30_000 }, async () => {
     const [caller, tokenUser] = [await createUser(), await createUser()];
-    const name = await ownTasksSource(caller, tokenUser, [{ name: TOOL_CALL_COUNTED_FOR_HEADER, value: String(tokenUser.id) }]);
+    const placeholder = "x-stored-before";
+    const name = await ownTasksSource(caller, tokenUser, [{ name: placeholder, value: String(tokenUser.id) }]);
+    // As a row written before registration refused the header would hold it.
+    const slug = name.split("__")[0]!;
+    await env.DB.prepare("UPDATE sources SET mcp_env_vars = replace(mcp_env_vars, ?, ?) WHERE user_id = ? AND slug = ?")
+      .bind(`"${placeholder}"`, `"${TOOL_CALL_COUNTED_FOR_HEADER}"`, caller.id, slug)
+      .run();
     await startOfWindow(periodSeconds);
     expect((await callFromOutside(caller, "/mcp", "through", name)).isError).toBeUndefined();
     expect(await unitsLeft(tokenUser)).toBe(limit - 1);
