@@ -101,7 +101,8 @@ export class SourceCalls {
   /**
    * A stateless call's requests say the caller's unit is spent, so a source on the Worker's own
    * origin does not spend it again. A sessionful source's object makes its requests itself and
-   * does not mark them: the Worker's own servers keep no session, so none of its calls is SELF.
+   * does not mark them: the Worker's own servers keep no session, so a source on its origin is
+   * always called statelessly (decision 0043).
    */
   private async send(userId: number, { source, tool }: CallableTool, config: UpstreamConfig, args: Record<string, unknown>): Promise<SourceCallOutcome> {
     const object = () => this.object(source.id);

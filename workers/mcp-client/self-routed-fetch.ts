@@ -2,8 +2,8 @@
  * A fetch for MCP servers that may be this Worker itself: requests for the Worker's own origin
  * (SELF_ORIGIN) go through the SELF service binding — a Worker cannot reach its own hostname with
  * a plain fetch (decision 0008) — and every other request goes to the network. The gateway's
- * upstream calls and the chat agent's MCP connection both use it; outside the Worker (the command
- * line) the global fetch is used instead.
+ * upstream calls and discovery, and its OAuth requests to upstream authorization servers, use it;
+ * outside the Worker (the command line) the global fetch is used instead.
  *
  * This is the one place SELF requests are made, so it alone sets the mark of a tool call the
  * gateway has already counted: SELF enters the Worker at its SelfCalls entry point, which trusts
