@@ -121,7 +121,7 @@ export function createServices(env: Env, requestWaitUntil: (promise: Promise<unk
       return (sourceCalls ??= new SourceCalls({
         db,
         env,
-        fetch: selfRoutedFetch(env),
+        upstreamFetch: (caller) => selfRoutedFetch(env, caller),
         audit: services.toolCallAudit,
         breakers: isolateBreakers,
         callables: isolateCallables,

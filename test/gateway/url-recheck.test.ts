@@ -41,7 +41,7 @@ function gateway(gatewayEnv: GatewayEnv, audited: ToolCallRecord[] = []) {
   const calls = new SourceCalls({
     db,
     env: gatewayEnv,
-    fetch: selfRoutedFetch(env),
+    upstreamFetch: (caller) => selfRoutedFetch(env, caller),
     audit: { record: (call) => audited.push(call) },
     breakers,
     callables,

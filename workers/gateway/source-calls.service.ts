@@ -25,8 +25,11 @@ import type { UpstreamConfig } from "./upstream.types";
 export interface SourceCallsDeps {
   db: Db;
   env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS">;
-  /** How this isolate reaches upstreams (SELF routing for its own origin). */
-  fetch: FetchLike;
+  /**
+   * How this isolate reaches upstreams for a call whose tool-call unit `caller` has already spent:
+   * SELF routing for its own origin, the request marked as counted for them (self-routed-fetch.ts).
+   */
+  upstreamFetch: (caller: number) => FetchLike;
   audit: ToolCallAudit;
   breakers: BreakerView;
   /** Where looked-up tools are kept; this isolate's cache unless a test brings its own. */
@@ -55,12 +58,16 @@ export class SourceCalls {
     return found;
   }
 
-  /** Calls a tool `find` returned for this same user; upstream failures come back as typed error results, never thrown. */
+  /**
+   * Calls a tool `find` returned for this same user, for a tools/call that has spent the user's
+   * tool-call unit (mcp/tool-call-limit.ts); upstream failures come back as typed error results, never thrown.
+   */
   async call(userId: number, target: CallableTool, args: Record<string, unknown>): Promise<SourceCallOutcome> {
     const started = Date.now();
     const { source, tool } = target;
     const config = await upstreamConfig(source, this.secrets, this.deps.env);
-    const outcome = source.upstreamAuth === "oauth" ? await this.callAuthorized(target, config, args, started) : await this.send(target, config, args);
+    const outcome =
+      source.upstreamAuth === "oauth" ? await this.callAuthorized(userId, target, config, args, started) : await this.send(userId, target, config, args);
     this.deps.audit.record({
       userId,
       sourceId: source.id,
@@ -73,29 +80,35 @@ export class SourceCalls {
   }
 
   /** With the owner's token; once more with a refreshed one after a 401. */
-  private async callAuthorized(target: CallableTool, config: UpstreamConfig, args: Record<string, unknown>, started: number): Promise<SourceCallOutcome> {
+  private async callAuthorized(userId: number, target: CallableTool, config: UpstreamConfig, args: Record<string, unknown>, started: number): Promise<SourceCallOutcome> {
     const { source } = target;
     const authorizer = this.deps.authorizer;
     const needed = (why: AuthorizationNeeded) => authorizationOutcome(source.slug, why, authorizer?.connectLink(source.id, why.scope), started);
     if (!authorizer) return needed({ state: "needs_authorization", scope: undefined });
     let token = await authorizer.bearer(source);
     if (typeof token !== "string") return needed(token);
-    let outcome = await this.send(target, await withBearer(config, token), args);
+    let outcome = await this.send(userId, target, await withBearer(config, token), args);
     if (outcome.meta.error_type === "unauthorized") {
       token = await authorizer.bearer(source, true);
       if (typeof token !== "string") return needed(token);
-      outcome = await this.send(target, await withBearer(config, token), args);
+      outcome = await this.send(userId, target, await withBearer(config, token), args);
       if (outcome.meta.error_type === "unauthorized") return needed({ state: "authorization_expired", scope: undefined });
     }
     if (outcome.meta.error_type === "insufficient_scope") return needed(await authorizer.needsScope(source, outcome.meta.required_scope));
     return outcome;
   }
 
-  private async send({ source, tool }: CallableTool, config: UpstreamConfig, args: Record<string, unknown>): Promise<SourceCallOutcome> {
+  /**
+   * A stateless call's requests say the caller's unit is spent, so a source on the Worker's own
+   * origin does not spend it again. A sessionful source's object makes its requests itself and
+   * does not mark them: the Worker's own servers keep no session, so a source on its origin is
+   * always called statelessly (decision 0044).
+   */
+  private async send(userId: number, { source, tool }: CallableTool, config: UpstreamConfig, args: Record<string, unknown>): Promise<SourceCallOutcome> {
     const object = () => this.object(source.id);
     if (source.upstreamKind === "stateless" && source.protocolVersion !== null) {
       return callStatelessSource(
-        { fetch: this.deps.fetch, breakers: this.deps.breakers, object, waitUntil: this.deps.waitUntil },
+        { fetch: this.deps.upstreamFetch(userId), breakers: this.deps.breakers, object, waitUntil: this.deps.waitUntil },
         config,
         { name: tool.name, args, idempotent: tool.idempotent, output: tool.output, protocolVersion: source.protocolVersion, discover: source.discoverResult ?? undefined },
       );

@@ -2,16 +2,28 @@
  * A fetch for MCP servers that may be this Worker itself: requests for the Worker's own origin
  * (SELF_ORIGIN) go through the SELF service binding — a Worker cannot reach its own hostname with
  * a plain fetch (decision 0008) — and every other request goes to the network. The gateway's
- * upstream calls and the chat agent's MCP connection both use it; outside the Worker (the command
- * line) the global fetch is used instead.
+ * upstream calls and discovery, and its OAuth requests to upstream authorization servers, use it;
+ * outside the Worker (the command line) the global fetch is used instead.
+ *
+ * This is the one place SELF requests are made, so it alone sets the mark of a tool call the
+ * gateway has already counted: SELF enters the Worker at its SelfCalls entry point, which trusts
+ * the mark, and the one call is not counted twice (workers/self-calls.ts).
  */
+
+/** The mark of a SELF request whose tool call the gateway has already counted, naming the user it counted for. */
+export const TOOL_CALL_COUNTED_FOR_HEADER = "mcp-edge-tool-call-counted-for";
+
 export type SelfRoutedFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
-export function selfRoutedFetch(env: Pick<Env, "SELF" | "SELF_ORIGIN">): SelfRoutedFetch {
+/**
+ * `countedFor`: the user whose tool-call unit this request's call already spent (the gateway's
+ * caller). Only SELF requests carry it; a request to any other origin never does.
+ */
+export function selfRoutedFetch(env: Pick<Env, "SELF" | "SELF_ORIGIN">, countedFor?: number): SelfRoutedFetch {
   const own = env.SELF_ORIGIN ? new URL(env.SELF_ORIGIN).origin : undefined;
   // Named, so CPU profiles (bench/lib/profile-report.ts) can attribute its time.
   return function selfRoutedRequest(input, init) {
-    // The request is copied only to add a header, and only on the way to SELF: every other request
+    // The request is copied only to set headers, and only on the way to SELF: every other request
     // goes out as given (a Request copy is a measurable part of an upstream call's CPU).
     const url = input instanceof Request ? new URL(input.url) : input instanceof URL ? input : new URL(input);
     if (own === undefined || url.origin !== own) return fetch(input, init);
@@ -19,6 +31,10 @@ export function selfRoutedFetch(env: Pick<Env, "SELF" | "SELF_ORIGIN">): SelfRou
     // one a network fetch would have sent.
     const request = new Request(input, init);
     request.headers.set("host", url.host);
+    // Whatever mark the request brought (a source's stored headers are the user's to choose) is
+    // replaced by the one this call earned, or removed.
+    if (countedFor === undefined) request.headers.delete(TOOL_CALL_COUNTED_FOR_HEADER);
+    else request.headers.set(TOOL_CALL_COUNTED_FOR_HEADER, String(countedFor));
     return env.SELF.fetch(request);
   };
 }
