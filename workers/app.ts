@@ -11,7 +11,7 @@ import type { AppEnv } from "./http/context";
 import { withErrorAnswers } from "./http/errors";
 import { lazyApp, lazyHandler, lazyMiddleware } from "./http/lazy";
 import { cors, limitBody } from "./http/middleware";
-import { countedToolCall } from "./http/self-call";
+import { countedToolCall, gatewayHopRefused } from "./http/self-call";
 import { onFirstUse } from "./lib/first-use";
 import { MAX_MCP_BODY_BYTES } from "./mcp/limits";
 import type { ToolContext } from "./mcp/tool";
@@ -48,8 +48,9 @@ async function createOAuthApp(): Promise<Hono<AppEnv>> {
  * Who an app serves: `outside` — the internet, through the default export; `self` — this Worker's
  * own SELF requests (the gateway's calls of sources on its own origin), through the SelfCalls entry
  * point (workers/self-calls.ts). The two differ on /mcp* only: a SELF answer is read by the gateway,
- * never a browser, so it gets no CORS headers; and the gateway's mark of a tool call it has already
- * counted is read there and nowhere else (http/self-call.ts).
+ * never a browser, so it gets no CORS headers; the gateway's mark of a tool call it has already
+ * counted is read there and nowhere else; and the gateway /mcp itself is refused there, since a
+ * gateway source cannot be this gateway (http/self-call.ts).
  */
 export type AppCaller = "outside" | "self";
 
@@ -76,7 +77,12 @@ export function createApp(servers: readonly McpServerEntry[] = mcpServerEntries,
   // Hono's "/mcp/*" matches "/mcp" itself too: one chain serves the gateway and every server (a
   // second `app.use("/mcp", …)` ran authentication and the body limit twice on each gateway call).
   if (caller === "outside") app.use("/mcp/*", cors, originCheck, limitBody(MAX_MCP_BODY_BYTES), authenticated);
-  else app.use("/mcp/*", originCheck, limitBody(MAX_MCP_BODY_BYTES), authenticated, countedToolCall);
+  else {
+    // A gateway source cannot be this gateway: the hop is refused before the chain below runs
+    // (registered first, and it never calls next), so it authenticates and spends nothing.
+    app.all("/mcp", gatewayHopRefused);
+    app.use("/mcp/*", originCheck, limitBody(MAX_MCP_BODY_BYTES), authenticated, countedToolCall);
+  }
   mountMcpRoutes(app, servers);
 
   return withErrorAnswers(app);

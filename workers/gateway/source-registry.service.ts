@@ -13,6 +13,7 @@ import type { BreakerView } from "./breaker-view";
 import { type CallableToolCache, isolateCallables } from "./callable-cache";
 import { type BridgePlugin, bridgeUrlOf, readBridgePlugin } from "./bridge-plugins";
 import * as hiddenRepo from "./hidden-tools.repo";
+import { refuseOwnGateway } from "./own-gateway-url";
 import { checkManifest, checkVarNames, type ManifestCheck, requireBridgeToken, type Transport, type VarSpec } from "./registration";
 import { secretBox, type SecretBox } from "./secrets";
 import type { SourceDiscovery } from "./source-discovery.service";
@@ -24,7 +25,7 @@ import { BRIDGE_TOKEN_KEY } from "./upstream-config";
 
 export interface SourceRegistryDeps {
   db: Db;
-  env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS">;
+  env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS" | "SELF_ORIGIN">;
   discovery: SourceDiscovery;
   breakers: BreakerView;
   /** The callable tools kept (this isolate's unless a test brings its own): a change drops its owner's. */
@@ -43,6 +44,11 @@ function refuseStdioFields(transport: Transport, input: Partial<Record<(typeof S
 
 export type { SourceDetail } from "./source-views";
 
+type UrlField = "url" | "mcp_server_url";
+
+/** Which field a create or update took its URL from: the MCP endpoint is mcp_server_url when given. */
+const urlFieldOf = (input: { mcp_server_url?: string | undefined }): UrlField => (input.mcp_server_url !== undefined ? "mcp_server_url" : "url");
+
 export class SourceRegistry {
   private readonly secrets: SecretBox;
 
@@ -52,8 +58,11 @@ export class SourceRegistry {
     this.callables = deps.callables ?? isolateCallables;
   }
 
-  private checkUrl(url: string): string {
-    return assertSafeUpstreamUrl(url, privateUpstreamsAllowed(this.deps.env)).toString();
+  /** The URL as stored, once it passes the upstream URL rules and is not this gateway itself; `field` names it in a refusal. */
+  private checkUrl(url: string, field: UrlField): string {
+    const parsed = assertSafeUpstreamUrl(url, privateUpstreamsAllowed(this.deps.env));
+    refuseOwnGateway(parsed, this.deps.env.SELF_ORIGIN, field);
+    return parsed.toString();
   }
 
   /** Seals secrets; a variable the manifest marks secret is sealed even when sent as not secret. */
@@ -94,7 +103,7 @@ export class SourceRegistry {
     checkVarNames(transport, input.mcp_env_vars);
     requireBridgeToken(transport, input.bridge_token !== undefined);
     // Its remote registration sends both url and mcp_server_url; the MCP endpoint is mcp_server_url.
-    const url = this.checkUrl((input.mcp_server_url ?? input.url)!);
+    const url = this.checkUrl((input.mcp_server_url ?? input.url)!, urlFieldOf(input));
     const plugin =
       input.mcp_plugin_dir === undefined
         ? undefined
@@ -176,7 +185,7 @@ export class SourceRegistry {
     const patch: repo.SourcePatch = {
       ...(input.name !== undefined ? { name: input.name, slug: slugify(input.name) } : {}),
       ...(input.description !== undefined ? { description: input.description } : {}),
-      ...(newUrl !== undefined ? { mcpServerUrl: this.checkUrl(newUrl) } : {}),
+      ...(newUrl !== undefined ? { mcpServerUrl: this.checkUrl(newUrl, urlFieldOf(input)) } : {}),
       ...(plugin ? { mcpServerUrl: plugin.endpoint, mcpPluginDir: pluginDir } : {}),
       ...(input.mcp_transport_type !== undefined ? { mcpTransportType: input.mcp_transport_type } : {}),
       ...(input.mcp_lifecycle_mode !== undefined ? { mcpLifecycleMode: input.mcp_lifecycle_mode } : {}),
@@ -230,7 +239,7 @@ export class SourceRegistry {
     if (newUrl === undefined && row.mcpPluginDir === null) {
       throw AppError.invalid("url: give the base URL of the `mcp-edge bridge --plugins` serving mcp_plugin_dir", "url");
     }
-    const bridgeUrl = newUrl !== undefined ? this.checkUrl(newUrl) : bridgeUrlOf(row.mcpServerUrl);
+    const bridgeUrl = newUrl !== undefined ? this.checkUrl(newUrl, urlFieldOf(input)) : bridgeUrlOf(row.mcpServerUrl);
     const token = input.bridge_token ?? (await this.secrets.open(row.userId, BRIDGE_TOKEN_KEY, row.bridgeToken!));
     return readBridgePlugin({ bridgeUrl, dir, token, timeoutMs: input.timeout_ms ?? row.timeoutMs });
   }
