@@ -6,15 +6,14 @@
  * the SelfCalls entry point refuses the hop, and the gateway answers a typed error after that one
  * hop — no task is made however deep the loop's name.
  */
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { isOwnGatewayUrl } from "../../workers/gateway/own-gateway-url";
 import { GATEWAY_SOURCE_IS_THIS_GATEWAY } from "../../workers/http/self-call";
 import { countRows } from "../helpers/db";
-import { callThroughGateway, connectGateway, registerTasksSource, type SourceDetailBody, TASKS_URL } from "../helpers/gateway";
+import { callThroughGateway, connectGateway, registerTasksSource, type SourceDetailBody, storeOwnGatewaySource, TASKS_URL } from "../helpers/gateway";
 import { textOf } from "../helpers/mcp";
 import { api, errorOf } from "../helpers/rest";
-import { createUser, type TestUser } from "../helpers/users";
+import { createUser } from "../helpers/users";
 
 const OWN = "http://localhost";
 const REFUSAL = /is this gateway's own endpoint: a gateway source cannot be the gateway itself/;
@@ -92,30 +91,10 @@ describe("registering this gateway as a source", () => {
   });
 });
 
-/**
- * A source of `owner` on the Worker's own /mcp as a row stored before registration refused it:
- * registered on /mcp/tasks (so its inventory holds the built-in tools /mcp lists too), then its URL
- * rewritten in D1, and — as a discovery of /mcp would have found once the source itself was
- * listed — one more tool, `loop__add_task`, whose gateway name is `loop__loop__add_task`.
- */
-async function storedLoop(owner: TestUser, kind: "stateless" | "sessionful"): Promise<number> {
-  const { status, body } = await registerTasksSource(owner, owner, { name: "Loop" });
-  expect(status, JSON.stringify(body)).toBe(201);
-  const id = body.source.id;
-  await env.DB.batch([
-    env.DB.prepare("UPDATE sources SET mcp_server_url = ?, upstream_kind = ? WHERE id = ?").bind(`${OWN}/mcp`, kind, id),
-    env.DB.prepare(
-      "INSERT INTO source_tools (source_id, name, alias, title, description, input_schema, output_schema, annotations, discovered_at) " +
-        "SELECT source_id, 'loop__add_task', 'loop__add_task', title, description, input_schema, output_schema, annotations, discovered_at FROM source_tools WHERE source_id = ? AND name = 'add_task'",
-    ).bind(id),
-  ]);
-  return id;
-}
-
 describe.each(["stateless", "sessionful"] as const)("a %s source stored before the rule that is this gateway", (kind) => {
   it("answers a typed error after one hop, for the built-in tool and for the loop's own tool; nothing runs", { timeout: 60_000 }, async () => {
     const owner = await createUser();
-    await storedLoop(owner, kind);
+    await storeOwnGatewaySource(owner, kind);
     for (const name of ["loop__add_task", "loop__loop__add_task"]) {
       const result = await callThroughGateway(owner, name, { title: `through ${name}` });
       expect(result.isError, name).toBe(true);
@@ -129,7 +108,7 @@ describe.each(["stateless", "sessionful"] as const)("a %s source stored before t
 
   it("fails discovery cleanly with a readable last_discovery_error", { timeout: 60_000 }, async () => {
     const owner = await createUser();
-    const id = await storedLoop(owner, kind);
+    const id = await storeOwnGatewaySource(owner, kind);
     const res = await api<SourceDetailBody>(owner, "POST", `/api/sources/${id}/refresh`);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.source.last_discovery_error).toMatch(/^protocol: /);

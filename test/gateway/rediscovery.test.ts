@@ -70,45 +70,50 @@ describe("alias rules (planAliases)", () => {
 });
 
 describe("renamed tools end to end", { timeout: 60_000 }, () => {
-  // The upstream is another user's /mcp: hiding its built-in add_task while it has a source whose
-  // add_task has the same description and schema looks, from outside, exactly like a rename.
+  // The upstream is the Worker's own /mcp/tasks. Its tools do not change, so the inventory the
+  // last discovery stored is rewritten in D1 to what it would hold had the upstream listed add_task
+  // as create_task then: to the next discovery, add_task (same description and schema) is a rename.
+  // (A source on another user's /mcp did this before the gateway stopped being a source of itself.)
   it("keeps the old name callable as an alias, lists the new one, and reports a later clash", async () => {
     const owner = await createUser();
     const upstreamUser = await createUser();
-    const { body: outer } = await registerTasksSource(owner, upstreamUser, { name: "Outer", url: "http://localhost/mcp" });
+    const { body: outer } = await registerTasksSource(owner, upstreamUser, { name: "Outer" });
     expect(outer.source.last_discovery_error).toBeNull();
-    expect(outer.tools.map((t) => t.gateway_name)).toContain("outer__add_task");
+    const id = outer.source.id;
+    await env.DB.prepare("UPDATE source_tools SET name = 'create_task', alias = 'create_task' WHERE source_id = ? AND name = 'add_task'").bind(id).run();
 
-    await registerTasksSource(upstreamUser, upstreamUser, { name: "Inner" });
-    await api(upstreamUser, "PUT", "/api/gateway/hidden-tools/add_task");
-    const refreshed = await api<SourceDetailBody>(owner, "POST", `/api/sources/${outer.source.id}/refresh`);
+    const refreshed = await api<SourceDetailBody>(owner, "POST", `/api/sources/${id}/refresh`);
     expect(refreshed.body.source.warnings).toEqual([]);
-    const renamed = refreshed.body.tools.find((t) => t.name === "inner__add_task");
-    expect(renamed).toMatchObject({ gateway_name: "outer__inner__add_task", aliases: ["outer__add_task"] });
-    expect(refreshed.body.tools.some((t) => t.name === "add_task")).toBe(false);
+    const renamed = refreshed.body.tools.find((t) => t.name === "add_task");
+    expect(renamed).toMatchObject({ gateway_name: "outer__add_task", aliases: ["outer__create_task"] });
+    expect(refreshed.body.tools.some((t) => t.name === "create_task")).toBe(false);
 
     const client = await connectGateway(owner);
     const names = await toolNames(client);
-    expect(names).toContain("outer__inner__add_task");
-    expect(names).not.toContain("outer__add_task");
-    const viaAlias = await client.callTool({ name: "outer__add_task", arguments: { title: "through the old name" } });
+    expect(names).toContain("outer__add_task");
+    expect(names).not.toContain("outer__create_task");
+    const viaAlias = await client.callTool({ name: "outer__create_task", arguments: { title: "through the old name" } });
     expect(viaAlias.isError, textOf(viaAlias)).toBeFalsy();
     expect(await countRows("tasks", upstreamUser.id)).toBe(1);
 
     // Hiding the tool by its old name hides the tool itself.
-    const hidden = await api(owner, "PUT", "/api/gateway/hidden-tools/outer__add_task");
-    expect(hidden.body).toMatchObject({ tool: { name: "outer__inner__add_task" } });
-    await expect((await connectGateway(owner)).callTool({ name: "outer__add_task", arguments: { title: "x" } })).rejects.toThrow(/not found/);
-    await api(owner, "DELETE", "/api/gateway/hidden-tools/outer__inner__add_task");
+    const hidden = await api(owner, "PUT", "/api/gateway/hidden-tools/outer__create_task");
+    expect(hidden.body).toMatchObject({ tool: { name: "outer__add_task" } });
+    await expect((await connectGateway(owner)).callTool({ name: "outer__create_task", arguments: { title: "x" } })).rejects.toThrow(/not found/);
+    await api(owner, "DELETE", "/api/gateway/hidden-tools/outer__add_task");
 
-    // The upstream gets a real add_task again: the alias would shadow it, so it goes, with a warning.
-    await api(upstreamUser, "DELETE", "/api/gateway/hidden-tools/add_task");
-    const clash = await api<SourceDetailBody>(owner, "POST", `/api/sources/${outer.source.id}/refresh`);
-    expect(clash.body.source.warnings).toEqual([
-      "alias outer__add_task (an older name of inner__add_task) clashes with the tool add_task of the same source; not created",
+    // As if list_tasks had been renamed add_task earlier (its old name kept as an alias) and the
+    // upstream now lists a real list_tasks again: the alias would shadow it, so it goes, with a warning.
+    await env.DB.batch([
+      env.DB.prepare("UPDATE source_tool_aliases SET alias = 'list_tasks' WHERE source_id = ? AND alias = 'create_task'").bind(id),
+      env.DB.prepare("DELETE FROM source_tools WHERE source_id = ? AND name = 'list_tasks'").bind(id),
     ]);
-    expect(clash.body.tools.find((t) => t.name === "add_task")?.gateway_name).toBe("outer__add_task");
-    expect(clash.body.tools.find((t) => t.name === "inner__add_task")?.aliases).toEqual([]);
+    const clash = await api<SourceDetailBody>(owner, "POST", `/api/sources/${id}/refresh`);
+    expect(clash.body.source.warnings).toEqual([
+      "alias outer__list_tasks (an older name of add_task) clashes with the tool list_tasks of the same source; not created",
+    ]);
+    expect(clash.body.tools.find((t) => t.name === "list_tasks")?.gateway_name).toBe("outer__list_tasks");
+    expect(clash.body.tools.find((t) => t.name === "add_task")?.aliases).toEqual([]);
   });
 });
 

@@ -10,7 +10,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { TOOL_CALL_COUNTED_FOR_HEADER, selfRoutedFetch } from "../../workers/mcp-client/self-routed-fetch";
-import { registerTasksSource } from "../helpers/gateway";
+import { registerTasksSource, storeOwnGatewaySource } from "../helpers/gateway";
 import { workerFetch } from "../helpers/mcp";
 import { countRows } from "../helpers/db";
 import { startOfWindow, toolCallLimit } from "../helpers/rate-limits";
@@ -127,5 +127,21 @@ describe("the mark outside the gateway's own hop", () => {
       if (i <= limit) expect(result.isError, `call ${i}`).toBeUndefined();
       else expectRefused(result);
     }
+  });
+});
+
+describe("a source stored before registration refused this gateway as a source", () => {
+  // Before the SelfCalls entry point refused /mcp, a call of loop__loop__add_task hopped gateway →
+  // SELF /mcp → gateway → SELF /mcp → add_task, every hop marked as already counted: one unit, three
+  // gateway calls and a task. Now the first hop is refused: one unit, a typed error, nothing made.
+  it("answers the typed error after one hop, for the one unit its call spent", { timeout: 30_000 }, async () => {
+    const user = await createUser();
+    await storeOwnGatewaySource(user, "stateless");
+    await startOfWindow(periodSeconds);
+    const result = await callFromOutside(user, "/mcp", "looped", "loop__loop__add_task");
+    expect(result.isError).toBe(true);
+    expect(result.content[0]?.text).toMatch(/^protocol: .*a gateway source cannot be this gateway/);
+    expect(await countRows("tasks", user.id)).toBe(0);
+    expect(await unitsLeft(user)).toBe(limit - 1);
   });
 });
