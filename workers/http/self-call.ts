@@ -41,7 +41,7 @@ const REFUSAL = "a gateway source cannot be this gateway: its /mcp endpoint is t
 
 const rpcError = (id: string | number | null) => ({ jsonrpc: "2.0", id, error: { code: GATEWAY_SOURCE_IS_THIS_GATEWAY, message: REFUSAL } });
 
-/** The ids of the requests (not notifications) a POST body carries, one list per message; undefined when there are none. */
+/** The ids of the requests (not notifications) a POST body carries, in order, and whether it was a batch; undefined when it carries none. */
 function requestIds(body: unknown): { ids: (string | number)[]; batch: boolean } | undefined {
   const messages = Array.isArray(body) ? body : [body];
   const ids = messages.flatMap((message) => (isJsonObject(message) && typeof message["method"] === "string" && isRequestId(message["id"]) ? [message["id"]] : []));
