@@ -118,17 +118,21 @@ class AnswerKinds {
   }
 }
 
-/** Sends the request and resolves with the response of the same id (JSON or on the SSE stream); notifications are ignored. */
+/**
+ * Sends the request and resolves with the response of the same id (JSON or on the SSE stream);
+ * notifications are ignored. The deadline is an abort signal's, not a timer of our own: the
+ * runtime keeps it natively (a JS timer costs a timer object per call under nodejs_compat) and
+ * drops it with the request.
+ */
 function exchange(transport: StreamableHTTPClientTransport, name: string, args: Record<string, unknown>, timeoutMs: number): Promise<Answer> {
   return new Promise<Answer>((resolve, reject) => {
     let settled = false;
     const settle = (done: () => void) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
       done();
     };
-    const timer = setTimeout(() => settle(() => reject(new SdkError(SdkErrorCode.RequestTimeout, "Request timed out"))), timeoutMs);
+    AbortSignal.timeout(timeoutMs).addEventListener("abort", () => settle(() => reject(new SdkError(SdkErrorCode.RequestTimeout, "Request timed out"))), { once: true });
     transport.onmessage = (message) => {
       if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && message.id === REQUEST_ID) settle(() => resolve(message));
     };
