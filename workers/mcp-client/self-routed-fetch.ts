@@ -23,18 +23,19 @@ export function selfRoutedFetch(env: Pick<Env, "SELF" | "SELF_ORIGIN">, countedF
   const own = env.SELF_ORIGIN ? new URL(env.SELF_ORIGIN).origin : undefined;
   // Named, so CPU profiles (bench/lib/profile-report.ts) can attribute its time.
   return function selfRoutedRequest(input, init) {
-    // The request is copied only to set headers, and only on the way to SELF: every other request
-    // goes out as given (a Request copy is a measurable part of an upstream call's CPU).
+    // Every other origin gets the request as given: a Request copy is a measurable part of an
+    // upstream call's CPU, so none is made on either route when the caller passes a URL and init
+    // (the SDK's transports do); only the headers are copied, to be changed.
     const url = input instanceof Request ? new URL(input.url) : input instanceof URL ? input : new URL(input);
     if (own === undefined || url.origin !== own) return fetch(input, init);
+    const headers = new Headers(input instanceof Request && init?.headers === undefined ? input.headers : init?.headers);
     // A service-binding request carries no Host header; the MCP handler's Host check expects the
     // one a network fetch would have sent.
-    const request = new Request(input, init);
-    request.headers.set("host", url.host);
+    headers.set("host", url.host);
     // Whatever mark the request brought (a source's stored headers are the user's to choose) is
     // replaced by the one this call earned, or removed.
-    if (countedFor === undefined) request.headers.delete(TOOL_CALL_COUNTED_FOR_HEADER);
-    else request.headers.set(TOOL_CALL_COUNTED_FOR_HEADER, String(countedFor));
-    return env.SELF.fetch(request);
+    if (countedFor === undefined) headers.delete(TOOL_CALL_COUNTED_FOR_HEADER);
+    else headers.set(TOOL_CALL_COUNTED_FOR_HEADER, String(countedFor));
+    return input instanceof Request ? env.SELF.fetch(new Request(input, { ...init, headers })) : env.SELF.fetch(url, { ...init, headers });
   };
 }

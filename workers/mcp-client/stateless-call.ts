@@ -16,6 +16,7 @@ import {
   Client,
   type DiscoverResult,
   isCallToolResult,
+  isJsonContentType,
   isJSONRPCErrorResponse,
   isJSONRPCResultResponse,
   type JSONRPCErrorResponse,
@@ -25,7 +26,7 @@ import {
   SdkErrorCode,
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
-import type { McpEndpoint } from "./connect";
+import type { FetchLike, McpEndpoint } from "./connect";
 import { classifyMcpError, McpClientError } from "./errors";
 
 /** What discovery negotiated with a server that keeps no session. */
@@ -77,8 +78,9 @@ async function callLegacy(
   protocolVersion: string,
   call: { name: string; args: Record<string, unknown>; timeoutMs: number },
 ): Promise<CallToolResult> {
+  const answers = new AnswerKinds(endpoint.fetch ?? fetch);
   const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
-    ...(endpoint.fetch ? { fetch: endpoint.fetch } : {}),
+    fetch: answers.fetch,
     requestInit: { headers: { ...endpoint.headers } },
     protocolVersion,
   });
@@ -86,10 +88,13 @@ async function callLegacy(
   try {
     answer = await exchange(transport, call.name, call.args, call.timeoutMs);
   } catch (error) {
-    throw classifyMcpError(error, false);
-  } finally {
     await transport.close().catch(() => undefined);
+    throw classifyMcpError(error, false);
   }
+  // An answer that came as one JSON body was read to its end: nothing is left open, and closing
+  // would only build the abort's error (a stack trace per call, measurable on this path). An SSE
+  // stream may stay open after the answer; closing ends it.
+  if (answers.streamed) await transport.close().catch(() => undefined);
   if (isJSONRPCErrorResponse(answer)) {
     throw classifyMcpError(ProtocolError.fromError(answer.error.code, answer.error.message, answer.error.data), false);
   }
@@ -99,17 +104,35 @@ async function callLegacy(
   return answer.result;
 }
 
-/** Sends the request and resolves with the response of the same id (JSON or on the SSE stream); notifications are ignored. */
+/** The fetch the transport uses, noting whether any answer was not a plain JSON body. */
+class AnswerKinds {
+  streamed = false;
+  readonly fetch: FetchLike;
+
+  constructor(inner: FetchLike) {
+    this.fetch = async (input, init) => {
+      const response = await inner(input, init);
+      if (!isJsonContentType(response.headers.get("content-type"))) this.streamed = true;
+      return response;
+    };
+  }
+}
+
+/**
+ * Sends the request and resolves with the response of the same id (JSON or on the SSE stream);
+ * notifications are ignored. The deadline is an abort signal's, not a timer of our own: the
+ * runtime keeps it natively (a JS timer costs a timer object per call under nodejs_compat) and
+ * drops it with the request.
+ */
 function exchange(transport: StreamableHTTPClientTransport, name: string, args: Record<string, unknown>, timeoutMs: number): Promise<Answer> {
   return new Promise<Answer>((resolve, reject) => {
     let settled = false;
     const settle = (done: () => void) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
       done();
     };
-    const timer = setTimeout(() => settle(() => reject(new SdkError(SdkErrorCode.RequestTimeout, "Request timed out"))), timeoutMs);
+    AbortSignal.timeout(timeoutMs).addEventListener("abort", () => settle(() => reject(new SdkError(SdkErrorCode.RequestTimeout, "Request timed out"))), { once: true });
     transport.onmessage = (message) => {
       if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && message.id === REQUEST_ID) settle(() => resolve(message));
     };
