@@ -101,13 +101,9 @@ export class CallTokens {
     const { db, audit } = this.ctx.deps;
     const patch = await this.ctx.state.patch(source.userId, source.id, opened, provider);
     const saved = await repo.updateWhileTokensAre(db, source.userId, source.id, row.tokens!, { ...patch, refreshedAt: nowIso(), lastError: null });
-    if (!saved) {
-      // The tokens changed while this refresh ran (the owner connected again, or a refresh ran ungated
-      // while the gate was unreachable): the stored ones are the current ones.
-      const current = await repo.getAuthorization(db, source.userId, source.id);
-      if (!current || current.status !== "connected" || current.tokens === null) return { state: "authorization_expired", scope: row.grantedScope ?? undefined };
-      return (await this.ctx.state.open(current)).tokens!.access_token;
-    }
+    // The tokens changed while this refresh ran (the owner connected again or disconnected, or a
+    // refresh ran ungated while the gate was unreachable): what is stored now is the answer.
+    if (!saved) return this.currentAnswer(source);
     audit.record({ userId: source.userId, sourceId: source.id, action: "refreshed", scope: opened.tokens?.scope ?? null, identification: null });
     return opened.tokens!.access_token;
   }
@@ -119,13 +115,20 @@ export class CallTokens {
   private async refused(source: OAuthSource, row: repo.AuthorizationRow, reason: string): Promise<string | AuthorizationNeeded> {
     const { db, audit } = this.ctx.deps;
     const ended = await repo.updateWhileTokensAre(db, source.userId, source.id, row.tokens!, { status: "authorization_expired", tokens: null, tokenExpiresAt: null, lastError: `refresh: ${reason}`, updatedAt: nowIso() });
-    if (!ended) {
-      const current = await repo.getAuthorization(db, source.userId, source.id);
-      if (!current || current.status !== "connected" || current.tokens === null) return neededFor(current);
-      return (await this.ctx.state.open(current)).tokens!.access_token;
-    }
+    if (!ended) return this.currentAnswer(source);
     audit.record({ userId: source.userId, sourceId: source.id, action: "refresh_failed", scope: null, identification: null });
     return { state: "authorization_expired", scope: row.grantedScope ?? undefined };
+  }
+
+  /**
+   * The answer once a refresh's outcome could not be written because the tokens changed while it
+   * ran: the row as it is now — its token, or what to ask the owner for (needs_authorization after
+   * a disconnect, with the row's current scope), never the stale row's state.
+   */
+  private async currentAnswer(source: OAuthSource): Promise<string | AuthorizationNeeded> {
+    const current = await repo.getAuthorization(this.ctx.deps.db, source.userId, source.id);
+    if (!current || current.status !== "connected" || current.tokens === null) return neededFor(current);
+    return (await this.ctx.state.open(current)).tokens!.access_token;
   }
 
   /**
