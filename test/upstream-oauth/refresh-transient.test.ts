@@ -1,9 +1,9 @@
 /**
  * A refresh the upstream's authorization server cannot answer for now (5xx, 429, an OAuth
- * `temporarily_unavailable`, no answer within the budget) keeps the
+ * `temporarily_unavailable`, no answer within the budget, a 200 whose body breaks off) keeps the
  * connection and its tokens: the call answers `unavailable` naming the source, and the next call
  * after the server recovers refreshes with the same refresh token — no new sign-in. A refusal
- * (`invalid_grant`) still ends the connection. Against the notes issuer (a real oidc-provider), whose token endpoint a test
+ * (`invalid_grant`, a 200 too long to be a token answer) still ends the connection. Against the notes issuer (a real oidc-provider), whose token endpoint a test
  * can make fail one client's refreshes (test/upstreams/token-faults.ts).
  */
 import { env } from "cloudflare:workers";
@@ -21,6 +21,8 @@ const TRANSIENT: { name: string; fault: TokenFault; reason: RegExp; retryAfterMs
   { name: "a 500 server_error", fault: { status: 500, body: JSON.stringify({ error: "server_error" }) }, reason: /answered 500 server_error/ },
   { name: "a 429 with Retry-After", fault: { status: 429, body: JSON.stringify({ error: "slow_down" }), retryAfter: "7" }, reason: /answered 429 slow_down \(retry after 7 s\)/, retryAfterMs: 7000 },
   { name: "a 400 temporarily_unavailable", fault: { status: 400, body: JSON.stringify({ error: "temporarily_unavailable" }) }, reason: /answered 400 temporarily_unavailable/ },
+  // The server may have issued tokens it could not deliver; the kept refresh token is tried again.
+  { name: "a 200 whose body breaks off", fault: { breakOff: true }, reason: /broke off its answer/ },
 ];
 
 describe("a refresh the authorization server cannot answer for now", () => {
@@ -116,6 +118,18 @@ describe("a refresh the authorization server refuses", () => {
     expect((result._meta as { error_type?: string }).error_type).toBe("authorization_required");
     const authorization = await authorizationOf(owner, source.id);
     expect(authorization).toMatchObject({ status: "authorization_expired", last_error: "refresh: invalid_grant (400)" });
+    expect(await storedTokens(owner.id, source.id)).toBeNull();
+    await answerRefreshes(clientId);
+  });
+
+  it("a 200 too long to be a token answer: refused, as the same would come back next time", async () => {
+    const { owner, source, clientId } = await connectedNotes();
+    await failRefreshes(clientId, { status: 200, body: JSON.stringify({ access_token: "x".repeat(70 * 1024), token_type: "Bearer" }) });
+    await expireAccessToken(source.id);
+
+    const result = await callThroughGateway(owner, `${source.slug}__whoami`);
+    expect((result._meta as { error_type?: string }).error_type).toBe("authorization_required");
+    expect(await authorizationOf(owner, source.id)).toMatchObject({ status: "authorization_expired", last_error: "refresh: answered 200 with a body over 64 KiB" });
     expect(await storedTokens(owner.id, source.id)).toBeNull();
     await answerRefreshes(clientId);
   });
