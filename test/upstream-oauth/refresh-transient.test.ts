@@ -3,8 +3,9 @@
  * `temporarily_unavailable`, no answer within the budget, a 200 whose body breaks off) keeps the
  * connection and its tokens: the call answers `unavailable` naming the source, and the next call
  * after the server recovers refreshes with the same refresh token — no new sign-in. A refusal
- * (`invalid_grant`, a 200 too long to be a token answer) still ends the connection. Against the notes issuer (a real oidc-provider), whose token endpoint a test
- * can make fail one client's refreshes (test/upstreams/token-faults.ts).
+ * (`invalid_grant`, a 200 too long to be a token answer) still ends the connection. Against the
+ * notes issuer (a real oidc-provider), whose token endpoint a test can make fail one client's
+ * refreshes (test/upstreams/token-faults.ts).
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
