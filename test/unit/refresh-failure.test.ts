@@ -15,9 +15,12 @@ import {
   deferralNote,
   deferredRefreshError,
   type ExchangeEnd,
+  MAX_HONOURED_RETRY_AFTER_S,
+  pendingDeferral,
   readDeferral,
   RefreshExchange,
 } from "../../workers/upstream-oauth/refresh-failure";
+import { MAX_TOKEN_ANSWER_BYTES } from "../../workers/upstream-oauth/token-answer";
 
 const refreshBody = () => new URLSearchParams({ grant_type: "refresh_token", refresh_token: "r" });
 const answered = (status: number, oauthError?: string, retryAfterS?: number): ExchangeEnd => ({ kind: "answered", status, oauthError, retryAfterS });
@@ -69,6 +72,39 @@ describe("a refresh's exchange, over a real connection", () => {
     expect(await refreshThrough(url)).toEqual({ kind: "refused", reason: "invalid_grant (400)" });
   });
 
+  it("a 200 whose connection breaks off mid-body is transient: broke off its answer", async () => {
+    const url = await server((res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": "400" });
+      res.write('{"access_token":"', () => res.destroy());
+    });
+    expect(await refreshThrough(url)).toEqual({ kind: "transient", reason: "broke off its answer", retryAfterS: undefined });
+  });
+
+  it("a whole 200 is handed on, readable, and is no failure", async () => {
+    const answer = { access_token: "a", token_type: "Bearer", refresh_token: "r2" };
+    const url = await server((res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer)));
+    const exchange = new RefreshExchange(fetch, 5_000);
+    const response = await exchange.fetch(url, { method: "POST", body: refreshBody() });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/json");
+    expect(await response.json()).toEqual(answer);
+    // No failure was seen: what auth() threw (if anything) decides.
+    expect(exchange.failure(undefined)).toEqual({ kind: "refused", reason: "the authorization server did not refresh the token" });
+  });
+
+  it("a 200 longer than any token answer is refused, declared or streamed", async () => {
+    const long = JSON.stringify({ access_token: "x".repeat(MAX_TOKEN_ANSWER_BYTES) });
+    const refused = { kind: "refused", reason: "answered 200 with a body over 64 KiB" };
+    const declared = await server((res) => res.writeHead(200, { "content-type": "application/json" }).end(long));
+    expect(await refreshThrough(declared)).toEqual(refused);
+    const streamed = await server((res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      for (let at = 0; at < long.length; at += 8192) res.write(long.slice(at, at + 8192));
+      res.end();
+    });
+    expect(await refreshThrough(streamed)).toEqual(refused);
+  });
+
   it("the refresh request decides, not a request that failed before it", async () => {
     const token = await server((res) => res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: "invalid_client" })));
     const exchange = new RefreshExchange(fetch, 5_000);
@@ -96,6 +132,8 @@ describe("classifyRefreshFailure", () => {
     ["a 400 unauthorized_client", answered(400, "unauthorized_client"), undefined, { kind: "refused", reason: "unauthorized_client (400)" }],
     ["a 400 that is not an OAuth error", answered(400), undefined, { kind: "refused", reason: "answered 400" }],
     ["a 200 that was not a refresh", answered(200), new Error("no state"), { kind: "refused", reason: "the authorization server did not refresh the token" }],
+    ["a 200 whose body broke off", { kind: "broke_off", status: 200, error: new TypeError("terminated") }, new Error("no state"), transient("broke off its answer")],
+    ["a 200 too long to be a token answer", { kind: "too_long", status: 200 }, new Error("no state"), { kind: "refused", reason: "answered 200 with a body over 64 KiB" }],
     ["no request, an OAuth error thrown", undefined, new OAuthError("temporarily_unavailable", "later"), transient("answered temporarily_unavailable")],
     ["no request, invalid_grant thrown", undefined, new OAuthError("invalid_grant", "no"), { kind: "refused", reason: "invalid_grant" }],
   ];
@@ -122,5 +160,35 @@ describe("the note a transient failure leaves", () => {
 
   it("is not read from any other last_error", () => {
     for (const other of [null, "refresh: invalid_grant (400)", "connect: access_denied", "refresh deferred"]) expect(readDeferral(other)).toBeUndefined();
+  });
+});
+
+describe("the pause a note's Retry-After asks for", () => {
+  const written = "2026-11-21T10:00:00.000Z";
+  const at = (seconds: number) => Date.parse(written) + seconds * 1000;
+  const slowDown = deferralNote({ kind: "transient", reason: "answered 429 slow_down", retryAfterS: 30 });
+
+  it("lasts from when the note was written: what is left, rounded up to whole seconds", () => {
+    expect(pendingDeferral(slowDown, written, at(0))).toEqual({ kind: "transient", reason: "answered 429 slow_down", retryAfterS: 30 });
+    expect(pendingDeferral(slowDown, written, at(0.2))?.retryAfterS).toBe(30);
+    expect(pendingDeferral(slowDown, written, at(29.5))?.retryAfterS).toBe(1);
+  });
+
+  it("is over once that long has passed", () => {
+    expect(pendingDeferral(slowDown, written, at(30))).toBeUndefined();
+    expect(pendingDeferral(slowDown, written, at(3600))).toBeUndefined();
+  });
+
+  it("is no pause without a Retry-After, another note, or an unreadable time", () => {
+    expect(pendingDeferral(deferralNote({ kind: "transient", reason: "answered 503", retryAfterS: undefined }), written, at(0))).toBeUndefined();
+    expect(pendingDeferral("refresh: invalid_grant (400)", written, at(0))).toBeUndefined();
+    expect(pendingDeferral(null, written, at(0))).toBeUndefined();
+    expect(pendingDeferral(slowDown, "not a time", at(0))).toBeUndefined();
+  });
+
+  it("is honoured up to a cap: a mistaken day-long Retry-After does not keep the source unusable", () => {
+    const day = deferralNote({ kind: "transient", reason: "answered 429", retryAfterS: 86_400 });
+    expect(pendingDeferral(day, written, at(0))?.retryAfterS).toBe(MAX_HONOURED_RETRY_AFTER_S);
+    expect(pendingDeferral(day, written, at(MAX_HONOURED_RETRY_AFTER_S))).toBeUndefined();
   });
 });

@@ -5,7 +5,7 @@
  * test hostname, and only it, to this server (Miniflare's outboundService); every other outbound
  * request passes through untouched. Production never sees either.
  */
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from "node:http";
 import { listenOnLoopback } from "./node-http";
 
 /** A reserved name (RFC 6761 `.test`): it can never resolve to a real host. */
@@ -43,15 +43,43 @@ export function startMetadataDocumentServer(port: number): Promise<Server> {
 
 /**
  * Miniflare's outbound handler: requests to the metadata test host go to the local server (as
- * plain http on loopback), everything else goes out unchanged.
+ * plain http on loopback), everything else goes out unchanged (every other host the auth tests
+ * reach is plain http on loopback). A Node handler, passing bytes through as they come: an answer
+ * whose connection breaks off reaches the Worker broken off too (a fetch handler's body error
+ * would be ended as if complete, leaving the Worker waiting for the rest of a declared length).
+ * A connection that cannot be made is answered 500, as before.
  */
-export function routeMetadataHost(port: number): (request: Request) => Promise<Response> {
-  return async (request) => {
-    const url = new URL(request.url);
-    const target = url.hostname === METADATA_TEST_HOST ? new URL(`${url.pathname}${url.search}`, `http://127.0.0.1:${port}`) : url;
-    // Node's fetch wants a streamed body declared half-duplex; buffering it is simpler and the
-    // bodies here are small. Responses still stream (SSE upstreams).
-    const body = request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer();
-    return fetch(target, { method: request.method, headers: request.headers, body, redirect: "manual", signal: request.signal });
+export function routeMetadataHost(port: number): { node: (req: IncomingMessage, res: ServerResponse) => void } {
+  return {
+    node: (req, res) => {
+      const original = new URL(`http://${req.headers.host ?? "localhost"}`);
+      const toDocuments = original.hostname === METADATA_TEST_HOST;
+      const headers = { ...req.headers };
+      // Miniflare's routing header, not part of the Worker's request.
+      delete headers["mf-custom-node-service"];
+      let answered = false;
+      const outgoing = request(
+        { host: toDocuments ? "127.0.0.1" : original.hostname, port: toDocuments ? port : Number(original.port || 80), method: req.method, path: req.url, headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.headers);
+          answer.pipe(res);
+          answer.on("end", () => {
+            answered = true;
+          });
+          answer.on("close", () => {
+            if (!answer.complete) res.destroy();
+          });
+        },
+      );
+      outgoing.on("error", (error) => {
+        if (res.headersSent) res.destroy();
+        else res.writeHead(500, { "content-type": "text/plain" }).end(error.message);
+      });
+      // The Worker gave up on its request (aborted, timed out): so does the request it made.
+      res.on("close", () => {
+        if (!answered) outgoing.destroy();
+      });
+      req.pipe(outgoing);
+    },
   };
 }

@@ -4,8 +4,9 @@
  * answer at all — while every other client and every other grant is served as usual (test files
  * run at the same time against the same server). Never part of a real server.
  *
- * - `PUT /test-control/token-fault/<client_id>` with JSON `{ status, body?, contentType?, retryAfter? }`
- *   or `{ hang: true }` (the request is held, unanswered);
+ * - `PUT /test-control/token-fault/<client_id>` with JSON `{ status, body?, contentType?, retryAfter? }`,
+ *   `{ hang: true }` (the request is held, unanswered) or `{ breakOff: true }` (a 200's headers and
+ *   part of its body, then the connection closes);
  * - `DELETE` the same path ends the fault and answers `{ failed }`, how many refreshes it failed
  *   (held ones included); requests still held are then answered 503.
  */
@@ -47,6 +48,13 @@ export function withTokenFaults(app: RequestListener, base: string, tokenPath: s
       const set = held.get(clientId) ?? new Set();
       held.set(clientId, set.add(res));
       res.on("close", () => set.delete(res));
+      return;
+    }
+    if ("breakOff" in fault) {
+      const start = '{"access_token":"';
+      res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store", "content-length": String(start.length + 400) });
+      // Part of the declared length, then the connection goes: the reader sees the body end early.
+      res.write(start, () => res.destroy());
       return;
     }
     const headers: Record<string, string> = { "content-type": fault.contentType ?? "application/json", "cache-control": "no-store" };

@@ -3,8 +3,9 @@
  * expiry or after a 401 — one refresh at a time per (user, source) across isolates (refresh-gate.ts,
  * decision 0040) — and, when there is none to use, what to ask the owner for. A refused refresh
  * leaves the source authorization_expired; a transient one (the authorization server unreachable,
- * slow, 5xx, 429) keeps the connection and its tokens, and the call answers `unavailable`
- * (refresh-failure.ts). Only the row of the source's owner is ever read.
+ * slow, 5xx, 429, its answer broken off) keeps the connection and its tokens, and the call answers
+ * `unavailable` (refresh-failure.ts); when the server asked for a pause (Retry-After), calls within
+ * it answer the same without asking the server again. Only the row of the source's owner is ever read.
  */
 import { runOAuth } from "../mcp-client/oauth";
 import { nowIso } from "../lib/clock";
@@ -13,7 +14,7 @@ import { log } from "../lib/log";
 import type { AuthorizationNeeded, OAuthSource } from "../gateway/upstream-authorization";
 import * as repo from "./authorizations.repo";
 import { GatewayOAuthClient, type OAuthState } from "./gateway-oauth-client";
-import { deferralNote, deferredRefreshError, readDeferral, RefreshExchange, type TransientFailure } from "./refresh-failure";
+import { deferralNote, deferredRefreshError, pendingDeferral, readDeferral, RefreshExchange, type TransientFailure } from "./refresh-failure";
 import type { UpstreamAuthContext } from "./upstream-auth-context";
 
 /** An access token this close to expiry is refreshed before a call rather than after its 401. */
@@ -40,6 +41,9 @@ export class CallTokens {
     const opened = await this.ctx.state.open(row);
     const fresh = opened.expiresAt === null || opened.expiresAt - this.ctx.now() > REFRESH_MARGIN_MS;
     if (fresh && !afterUnauthorized) return opened.tokens!.access_token;
+    // The authorization server asked for a pause (Retry-After) that has not ended: it is not asked again before.
+    const waiting = pendingDeferral(row.lastError, row.updatedAt, this.ctx.now());
+    if (waiting) return this.deferred(source, row, opened, waiting, afterUnauthorized);
     return this.refreshOnce(source, row, afterUnauthorized);
   }
 
@@ -66,7 +70,7 @@ export class CallTokens {
         const row = await repo.getAuthorization(this.ctx.deps.db, source.userId, source.id);
         if (!row || row.status !== "connected" || row.tokens === null) return neededFor(row);
         if (row.tokens !== seen.tokens) return (await this.ctx.state.open(row)).tokens!.access_token;
-        const deferred = row.updatedAt !== seen.updatedAt ? readDeferral(row.lastError) : undefined;
+        const deferred = row.updatedAt !== seen.updatedAt ? (pendingDeferral(row.lastError, row.updatedAt, this.ctx.now()) ?? readDeferral(row.lastError)) : undefined;
         if (deferred) return this.deferred(source, row, await this.ctx.state.open(row), deferred, afterUnauthorized);
         // `reread` with the tokens unchanged: the holder's lease ran out without an answer; ask again.
         if (turn.kind === "refresh") return await this.refresh(source, row, await this.ctx.state.open(row), afterUnauthorized);
@@ -94,20 +98,18 @@ export class CallTokens {
       const failure = exchange.failure(thrown);
       if (failure.kind === "refused") return this.refused(source, row, failure.reason);
       // Only onto the tokens this refresh started from: a connection made meanwhile is not marked.
-      await repo.updateWhileTokensAre(this.ctx.deps.db, source.userId, source.id, row.tokens!, { lastError: deferralNote(failure), updatedAt: nowIso() });
+      // On the context's clock: the note's Retry-After is waited out from this instant, read by that clock.
+      const at = new Date(this.ctx.now()).toISOString();
+      await repo.updateWhileTokensAre(this.ctx.deps.db, source.userId, source.id, row.tokens!, { lastError: deferralNote(failure), updatedAt: at });
       log.warn("upstream token refresh deferred", { source_id: source.id, reason: failure.reason });
       return this.deferred(source, row, opened, failure, afterUnauthorized);
     }
     const { db, audit } = this.ctx.deps;
     const patch = await this.ctx.state.patch(source.userId, source.id, opened, provider);
     const saved = await repo.updateWhileTokensAre(db, source.userId, source.id, row.tokens!, { ...patch, refreshedAt: nowIso(), lastError: null });
-    if (!saved) {
-      // The tokens changed while this refresh ran (the owner connected again, or a refresh ran ungated
-      // while the gate was unreachable): the stored ones are the current ones.
-      const current = await repo.getAuthorization(db, source.userId, source.id);
-      if (!current || current.status !== "connected" || current.tokens === null) return { state: "authorization_expired", scope: row.grantedScope ?? undefined };
-      return (await this.ctx.state.open(current)).tokens!.access_token;
-    }
+    // The tokens changed while this refresh ran (the owner connected again or disconnected, or a
+    // refresh ran ungated while the gate was unreachable): what is stored now is the answer.
+    if (!saved) return this.currentAnswer(source);
     audit.record({ userId: source.userId, sourceId: source.id, action: "refreshed", scope: opened.tokens?.scope ?? null, identification: null });
     return opened.tokens!.access_token;
   }
@@ -119,13 +121,20 @@ export class CallTokens {
   private async refused(source: OAuthSource, row: repo.AuthorizationRow, reason: string): Promise<string | AuthorizationNeeded> {
     const { db, audit } = this.ctx.deps;
     const ended = await repo.updateWhileTokensAre(db, source.userId, source.id, row.tokens!, { status: "authorization_expired", tokens: null, tokenExpiresAt: null, lastError: `refresh: ${reason}`, updatedAt: nowIso() });
-    if (!ended) {
-      const current = await repo.getAuthorization(db, source.userId, source.id);
-      if (!current || current.status !== "connected" || current.tokens === null) return neededFor(current);
-      return (await this.ctx.state.open(current)).tokens!.access_token;
-    }
+    if (!ended) return this.currentAnswer(source);
     audit.record({ userId: source.userId, sourceId: source.id, action: "refresh_failed", scope: null, identification: null });
     return { state: "authorization_expired", scope: row.grantedScope ?? undefined };
+  }
+
+  /**
+   * The answer once a refresh's outcome could not be written because the tokens changed while it
+   * ran: the row as it is now — its token, or what to ask the owner for (needs_authorization after
+   * a disconnect, with the row's current scope), never the stale row's state.
+   */
+  private async currentAnswer(source: OAuthSource): Promise<string | AuthorizationNeeded> {
+    const current = await repo.getAuthorization(this.ctx.deps.db, source.userId, source.id);
+    if (!current || current.status !== "connected" || current.tokens === null) return neededFor(current);
+    return (await this.ctx.state.open(current)).tokens!.access_token;
   }
 
   /**

@@ -1,19 +1,21 @@
 /**
  * Why a refresh of an upstream token failed, told apart by what the authorization server did:
  * **refused** (it answered that the grant is dead — the tokens go, the owner connects again) or
- * **transient** (it could not be reached, ran out of time, or answered 5xx / 429 /
- * `temporarily_unavailable` — the tokens stay, the next call tries again).
+ * **transient** (it could not be reached, ran out of time, broke off its answer, or answered 5xx /
+ * 429 / `temporarily_unavailable` — the tokens stay, the next call tries again).
  *
  * The SDK's `auth()` cannot tell us: after a refresh that failed with a network error, a body that
  * is not an OAuth error, or `server_error`, it falls back to starting a new authorization, and
  * after `invalid_grant` / `invalid_client` it drops the tokens and starts one too — either way
  * what reaches us is the fallback's failure, not the cause. So every request of a refresh goes
- * through `RefreshExchange.fetch`, which sees how the token request itself ended.
+ * through `RefreshExchange.fetch`, which sees how the token request itself ended — its body
+ * included: a successful token answer is read there (token-answer.ts), not left to the SDK.
  */
 import { OAuthError } from "../mcp-client/oauth";
 import { AppError } from "../lib/errors";
 import { retryAfterMs } from "../lib/provider-errors";
 import { type OAuthFetch, OAuthUrlRefused } from "./oauth-fetch";
+import { MAX_TOKEN_ANSWER_BYTES, readTokenAnswer, TOO_LONG } from "./token-answer";
 
 /** OAuth error codes that say "not now" rather than "never" (`too_many_requests` is the SDK's name for a 429's). */
 const TRANSIENT_OAUTH_ERRORS = new Set(["temporarily_unavailable", "server_error", "too_many_requests"]);
@@ -28,7 +30,16 @@ export type RefreshFailure =
 /** How one request of a refresh ended. */
 export type ExchangeEnd =
   | { kind: "threw"; error: unknown }
-  | { kind: "answered"; status: number; oauthError: string | undefined; retryAfterS: number | undefined };
+  | { kind: "answered"; status: number; oauthError: string | undefined; retryAfterS: number | undefined }
+  /** The headers of a successful token answer came; its body did not arrive whole. */
+  | { kind: "broke_off"; status: number; error: unknown }
+  /** A successful token answer longer than MAX_TOKEN_ANSWER_BYTES. */
+  | { kind: "too_long"; status: number };
+
+/** Thrown to the SDK in place of a token answer too long to read. */
+export class TokenAnswerTooLong extends Error {
+  override readonly name = "TokenAnswerTooLong";
+}
 
 function isRefreshRequest(init: RequestInit | undefined): boolean {
   return init?.body instanceof URLSearchParams && init.body.get("grant_type") === "refresh_token";
@@ -70,6 +81,7 @@ export class RefreshExchange {
         this.record(refresh, { kind: "threw", error });
         throw error;
       }
+      if (response.ok && refresh) return this.tokenAnswer(response);
       if (response.ok) end = { kind: "answered", status: response.status, oauthError: undefined, retryAfterS: undefined };
       else {
         const wait = retryAfterMs(response.headers);
@@ -80,9 +92,26 @@ export class RefreshExchange {
     };
   }
 
+  /** A successful answer to the refresh request, its body read whole here so a break in it is seen. */
+  private async tokenAnswer(response: Response): Promise<Response> {
+    let whole: Response | typeof TOO_LONG;
+    try {
+      whole = await readTokenAnswer(response);
+    } catch (error) {
+      this.record(true, { kind: "broke_off", status: response.status, error });
+      throw error;
+    }
+    if (whole === TOO_LONG) {
+      this.record(true, { kind: "too_long", status: response.status });
+      throw new TokenAnswerTooLong(`The token answer is longer than ${MAX_TOKEN_ANSWER_BYTES} bytes`);
+    }
+    this.record(true, { kind: "answered", status: response.status, oauthError: undefined, retryAfterS: undefined });
+    return whole;
+  }
+
   private record(refresh: boolean, end: ExchangeEnd): void {
     if (refresh && this.refreshEnd === undefined) this.refreshEnd = end;
-    if (end.kind === "threw" || end.status >= 400) this.lastFailure = end;
+    if (end.kind !== "answered" || end.status >= 400) this.lastFailure = end;
   }
 
   /** Why the refresh failed, given what `auth()` threw (undefined when it returned without refreshing). */
@@ -104,6 +133,11 @@ export function classifyRefreshFailure(decisive: ExchangeEnd | undefined, thrown
     const timedOut = decisive.error instanceof Error && (decisive.error.name === "TimeoutError" || decisive.error.name === "AbortError");
     return { kind: "transient", reason: timedOut ? "did not answer in time" : "could not be reached", retryAfterS: undefined };
   }
+  // The server may well have issued new tokens; the refresh token sent is tried again (if it was
+  // rotated and is spent now, that try is refused — no worse than counting this a refusal).
+  if (decisive?.kind === "broke_off") return { kind: "transient", reason: "broke off its answer", retryAfterS: undefined };
+  // Not a token answer this client can use, and the same would come back on the next try.
+  if (decisive?.kind === "too_long") return { kind: "refused", reason: `answered ${decisive.status} with a body over ${MAX_TOKEN_ANSWER_BYTES / 1024} KiB` };
   if (decisive?.kind === "answered" && decisive.status >= 400) {
     const { status, oauthError, retryAfterS } = decisive;
     if (status >= 500 || status === 429) return { kind: "transient", reason: `answered ${status}${oauthError ? ` ${oauthError}` : ""}`, retryAfterS };
@@ -132,6 +166,26 @@ export function readDeferral(lastError: string | null): TransientFailure | undef
   const match = lastError === null ? null : DEFERRED_NOTE.exec(lastError);
   if (!match) return undefined;
   return { kind: "transient", reason: match[1]!, retryAfterS: match[2] === undefined ? undefined : Number(match[2]) };
+}
+
+/**
+ * The longest Retry-After a row's note is waited out for. A server's pause is honoured, but one
+ * mistaken header (a day) must not keep a source unusable after its server is back: past this a
+ * call tries again, which costs one request per this long while the server still answers 429.
+ */
+export const MAX_HONOURED_RETRY_AFTER_S = 300;
+
+/**
+ * The transient failure a row is still waiting out: its note asked to retry after N s (honoured up
+ * to MAX_HONOURED_RETRY_AFTER_S) and less than that has passed since `updatedAt`, when it was
+ * written. `retryAfterS` is then what is left of the wait, rounded up to whole seconds.
+ */
+export function pendingDeferral(lastError: string | null, updatedAt: string, now: number): TransientFailure | undefined {
+  const deferral = readDeferral(lastError);
+  if (deferral?.retryAfterS === undefined) return undefined;
+  const leftMs = Date.parse(updatedAt) + Math.min(deferral.retryAfterS, MAX_HONOURED_RETRY_AFTER_S) * 1000 - now;
+  // NaN (an unreadable updated_at) waits for nothing.
+  return leftMs > 0 ? { ...deferral, retryAfterS: Math.ceil(leftMs / 1000) } : undefined;
 }
 
 /** What a call answers when its token could not be renewed for now: retryable, the connection kept. */
