@@ -72,6 +72,28 @@ describe("the callback", () => {
     expect((await aliceBrowser.get(aliceCallback)).status).toBe(404);
   });
 
+  it("opened in another browser of the same user, it is refused, even when that browser binds a connect of its own", async () => {
+    const owner = await createUser();
+    const { source: first } = await registerOAuthTasksSource(owner);
+    const { source: second } = await registerOAuthTasksSource(owner);
+    const here = new Browser();
+    const elsewhere = new Browser();
+    const callback = await callbackOf(owner, first.id, here);
+    // The other browser, signed in as the owner, binds another flow: its cookie is no binding of this one.
+    await callbackOf(owner, second.id, elsewhere);
+    const [otherBinding] = [...elsewhere.jar.cookies].filter(([name]) => name.startsWith("__Host-mcpe-upstream-flow"));
+    expect(otherBinding).toBeDefined();
+    // Nor is it under this flow's name: the value must be this flow's own secret.
+    const [thisName] = [...here.jar.cookies.keys()].filter((name) => name.startsWith("__Host-mcpe-upstream-flow"));
+    elsewhere.jar.cookies.set(thisName!, otherBinding![1]);
+
+    const refused = await elsewhere.get(callback);
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain("started in another browser or by another account");
+    expect((await authorizationOf(owner, first.id)).status).toBe("needs_authorization");
+    expect(await storedTokens(owner.id, first.id)).toBeNull();
+  });
+
   it("an expired flow is refused", async () => {
     const owner = await createUser();
     const { source } = await registerOAuthTasksSource(owner);

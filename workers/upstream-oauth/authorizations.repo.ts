@@ -3,7 +3,7 @@
  * (upstream_oauth_flows). Every statement a user's request reaches is scoped by the user id as
  * well as the source id; sealed columns are written and read as the service sealed them.
  */
-import { and, eq, lt, sql } from "drizzle-orm";
+import { and, count, eq, gt, lt, min, sql } from "drizzle-orm";
 import { sourceAuthorizations, sources, upstreamOauthFlows } from "../../d1/schema";
 import type { Db } from "../lib/db";
 
@@ -62,6 +62,16 @@ export async function updateWhileTokensAre(db: Db, userId: number, sourceId: num
 
 export async function insertFlow(db: Db, flow: typeof upstreamOauthFlows.$inferInsert, now: string): Promise<void> {
   await db.batch([db.delete(upstreamOauthFlows).where(lt(upstreamOauthFlows.expiresAt, now)), db.insert(upstreamOauthFlows).values(flow)]);
+}
+
+/** How many flows the user has unexpired at `now`, and when the first of them expires. */
+export async function openFlows(db: Db, userId: number, now: string): Promise<{ count: number; earliestExpiry: string | null }> {
+  const row = await db
+    .select({ count: count(), earliestExpiry: min(upstreamOauthFlows.expiresAt) })
+    .from(upstreamOauthFlows)
+    .where(and(eq(upstreamOauthFlows.userId, userId), gt(upstreamOauthFlows.expiresAt, now)))
+    .get();
+  return { count: row?.count ?? 0, earliestExpiry: row?.earliestExpiry ?? null };
 }
 
 export async function flowByStart(db: Db, startHash: string, now: string): Promise<FlowRow | undefined> {

@@ -22,6 +22,14 @@ import type { UpstreamAuthContext } from "./upstream-auth-context";
 /** How long a started authorization may take (the user signs in and consents meanwhile). */
 export const FLOW_TTL_MS = 10 * 60 * 1000;
 
+/**
+ * The most connects a user may have in progress (unexpired) at once. Each one opened in a browser
+ * leaves a cookie there until its callback or its expiry (upstream-oauth.routes.ts), so this bounds
+ * the cookies a browser collects; real use is one or two at a time. Checked before the insert, not
+ * in the same statement: concurrent starts may pass it together, loosening the bound by those few.
+ */
+export const MAX_OPEN_FLOWS = 10;
+
 export interface StartOptions {
   scope?: string | undefined;
   returnTo: "console" | "page";
@@ -49,6 +57,7 @@ export class ConnectFlows {
   async start(userId: number, source: OAuthSource, options: StartOptions): Promise<StartedFlow> {
     const { db } = this.ctx.deps;
     const row = await this.ctx.owned(userId, source.id);
+    await this.refuseTooManyOpen(userId);
     const urls = this.ctx.urls();
     const opened = await this.ctx.state.open(row);
     if (options.client) {
@@ -113,6 +122,18 @@ export class ConnectFlows {
       nowIso(),
     );
     return { startUrl: `${urls.origin}${UPSTREAM_START_PATH}?flow=${flowId}`, expiresAt, scope, authorizationServer: row.authorizationServer };
+  }
+
+  private async refuseTooManyOpen(userId: number): Promise<void> {
+    const now = this.ctx.now();
+    const open = await repo.openFlows(this.ctx.deps.db, userId, new Date(now).toISOString());
+    if (open.count < MAX_OPEN_FLOWS || open.earliestExpiry === null) return;
+    const retryAfterMs = Math.max(1000, Date.parse(open.earliestExpiry) - now);
+    throw new AppError(
+      "rate_limited",
+      `You have ${open.count} connects in progress, the most at once: finish one, or start again in ${Math.ceil(retryAfterMs / 1000)} s when the oldest expires`,
+      { details: { retry_after_ms: retryAfterMs } },
+    );
   }
 
   /** `start` for the owner's source by id (REST, the admin tool): the REST shape of the link. */

@@ -9,8 +9,8 @@
  *
  * The connect and start links need this browser signed in to mcp-edge (the /authorize session) as
  * the source's owner — a link alone connects nothing — and bind the flow to this browser with a
- * `__Host-` cookie the callback must present: a callback replayed, opened elsewhere or swapped
- * between users is refused (connect-flow.service.ts#complete).
+ * `__Host-` cookie of its own the callback must present: a callback replayed, opened elsewhere or
+ * swapped between users is refused (connect-flow.service.ts#complete).
  */
 import { type Context, Hono } from "hono";
 import { clearCookie, csrfToken, pendingCookie, readCookie, setCookie, signedIn } from "../auth/authorize/browser";
@@ -23,13 +23,30 @@ import * as sourcesRepo from "../gateway/sources.repo";
 import type { AppEnv } from "../http/context";
 import { openDb } from "../lib/db";
 import { AppError } from "../lib/errors";
+import { sha256Hex } from "../lib/encoding";
 import { log } from "../lib/log";
 import { createServices, upstreamAuthorizations } from "../services";
 import { GATEWAY_CLIENT_PATH, gatewayClientDocument, gatewayClientUrls, UPSTREAM_CALLBACK_PATH, UPSTREAM_CONNECT_PATH, UPSTREAM_START_PATH } from "./gateway-client";
 import { FLOW_TTL_MS } from "./connect-flow.service";
 
-/** Binds a flow to the browser that opened its link; the callback must bring it back. */
-export const FLOW_COOKIE = "__Host-mcpe-upstream-flow";
+const FLOW_COOKIE_PREFIX = "__Host-mcpe-upstream-flow-";
+/** What `state` can be: ours are base64url secrets; anything else names no cookie. */
+const STATE_SHAPE = /^[A-Za-z0-9_-]{1,128}$/;
+
+/**
+ * The cookie binding the flow of `state` to the browser that opened its link. Each flow has its
+ * own, so connects for several sources can be open in one browser and each callback finds and
+ * clears only its own binding. The name is derived from `state`, which the start (in the
+ * authorization URL) and the callback (in its query) both know, so nothing more is stored: 16 hex
+ * digits of a SHA-256, bounded and cookie-name safe. The browser collects at most one cookie per
+ * flow opened in it, each gone when its callback runs or after FLOW_TTL_MS, and a user has at
+ * most MAX_OPEN_FLOWS flows unexpired (connect-flow.service.ts) — so a browser signed in as one
+ * user holds at most that many. An absent or malformed `state` names no cookie.
+ */
+async function flowCookieName(state: string | null | undefined): Promise<string | undefined> {
+  if (!state || !STATE_SHAPE.test(state)) return undefined;
+  return FLOW_COOKIE_PREFIX + (await sha256Hex(`upstream flow cookie:${state}`)).slice(0, 16);
+}
 const NO_STORE = { "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" };
 
 function originOf(c: Context<AppEnv>): string {
@@ -55,12 +72,14 @@ async function browserUser(c: Context<AppEnv>): Promise<{ userId: number } | { r
   return { response: signInPage({ methods: SIGN_IN_METHODS, csrf: csrf.token, returnTo, headers }) };
 }
 
-/** Opens the flow in this browser: binds it with a fresh cookie and sends the browser to the authorization server. */
+/** Opens the flow in this browser: binds it with a fresh cookie of its own and sends the browser to the authorization server. */
 async function sendToAuthorization(c: Context<AppEnv>, flowId: string, userId: number): Promise<Response> {
   const secret = randomSecret();
   const { authorizationUrl } = await authorizations(c).openStart(flowId, userId, secret);
+  const cookie = await flowCookieName(new URL(authorizationUrl).searchParams.get("state"));
+  if (!cookie) throw new AppError("internal", "The authorization URL carries no state to bind this browser to");
   const headers = new Headers({ Location: authorizationUrl, ...NO_STORE });
-  headers.append("Set-Cookie", setCookie(FLOW_COOKIE, secret, FLOW_TTL_MS / 1000));
+  headers.append("Set-Cookie", setCookie(cookie, secret, FLOW_TTL_MS / 1000));
   return new Response(null, { status: 302, headers });
 }
 
@@ -108,18 +127,22 @@ async function callback(c: Context<AppEnv>): Promise<Response> {
   const error = c.req.query("error");
   const state = c.req.query("state") ?? "";
   const code = c.req.query("code");
-  // Whatever comes back, this browser's binding is spent: the flow is single use.
-  const clear = clearCookie(FLOW_COOKIE);
+  const cookie = await flowCookieName(state);
+  // Whatever comes back, this browser's binding of this flow is spent (the flow is single use);
+  // the bindings of its other flows stay.
+  const clear = (headers: Headers) => {
+    if (cookie) headers.append("Set-Cookie", clearCookie(cookie));
+  };
   if (error !== undefined || code === undefined) {
     // The server's own words are not shown (they could come from anyone who sends a link here).
     const response = errorPage(error === "access_denied" ? "You did not allow the connection. Nothing was connected." : "The authorization server did not send an authorization code. Nothing was connected.");
-    response.headers.append("Set-Cookie", clear);
+    clear(response.headers);
     return response;
   }
   const db = openDb(c.env.DB);
   const session = await signedIn(db, c.req.raw);
   const done = await authorizations(c).complete(
-    { state, code, iss: c.req.query("iss"), browserSecret: readCookie(c.req.raw, FLOW_COOKIE), browserUserId: session?.user.id },
+    { state, code, iss: c.req.query("iss"), browserSecret: cookie ? readCookie(c.req.raw, cookie) : undefined, browserUserId: session?.user.id },
     async (userId, sourceId) => {
       const source = await sourcesRepo.getSource(db, userId, sourceId);
       if (!source) throw AppError.notFound("Source", sourceId);
@@ -130,7 +153,7 @@ async function callback(c: Context<AppEnv>): Promise<Response> {
   const services = createServices(c.env, (promise) => c.executionCtx.waitUntil(promise), originOf(c));
   const detail = await services.sources.refresh(done.userId, done.sourceId);
   const headers = new Headers(NO_STORE);
-  headers.append("Set-Cookie", clear);
+  clear(headers);
   if (done.returnTo === "console") {
     // The console opens on its sources panel, where the source now shows its health.
     headers.set("Location", "/#sources");
@@ -138,7 +161,7 @@ async function callback(c: Context<AppEnv>): Promise<Response> {
   }
   const found = detail.source.last_discovery_error ? `Discovery: ${detail.source.last_discovery_error}` : `${detail.tools.length} tools discovered.`;
   const response = connectedPage(detail.source.name, found);
-  response.headers.append("Set-Cookie", clear);
+  clear(response.headers);
   return response;
 }
 
