@@ -165,3 +165,11 @@ export async function refreshTokensIssued(refreshToken: string): Promise<number>
   const issued = await env.OAUTH_KV.get<string[]>(`mcpe-refresh-issued:${user}:${grant}`, "json");
   return issued?.length ?? 0;
 }
+
+/** Runs a connect of `sourceId` in `browser` up to the authorization server's redirect to the callback, and returns that callback URL unopened. */
+export async function callbackOf(user: TestUser, sourceId: number, browser: Browser): Promise<string> {
+  const run = await followInBrowser(browser, await connectLink(user, sourceId), user, { stopAtCallback: true });
+  const callback = run.visited.at(-1)!;
+  expect(new URL(callback).pathname).toBe("/oauth/upstream/callback");
+  return callback;
+}

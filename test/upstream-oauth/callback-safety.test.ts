@@ -10,28 +10,12 @@ import { connectGateway } from "../helpers/gateway";
 import { textOf } from "../helpers/mcp";
 import { Browser } from "../helpers/oauth";
 import { api } from "../helpers/rest";
-import {
-  authorizationOf,
-  connectedTasksSource,
-  connectLink,
-  followInBrowser,
-  publishGatewayClientDocument,
-  registerOAuthTasksSource,
-  storedTokens,
-} from "../helpers/upstream-oauth";
-import { createUser, type TestUser } from "../helpers/users";
+import { authorizationOf, callbackOf, connectedTasksSource, publishGatewayClientDocument, registerOAuthTasksSource, storedTokens } from "../helpers/upstream-oauth";
+import { createUser } from "../helpers/users";
 
 beforeAll(async () => {
   await publishGatewayClientDocument();
 });
-
-/** Runs the flow up to the authorization server's redirect to the callback, and returns that callback URL unopened. */
-async function callbackOf(user: TestUser, sourceId: number, browser: Browser): Promise<string> {
-  const run = await followInBrowser(browser, await connectLink(user, sourceId), user, { stopAtCallback: true });
-  const callback = run.visited.at(-1)!;
-  expect(new URL(callback).pathname).toBe("/oauth/upstream/callback");
-  return callback;
-}
 
 describe("the callback", () => {
   it("completes once: replayed, it is refused and changes nothing", async () => {

@@ -9,21 +9,13 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_OPEN_FLOWS } from "../../workers/upstream-oauth/connect-flow.service";
 import { Browser } from "../helpers/oauth";
 import { api } from "../helpers/rest";
-import { authorizationOf, connectLink, followInBrowser, publishGatewayClientDocument, registerOAuthTasksSource, storedTokens } from "../helpers/upstream-oauth";
+import { authorizationOf, callbackOf, connectLink, publishGatewayClientDocument, registerOAuthTasksSource, storedTokens } from "../helpers/upstream-oauth";
 import { createUser, type TestUser } from "../helpers/users";
 import { callbackFromIssuer, registerNotes } from "../helpers/notes-upstream";
 
 beforeAll(async () => {
   await publishGatewayClientDocument();
 });
-
-/** Opens a connect for `sourceId` in `browser` up to the authorization server's redirect, and returns that callback URL unopened. */
-async function callbackOf(user: TestUser, sourceId: number, browser: Browser): Promise<string> {
-  const run = await followInBrowser(browser, await connectLink(user, sourceId), user, { stopAtCallback: true });
-  const callback = run.visited.at(-1)!;
-  expect(new URL(callback).pathname).toBe("/oauth/upstream/callback");
-  return callback;
-}
 
 /** The upstream-flow cookies the browser holds, by name. */
 function flowCookies(browser: Browser): Map<string, string> {
