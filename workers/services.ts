@@ -85,8 +85,16 @@ function keepingAliveOnce(waitUntil: (promise: Promise<unknown>) => void): (prom
   };
 }
 
-/** Services are made on first use: a request to one server never pays for the others. */
-export function createServices(env: Env, requestWaitUntil: (promise: Promise<unknown>) => void, origin = configuredOrigin(env)): Services {
+/**
+ * Services are made on first use: a request to one server never pays for the others. `origin` is
+ * the Worker's public origin; `requestOrigin` the one the request arrived on (none without a request).
+ */
+export function createServices(
+  env: Env,
+  requestWaitUntil: (promise: Promise<unknown>) => void,
+  origin = configuredOrigin(env),
+  requestOrigin?: string,
+): Services {
   const db = openDb(env.DB);
   const waitUntil = keepingAliveOnce(requestWaitUntil);
   let tasks: TaskService | undefined;
@@ -115,6 +123,7 @@ export function createServices(env: Env, requestWaitUntil: (promise: Promise<unk
         breakers: isolateBreakers,
         callables: isolateCallables,
         authorizer: services.upstreamAuth,
+        requestOrigin,
       }));
     },
     get sourceCalls() {

@@ -2,14 +2,28 @@
  * Several connects open at once in one browser (two tabs, or the console's Connect buttons): each
  * flow binds the browser with its own cookie, so each callback finds its own binding and clears
  * only that one — whatever order they complete in. And a user may have only so many connects in
- * progress, which is what bounds the cookies a browser collects.
+ * progress, which is what bounds the cookies a browser collects — starts sent at once included,
+ * and a start refused at the limit changes nothing of the source's connection.
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { MAX_OPEN_FLOWS } from "../../workers/upstream-oauth/connect-flow.service";
+import { randomSecret } from "../../workers/auth/tokens";
+import { openDb } from "../../workers/lib/db";
+import { insertFlow } from "../../workers/upstream-oauth/authorizations.repo";
+import { FLOW_TTL_MS, MAX_OPEN_FLOWS } from "../../workers/upstream-oauth/connect-flow.service";
+import { callThroughGateway } from "../helpers/gateway";
+import { textOf } from "../helpers/mcp";
 import { Browser } from "../helpers/oauth";
-import { api } from "../helpers/rest";
-import { authorizationOf, callbackOf, connectLink, publishGatewayClientDocument, registerOAuthTasksSource, storedTokens } from "../helpers/upstream-oauth";
+import { api, type ApiResponse } from "../helpers/rest";
+import {
+  authorizationOf,
+  callbackOf,
+  connectedTasksSource,
+  connectLink,
+  publishGatewayClientDocument,
+  registerOAuthTasksSource,
+  storedTokens,
+} from "../helpers/upstream-oauth";
 import { createUser, type TestUser } from "../helpers/users";
 import { callbackFromIssuer, registerNotes } from "../helpers/notes-upstream";
 
@@ -20,6 +34,33 @@ beforeAll(async () => {
 /** The upstream-flow cookies the browser holds, by name. */
 function flowCookies(browser: Browser): Map<string, string> {
   return new Map([...browser.jar.cookies].filter(([name]) => name.startsWith("__Host-mcpe-upstream-flow")));
+}
+
+type StartBody = { authorization_url: string } | { error: { code: string; message: string; retry_after_ms?: number } };
+
+/** `n` connect starts of the owner's source sent at once, as REST answers them. */
+function startsAtOnce(owner: TestUser, sourceId: number, n: number): Promise<ApiResponse<StartBody>[]> {
+  return Promise.all(Array.from({ length: n }, () => api<StartBody>(owner, "POST", `/api/sources/${sourceId}/authorize`, { body: {} })));
+}
+
+/** Expects exactly MAX_OPEN_FLOWS of `answers` started, and every other one refused with when to retry. */
+function expectCapHeld(answers: ApiResponse<StartBody>[]): void {
+  const started = answers.filter((answer) => answer.status === 201);
+  const refused = answers.filter((answer) => answer.status !== 201);
+  expect(started, JSON.stringify(refused.map((answer) => answer.body))).toHaveLength(MAX_OPEN_FLOWS);
+  expect(refused).toHaveLength(answers.length - MAX_OPEN_FLOWS);
+  for (const answer of refused) {
+    expect(answer.status, JSON.stringify(answer.body)).toBe(429);
+    if (!("error" in answer.body)) throw new Error("a refused start answers the REST error shape");
+    expect(answer.body.error.code).toBe("rate_limited");
+    expect(answer.body.error.message).toContain(`${MAX_OPEN_FLOWS} connects in progress`);
+    expect(answer.body.error.retry_after_ms).toBeGreaterThan(0);
+  }
+}
+
+async function openFlowsInD1(userId: number): Promise<number> {
+  const row = await env.DB.prepare("SELECT count(*) AS n FROM upstream_oauth_flows WHERE user_id = ? AND expires_at > ?").bind(userId, new Date().toISOString()).first<{ n: number }>();
+  return row?.n ?? 0;
 }
 
 async function expectConnected(response: Response): Promise<void> {
@@ -137,5 +178,46 @@ describe("connects in progress per user", () => {
     // Expired ones do not count.
     await env.DB.prepare("UPDATE upstream_oauth_flows SET expires_at = ? WHERE user_id = ?").bind(new Date(Date.now() - 1000).toISOString(), owner.id).run();
     await connectLink(owner, source.id);
+  });
+
+  it(`starts sent at once cannot pass the limit together: ${MAX_OPEN_FLOWS} of 15 start, the others are refused with when to retry`, async () => {
+    const owner = await createUser();
+    const { source } = await registerOAuthTasksSource(owner);
+
+    expectCapHeld(await startsAtOnce(owner, source.id, 15));
+    expect(await openFlowsInD1(owner.id)).toBe(MAX_OPEN_FLOWS);
+  });
+
+  it("a start refused at the limit leaves a connected source as it was: its calls still go through", async () => {
+    const { owner, source, tokens } = await connectedTasksSource();
+    expectCapHeld(await startsAtOnce(owner, source.id, MAX_OPEN_FLOWS + 2));
+    const rowBefore = await env.DB.prepare("SELECT * FROM source_authorizations WHERE source_id = ?").bind(source.id).first();
+
+    // A start that passed the first count and then met the limit at the insert, with a patch that
+    // would end the connection: the flow is refused, and the patch with it.
+    const refused = await insertFlow(
+      openDb(env.DB),
+      {
+        stateHash: randomSecret(),
+        startHash: randomSecret(),
+        userId: owner.id,
+        sourceId: source.id,
+        secrets: "unused",
+        scope: null,
+        returnTo: "page",
+        expiresAt: new Date(Date.now() + FLOW_TTL_MS).toISOString(),
+      },
+      { status: "needs_authorization", tokens: null, tokenExpiresAt: null, lastError: "connect: overwritten", updatedAt: new Date().toISOString() },
+      MAX_OPEN_FLOWS,
+      new Date().toISOString(),
+    );
+    expect(refused).toMatchObject({ inserted: false, open: { count: MAX_OPEN_FLOWS } });
+    expect(await env.DB.prepare("SELECT * FROM source_authorizations WHERE source_id = ?").bind(source.id).first()).toEqual(rowBefore);
+    expect(await openFlowsInD1(owner.id)).toBe(MAX_OPEN_FLOWS);
+
+    expect((await authorizationOf(owner, source.id)).status).toBe("connected");
+    expect(await storedTokens(owner.id, source.id)).toEqual(tokens);
+    const listed = await callThroughGateway(owner, `${source.slug}__list_tasks`);
+    expect(listed.isError, textOf(listed)).toBeFalsy();
   });
 });

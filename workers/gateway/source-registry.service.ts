@@ -32,6 +32,8 @@ export interface SourceRegistryDeps {
   callables?: CallableToolCache;
   /** Deleting an OAuth source revokes its owner's upstream tokens first. */
   authorizer?: Pick<UpstreamAuthorizer, "disconnect"> | undefined;
+  /** The origin the request registering or changing a source arrived on: its `/mcp` is this gateway too, whatever SELF_ORIGIN says. */
+  requestOrigin?: string | undefined;
 }
 
 const STDIO_ONLY = ["mcp_command", "mcp_args", "mcp_runtime_hint", "manifest", "bridge_token", "mcp_plugin_dir"] as const;
@@ -61,7 +63,7 @@ export class SourceRegistry {
   /** The URL as stored, once it passes the upstream URL rules and is not this gateway itself; `field` names it in a refusal. */
   private checkUrl(url: string, field: UrlField): string {
     const parsed = assertSafeUpstreamUrl(url, privateUpstreamsAllowed(this.deps.env));
-    refuseOwnGateway(parsed, this.deps.env.SELF_ORIGIN, field);
+    refuseOwnGateway(parsed, [this.deps.env.SELF_ORIGIN, this.deps.requestOrigin], field);
     return parsed.toString();
   }
 

@@ -15,15 +15,15 @@ import { createServices, type Services } from "../services";
 import type { AppEnv } from "./context";
 import { errorResponse } from "./errors";
 
-/** The request's services, their background work kept alive with the request; `issuer` as requestResource finds it. */
-export function requestServices(c: Context<AppEnv>, issuer = requestResource(c).issuer): Services {
-  return createServices(c.env, (promise) => c.executionCtx.waitUntil(promise), issuer);
+/** The request's services, their background work kept alive with the request; `resource` as requestResource finds it. */
+export function requestServices(c: Context<AppEnv>, resource = requestResource(c)): Services {
+  return createServices(c.env, (promise) => c.executionCtx.waitUntil(promise), resource.issuer, resource.origin);
 }
 
-/** The issuer and protected resource a request is for (the route's most specific resource). */
-export function requestResource(c: Context<AppEnv>): { issuer: string | undefined; path: ResourcePath } {
+/** The issuer and protected resource a request is for (the route's most specific resource), and the origin it arrived on. */
+export function requestResource(c: Context<AppEnv>): { issuer: string | undefined; path: ResourcePath; origin: string } {
   const url = new URL(c.req.url);
-  return { issuer: issuerFor(url, c.env.SELF_ORIGIN), path: resourcePathOf(url.pathname) };
+  return { issuer: issuerFor(url, c.env.SELF_ORIGIN), path: resourcePathOf(url.pathname), origin: url.origin };
 }
 
 /** The one place identity is established: the bearer token's principal (audience-checked), or an AppError. */
@@ -70,7 +70,7 @@ export function accessFor(c: Context<AppEnv>, principal: Principal): Access {
 export const authenticated: MiddlewareHandler<AppEnv> = async (c, next) => {
   // The request's URL parsed once for both (every MCP request passes here).
   const resource = requestResource(c);
-  const services = requestServices(c, resource.issuer);
+  const services = requestServices(c, resource);
   let principal: Principal;
   try {
     principal = await identify(c, services, resource);

@@ -5,7 +5,7 @@
  */
 import { and, count, eq, gt, lt, min, sql } from "drizzle-orm";
 import { sourceAuthorizations, sources, upstreamOauthFlows } from "../../d1/schema";
-import type { Db } from "../lib/db";
+import { batch, type Db } from "../lib/db";
 
 export type AuthorizationRow = typeof sourceAuthorizations.$inferSelect;
 export type AuthorizationPatch = Partial<Omit<AuthorizationRow, "sourceId" | "userId">>;
@@ -60,12 +60,51 @@ export async function updateWhileTokensAre(db: Db, userId: number, sourceId: num
   return result.meta.changes > 0;
 }
 
-export async function insertFlow(db: Db, flow: typeof upstreamOauthFlows.$inferInsert, now: string): Promise<void> {
-  await db.batch([db.delete(upstreamOauthFlows).where(lt(upstreamOauthFlows.expiresAt, now)), db.insert(upstreamOauthFlows).values(flow)]);
+/** What a start keeps of a new flow (the browser binding comes when its link is opened). */
+export type NewFlow = Pick<FlowRow, "stateHash" | "startHash" | "userId" | "sourceId" | "secrets" | "scope" | "returnTo" | "expiresAt">;
+
+/** A user's unexpired flows: how many, and when the first of them expires. */
+export interface OpenFlows {
+  count: number;
+  earliestExpiry: string | null;
+}
+
+export type FlowInsert = { inserted: true } | { inserted: false; open: OpenFlows };
+
+/**
+ * Keeps a new flow unless its user already has `limit` unexpired ones, and with it the patch of the
+ * start that made it — one batch, so one transaction. Expired flows go first; the insert counts
+ * in its own statement, so starts running at once cannot all pass the count; the patch applies
+ * only when the flow went in, so a refused start leaves the authorization row as it was. A refusal
+ * reports the open flows as the insert saw them.
+ */
+export async function insertFlow(db: Db, flow: NewFlow, authorization: AuthorizationPatch, limit: number, now: string): Promise<FlowInsert> {
+  const [, inserted, , seen] = await batch(db, [
+    db.delete(upstreamOauthFlows).where(lt(upstreamOauthFlows.expiresAt, now)),
+    sql`INSERT INTO upstream_oauth_flows (state_hash, start_hash, user_id, source_id, secrets, scope, return_to, expires_at)
+      SELECT ${flow.stateHash}, ${flow.startHash}, ${flow.userId}, ${flow.sourceId}, ${flow.secrets}, ${flow.scope}, ${flow.returnTo}, ${flow.expiresAt}
+      WHERE (SELECT count(*) FROM upstream_oauth_flows WHERE user_id = ${flow.userId} AND expires_at > ${now}) < ${limit}
+      RETURNING state_hash`,
+    db
+      .update(sourceAuthorizations)
+      .set(authorization)
+      .where(
+        and(
+          eq(sourceAuthorizations.sourceId, flow.sourceId),
+          eq(sourceAuthorizations.userId, flow.userId),
+          sql`EXISTS (SELECT 1 FROM upstream_oauth_flows WHERE state_hash = ${flow.stateHash})`,
+        ),
+      ),
+    sql`SELECT count(*) AS count, min(expires_at) AS earliest_expiry FROM upstream_oauth_flows WHERE user_id = ${flow.userId} AND expires_at > ${now}`,
+  ]);
+  if (inserted!.length > 0) return { inserted: true };
+  const open = seen![0];
+  const earliestExpiry = open?.["earliest_expiry"];
+  return { inserted: false, open: { count: Number(open?.["count"] ?? 0), earliestExpiry: typeof earliestExpiry === "string" ? earliestExpiry : null } };
 }
 
 /** How many flows the user has unexpired at `now`, and when the first of them expires. */
-export async function openFlows(db: Db, userId: number, now: string): Promise<{ count: number; earliestExpiry: string | null }> {
+export async function openFlows(db: Db, userId: number, now: string): Promise<OpenFlows> {
   const row = await db
     .select({ count: count(), earliestExpiry: min(upstreamOauthFlows.expiresAt) })
     .from(upstreamOauthFlows)

@@ -25,10 +25,20 @@ export const FLOW_TTL_MS = 10 * 60 * 1000;
 /**
  * The most connects a user may have in progress (unexpired) at once. Each one opened in a browser
  * leaves a cookie there until its callback or its expiry (upstream-oauth.routes.ts), so this bounds
- * the cookies a browser collects; real use is one or two at a time. Checked before the insert, not
- * in the same statement: concurrent starts may pass it together, loosening the bound by those few.
+ * the cookies a browser collects; real use is one or two at a time. The insert itself enforces it
+ * (authorizations.repo.ts#insertFlow), so starts running at once cannot exceed it.
  */
 export const MAX_OPEN_FLOWS = 10;
+
+/** The refusal of a start beyond MAX_OPEN_FLOWS: retry when the oldest open flow expires. */
+function tooManyOpen(open: repo.OpenFlows, now: number): AppError {
+  const retryAfterMs = open.earliestExpiry === null ? 1000 : Math.max(1000, Date.parse(open.earliestExpiry) - now);
+  return new AppError(
+    "rate_limited",
+    `You have ${open.count} connects in progress, the most at once: finish one, or start again in ${Math.ceil(retryAfterMs / 1000)} s when the oldest expires`,
+    { details: { retry_after_ms: retryAfterMs } },
+  );
+}
 
 export interface StartOptions {
   scope?: string | undefined;
@@ -57,6 +67,9 @@ export class ConnectFlows {
   async start(userId: number, source: OAuthSource, options: StartOptions): Promise<StartedFlow> {
     const { db } = this.ctx.deps;
     const row = await this.ctx.owned(userId, source.id);
+    // A first count, before any network work: a user at the limit is refused without discovery or
+    // a registration at the authorization server. It cannot hold the limit alone — starts running
+    // at once all pass it together — so the insert below counts again, in the same statement.
     await this.refuseTooManyOpen(userId);
     const urls = this.ctx.urls();
     const opened = await this.ctx.state.open(row);
@@ -102,12 +115,13 @@ export class ConnectFlows {
     const newClient = provider.clientChanged ? { client: opened.client, identification: opened.identification } : {};
     provider.clientChanged = false;
     const patch = await this.ctx.state.patch(userId, source.id, opened, provider);
-    await repo.updateAuthorization(db, userId, source.id, { ...patch, redirectUri: urls.redirectUri });
     const flowId = randomSecret();
-    const expiresAt = new Date(this.ctx.now() + FLOW_TTL_MS).toISOString();
+    const now = this.ctx.now();
+    const expiresAt = new Date(now + FLOW_TTL_MS).toISOString();
     const scope = provider.authorizationUrl.searchParams.get("scope") ?? undefined;
     const flowSecrets: FlowSecrets = { verifier: provider.verifier, authorizationUrl: provider.authorizationUrl.href, ...newClient };
-    await repo.insertFlow(
+    // The row's patch goes in with the flow or not at all: a start refused here changes nothing.
+    const kept = await repo.insertFlow(
       db,
       {
         stateHash: await hashToken(state),
@@ -119,21 +133,18 @@ export class ConnectFlows {
         returnTo: options.returnTo,
         expiresAt,
       },
-      nowIso(),
+      { ...patch, redirectUri: urls.redirectUri },
+      MAX_OPEN_FLOWS,
+      new Date(now).toISOString(),
     );
+    if (!kept.inserted) throw tooManyOpen(kept.open, now);
     return { startUrl: `${urls.origin}${UPSTREAM_START_PATH}?flow=${flowId}`, expiresAt, scope, authorizationServer: row.authorizationServer };
   }
 
   private async refuseTooManyOpen(userId: number): Promise<void> {
     const now = this.ctx.now();
     const open = await repo.openFlows(this.ctx.deps.db, userId, new Date(now).toISOString());
-    if (open.count < MAX_OPEN_FLOWS || open.earliestExpiry === null) return;
-    const retryAfterMs = Math.max(1000, Date.parse(open.earliestExpiry) - now);
-    throw new AppError(
-      "rate_limited",
-      `You have ${open.count} connects in progress, the most at once: finish one, or start again in ${Math.ceil(retryAfterMs / 1000)} s when the oldest expires`,
-      { details: { retry_after_ms: retryAfterMs } },
-    );
+    if (open.count >= MAX_OPEN_FLOWS) throw tooManyOpen(open, now);
   }
 
   /** `start` for the owner's source by id (REST, the admin tool): the REST shape of the link. */

@@ -150,7 +150,7 @@ async function callback(c: Context<AppEnv>): Promise<Response> {
     },
   );
   // Now the tools can be listed: discover them with the new token.
-  const services = createServices(c.env, (promise) => c.executionCtx.waitUntil(promise), originOf(c));
+  const services = createServices(c.env, (promise) => c.executionCtx.waitUntil(promise), originOf(c), new URL(c.req.url).origin);
   const detail = await services.sources.refresh(done.userId, done.sourceId);
   const headers = new Headers(NO_STORE);
   clear(headers);
