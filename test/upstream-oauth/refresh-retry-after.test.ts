@@ -9,21 +9,27 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { callThroughGateway } from "../helpers/gateway";
 import { textOf } from "../helpers/mcp";
-import { connectedNotes, type ErrorMeta, expectKept, expectRecovers, workerAuthorizations } from "../helpers/notes-refresh";
+import { type Connected, connectedNotes, type ErrorMeta, expectKept, expectRecovers, workerAuthorizations } from "../helpers/notes-refresh";
 import { answerRefreshes, failRefreshes, whoami } from "../helpers/notes-upstream";
 import { expireAccessToken } from "../helpers/upstream-oauth";
 
 const SLOW_DOWN = { status: 429, body: JSON.stringify({ error: "slow_down" }), retryAfter: "30" };
 
+/** A connected notes source whose expired token's refresh was just answered 429 with Retry-After: 30 (by a first call). */
+async function pausedForThirtySeconds(): Promise<Connected> {
+  const connected = await connectedNotes();
+  const { owner, source, clientId } = connected;
+  await failRefreshes(clientId, SLOW_DOWN);
+  await expireAccessToken(source.id);
+  const first = await callThroughGateway(owner, `${source.slug}__whoami`);
+  expect((first._meta as ErrorMeta).error).toMatchObject({ code: "unavailable", retry_after_ms: 30_000 });
+  return connected;
+}
+
 describe("Retry-After from a refresh that failed for now", () => {
   it("calls within the pause answer unavailable without contacting the server; after it, a call refreshes", async () => {
-    const connected = await connectedNotes();
+    const connected = await pausedForThirtySeconds();
     const { owner, source, clientId } = connected;
-    await failRefreshes(clientId, SLOW_DOWN);
-    await expireAccessToken(source.id);
-
-    const first = await callThroughGateway(owner, `${source.slug}__whoami`);
-    expect((first._meta as ErrorMeta).error).toMatchObject({ code: "unavailable", retry_after_ms: 30_000 });
 
     const second = await callThroughGateway(owner, `${source.slug}__whoami`);
     expect(second.isError).toBe(true);
@@ -44,12 +50,8 @@ describe("Retry-After from a refresh that failed for now", () => {
   });
 
   it("another write to the connection within the pause neither ends it nor moves it", async () => {
-    const connected = await connectedNotes();
+    const connected = await pausedForThirtySeconds();
     const { owner, source, clientId } = connected;
-    await failRefreshes(clientId, SLOW_DOWN);
-    await expireAccessToken(source.id);
-    const first = await callThroughGateway(owner, `${source.slug}__whoami`);
-    expect((first._meta as ErrorMeta).error).toMatchObject({ code: "unavailable", retry_after_ms: 30_000 });
 
     // What a connect that failed in the meantime writes (connect-flow.service.ts): its own note, a new updated_at.
     await env.DB.prepare("UPDATE source_authorizations SET last_error = 'connect: access_denied', updated_at = ? WHERE source_id = ?")
