@@ -483,6 +483,12 @@ export const sourceAuthorizations = sqliteTable("source_authorizations", {
   refreshedAt: text("refreshed_at"),
   /** Why the last connect or refresh failed (no token values). */
   lastError: text("last_error"),
+  /**
+   * When a refresh may be tried again (ISO), after the authorization server answered one for now
+   * with Retry-After (honoured up to 5 minutes); null when it asked for no pause. Its own column,
+   * so other writes to the row (a failed connect's note, a new updated_at) neither end nor move it.
+   */
+  refreshRetryAt: text("refresh_retry_at"),
   updatedAt: text("updated_at").notNull().default(now),
 });
 

@@ -19,6 +19,7 @@ import {
   pendingDeferral,
   readDeferral,
   RefreshExchange,
+  refreshRetryAt,
 } from "../../workers/upstream-oauth/refresh-failure";
 import { MAX_TOKEN_ANSWER_BYTES } from "../../workers/upstream-oauth/token-answer";
 
@@ -163,32 +164,43 @@ describe("the note a transient failure leaves", () => {
   });
 });
 
-describe("the pause a note's Retry-After asks for", () => {
-  const written = "2026-11-21T10:00:00.000Z";
-  const at = (seconds: number) => Date.parse(written) + seconds * 1000;
-  const slowDown = deferralNote({ kind: "transient", reason: "answered 429 slow_down", retryAfterS: 30 });
+describe("the pause a Retry-After asks for", () => {
+  const written = Date.parse("2026-11-21T10:00:00.000Z");
+  const at = (seconds: number) => written + seconds * 1000;
+  const slowDownFailure = { kind: "transient", reason: "answered 429 slow_down", retryAfterS: 30 } as const;
+  const slowDown = { lastError: deferralNote(slowDownFailure), refreshRetryAt: refreshRetryAt(slowDownFailure, written) };
 
-  it("lasts from when the note was written: what is left, rounded up to whole seconds", () => {
-    expect(pendingDeferral(slowDown, written, at(0))).toEqual({ kind: "transient", reason: "answered 429 slow_down", retryAfterS: 30 });
-    expect(pendingDeferral(slowDown, written, at(0.2))?.retryAfterS).toBe(30);
-    expect(pendingDeferral(slowDown, written, at(29.5))?.retryAfterS).toBe(1);
+  it("lasts from when the failure was recorded: what is left, rounded up to whole seconds", () => {
+    expect(pendingDeferral(slowDown, at(0))).toEqual({ kind: "transient", reason: "answered 429 slow_down", retryAfterS: 30 });
+    expect(pendingDeferral(slowDown, at(0.2))?.retryAfterS).toBe(30);
+    expect(pendingDeferral(slowDown, at(29.5))?.retryAfterS).toBe(1);
   });
 
   it("is over once that long has passed", () => {
-    expect(pendingDeferral(slowDown, written, at(30))).toBeUndefined();
-    expect(pendingDeferral(slowDown, written, at(3600))).toBeUndefined();
+    expect(pendingDeferral(slowDown, at(30))).toBeUndefined();
+    expect(pendingDeferral(slowDown, at(3600))).toBeUndefined();
   });
 
-  it("is no pause without a Retry-After, another note, or an unreadable time", () => {
-    expect(pendingDeferral(deferralNote({ kind: "transient", reason: "answered 503", retryAfterS: undefined }), written, at(0))).toBeUndefined();
-    expect(pendingDeferral("refresh: invalid_grant (400)", written, at(0))).toBeUndefined();
-    expect(pendingDeferral(null, written, at(0))).toBeUndefined();
-    expect(pendingDeferral(slowDown, "not a time", at(0))).toBeUndefined();
+  it("outlives the note: another note written over it leaves the pause, and the answer says a pause was asked", () => {
+    expect(pendingDeferral({ ...slowDown, lastError: "connect: access_denied" }, at(10))).toEqual({
+      kind: "transient",
+      reason: "asked for a pause before the next refresh",
+      retryAfterS: 20,
+    });
+  });
+
+  it("is no pause without a Retry-After, or with an unreadable time", () => {
+    const noRetryAfter = { kind: "transient", reason: "answered 503", retryAfterS: undefined } as const;
+    expect(refreshRetryAt(noRetryAfter, written)).toBeNull();
+    expect(pendingDeferral({ lastError: deferralNote(noRetryAfter), refreshRetryAt: null }, at(0))).toBeUndefined();
+    expect(pendingDeferral({ lastError: null, refreshRetryAt: null }, at(0))).toBeUndefined();
+    expect(pendingDeferral({ ...slowDown, refreshRetryAt: "not a time" }, at(0))).toBeUndefined();
   });
 
   it("is honoured up to a cap: a mistaken day-long Retry-After does not keep the source unusable", () => {
-    const day = deferralNote({ kind: "transient", reason: "answered 429", retryAfterS: 86_400 });
-    expect(pendingDeferral(day, written, at(0))?.retryAfterS).toBe(MAX_HONOURED_RETRY_AFTER_S);
-    expect(pendingDeferral(day, written, at(MAX_HONOURED_RETRY_AFTER_S))).toBeUndefined();
+    const day = { kind: "transient", reason: "answered 429", retryAfterS: 86_400 } as const;
+    const row = { lastError: deferralNote(day), refreshRetryAt: refreshRetryAt(day, written) };
+    expect(pendingDeferral(row, at(0))?.retryAfterS).toBe(MAX_HONOURED_RETRY_AFTER_S);
+    expect(pendingDeferral(row, at(MAX_HONOURED_RETRY_AFTER_S))).toBeUndefined();
   });
 });

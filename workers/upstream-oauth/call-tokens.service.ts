@@ -14,7 +14,7 @@ import { log } from "../lib/log";
 import type { AuthorizationNeeded, OAuthSource } from "../gateway/upstream-authorization";
 import * as repo from "./authorizations.repo";
 import { GatewayOAuthClient, type OAuthState } from "./gateway-oauth-client";
-import { deferralNote, deferredRefreshError, pendingDeferral, readDeferral, RefreshExchange, type TransientFailure } from "./refresh-failure";
+import { deferralNote, deferredRefreshError, pendingDeferral, readDeferral, RefreshExchange, refreshRetryAt, type TransientFailure } from "./refresh-failure";
 import type { UpstreamAuthContext } from "./upstream-auth-context";
 
 /** An access token this close to expiry is refreshed before a call rather than after its 401. */
@@ -42,7 +42,7 @@ export class CallTokens {
     const fresh = opened.expiresAt === null || opened.expiresAt - this.ctx.now() > REFRESH_MARGIN_MS;
     if (fresh && !afterUnauthorized) return opened.tokens!.access_token;
     // The authorization server asked for a pause (Retry-After) that has not ended: it is not asked again before.
-    const waiting = pendingDeferral(row.lastError, row.updatedAt, this.ctx.now());
+    const waiting = pendingDeferral(row, this.ctx.now());
     if (waiting) return this.deferred(source, row, opened, waiting, afterUnauthorized);
     return this.refreshOnce(source, row, afterUnauthorized);
   }
@@ -70,7 +70,7 @@ export class CallTokens {
         const row = await repo.getAuthorization(this.ctx.deps.db, source.userId, source.id);
         if (!row || row.status !== "connected" || row.tokens === null) return neededFor(row);
         if (row.tokens !== seen.tokens) return (await this.ctx.state.open(row)).tokens!.access_token;
-        const deferred = row.updatedAt !== seen.updatedAt ? (pendingDeferral(row.lastError, row.updatedAt, this.ctx.now()) ?? readDeferral(row.lastError)) : undefined;
+        const deferred = row.updatedAt !== seen.updatedAt ? (pendingDeferral(row, this.ctx.now()) ?? readDeferral(row.lastError)) : undefined;
         if (deferred) return this.deferred(source, row, await this.ctx.state.open(row), deferred, afterUnauthorized);
         // `reread` with the tokens unchanged: the holder's lease ran out without an answer; ask again.
         if (turn.kind === "refresh") return await this.refresh(source, row, await this.ctx.state.open(row), afterUnauthorized);
@@ -98,15 +98,19 @@ export class CallTokens {
       const failure = exchange.failure(thrown);
       if (failure.kind === "refused") return this.refused(source, row, failure.reason);
       // Only onto the tokens this refresh started from: a connection made meanwhile is not marked.
-      // On the context's clock: the note's Retry-After is waited out from this instant, read by that clock.
-      const at = new Date(this.ctx.now()).toISOString();
-      await repo.updateWhileTokensAre(this.ctx.deps.db, source.userId, source.id, row.tokens!, { lastError: deferralNote(failure), updatedAt: at });
+      // On the context's clock: the Retry-After is waited out from this instant, read by that clock.
+      const at = this.ctx.now();
+      await repo.updateWhileTokensAre(this.ctx.deps.db, source.userId, source.id, row.tokens!, {
+        lastError: deferralNote(failure),
+        refreshRetryAt: refreshRetryAt(failure, at),
+        updatedAt: new Date(at).toISOString(),
+      });
       log.warn("upstream token refresh deferred", { source_id: source.id, reason: failure.reason });
       return this.deferred(source, row, opened, failure, afterUnauthorized);
     }
     const { db, audit } = this.ctx.deps;
     const patch = await this.ctx.state.patch(source.userId, source.id, opened, provider);
-    const saved = await repo.updateWhileTokensAre(db, source.userId, source.id, row.tokens!, { ...patch, refreshedAt: nowIso(), lastError: null });
+    const saved = await repo.updateWhileTokensAre(db, source.userId, source.id, row.tokens!, { ...patch, refreshedAt: nowIso(), lastError: null, refreshRetryAt: null });
     // The tokens changed while this refresh ran (the owner connected again or disconnected, or a
     // refresh ran ungated while the gate was unreachable): what is stored now is the answer.
     if (!saved) return this.currentAnswer(source);
@@ -120,7 +124,7 @@ export class CallTokens {
    */
   private async refused(source: OAuthSource, row: repo.AuthorizationRow, reason: string): Promise<string | AuthorizationNeeded> {
     const { db, audit } = this.ctx.deps;
-    const ended = await repo.updateWhileTokensAre(db, source.userId, source.id, row.tokens!, { status: "authorization_expired", tokens: null, tokenExpiresAt: null, lastError: `refresh: ${reason}`, updatedAt: nowIso() });
+    const ended = await repo.updateWhileTokensAre(db, source.userId, source.id, row.tokens!, { status: "authorization_expired", tokens: null, tokenExpiresAt: null, lastError: `refresh: ${reason}`, refreshRetryAt: null, updatedAt: nowIso() });
     if (!ended) return this.currentAnswer(source);
     audit.record({ userId: source.userId, sourceId: source.id, action: "refresh_failed", scope: null, identification: null });
     return { state: "authorization_expired", scope: row.grantedScope ?? undefined };

@@ -223,7 +223,7 @@ export class ConnectFlows {
     }
     const patch = await this.ctx.state.patch(flow.userId, flow.sourceId, opened, provider);
     const at = nowIso();
-    await repo.updateAuthorization(db, flow.userId, flow.sourceId, { ...patch, status: "connected", connectedAt: at, refreshedAt: null, lastError: null, updatedAt: at });
+    await repo.updateAuthorization(db, flow.userId, flow.sourceId, { ...patch, status: "connected", connectedAt: at, refreshedAt: null, lastError: null, refreshRetryAt: null, updatedAt: at });
     audit.record({ userId: flow.userId, sourceId: flow.sourceId, action: "connected", scope: opened.tokens?.scope ?? flow.scope, identification: opened.identification });
     return { userId: flow.userId, sourceId: flow.sourceId, returnTo: flow.returnTo };
   }

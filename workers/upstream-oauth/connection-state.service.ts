@@ -91,7 +91,7 @@ export class ConnectionState {
       });
     }
     if (!forDelete) {
-      await repo.updateAuthorization(db, userId, sourceId, { status: "needs_authorization", tokens: null, tokenExpiresAt: null, grantedScope: null, refreshedAt: null, updatedAt: nowIso() });
+      await repo.updateAuthorization(db, userId, sourceId, { status: "needs_authorization", tokens: null, tokenExpiresAt: null, grantedScope: null, refreshedAt: null, refreshRetryAt: null, updatedAt: nowIso() });
     }
     if (row.tokens !== null) audit.record({ userId, sourceId, action: "disconnected", scope: null, identification: null });
     return { revoked };

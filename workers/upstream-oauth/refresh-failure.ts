@@ -169,23 +169,32 @@ export function readDeferral(lastError: string | null): TransientFailure | undef
 }
 
 /**
- * The longest Retry-After a row's note is waited out for. A server's pause is honoured, but one
- * mistaken header (a day) must not keep a source unusable after its server is back: past this a
- * call tries again, which costs one request per this long while the server still answers 429.
+ * The longest Retry-After that is waited out. A server's pause is honoured, but one mistaken
+ * header (a day) must not keep a source unusable after its server is back: past this a call tries
+ * again, which costs one request per this long while the server still answers 429.
  */
 export const MAX_HONOURED_RETRY_AFTER_S = 300;
 
+/** When a refresh may be tried again after `failure` at `at` (ISO, the row's `refresh_retry_at`); null when it asked for no pause. */
+export function refreshRetryAt(failure: TransientFailure, at: number): string | null {
+  if (failure.retryAfterS === undefined) return null;
+  return new Date(at + Math.min(failure.retryAfterS, MAX_HONOURED_RETRY_AFTER_S) * 1000).toISOString();
+}
+
+/** Said of the server when the note that named its failure was since replaced (a failed connect's, say). */
+const PAUSE_ASKED = "asked for a pause before the next refresh";
+
 /**
- * The transient failure a row is still waiting out: its note asked to retry after N s (honoured up
- * to MAX_HONOURED_RETRY_AFTER_S) and less than that has passed since `updatedAt`, when it was
- * written. `retryAfterS` is then what is left of the wait, rounded up to whole seconds.
+ * The transient failure a row is still waiting out: its `refresh_retry_at` is after `now`.
+ * `retryAfterS` is then what is left of the wait, rounded up to whole seconds; the reason is the
+ * row's note when it still records the failure.
  */
-export function pendingDeferral(lastError: string | null, updatedAt: string, now: number): TransientFailure | undefined {
-  const deferral = readDeferral(lastError);
-  if (deferral?.retryAfterS === undefined) return undefined;
-  const leftMs = Date.parse(updatedAt) + Math.min(deferral.retryAfterS, MAX_HONOURED_RETRY_AFTER_S) * 1000 - now;
-  // NaN (an unreadable updated_at) waits for nothing.
-  return leftMs > 0 ? { ...deferral, retryAfterS: Math.ceil(leftMs / 1000) } : undefined;
+export function pendingDeferral(row: { refreshRetryAt: string | null; lastError: string | null }, now: number): TransientFailure | undefined {
+  if (row.refreshRetryAt === null) return undefined;
+  const leftMs = Date.parse(row.refreshRetryAt) - now;
+  // NaN (an unreadable time) waits for nothing.
+  if (!(leftMs > 0)) return undefined;
+  return { kind: "transient", reason: readDeferral(row.lastError)?.reason ?? PAUSE_ASKED, retryAfterS: Math.ceil(leftMs / 1000) };
 }
 
 /** What a call answers when its token could not be renewed for now: retryable, the connection kept. */

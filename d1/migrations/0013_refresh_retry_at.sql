@@ -1,0 +1,1 @@
+ALTER TABLE `source_authorizations` ADD `refresh_retry_at` text;
