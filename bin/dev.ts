@@ -1,17 +1,18 @@
 /**
  * npm run dev: migrate and seed the local D1, make sure the demo user has a token, then run both
- * Workers in one `wrangler dev` on http://localhost:8787 — the main Worker (wrangler.toml) and,
+ * Workers in one `wrangler dev` on http://localhost:8787 (or the PORT given) — the main Worker (wrangler.toml) and,
  * behind its AGENT binding, the chat agent's (workers/agent/wrangler.toml) — with local D1, Queues
  * and Durable Objects and working service bindings between them.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { devPort } from "./lib/dev-origin";
 import { seedRagCorpus } from "./lib/seed-rag";
 import { createToken, tokenIsValid } from "./lib/tokens";
 import { applyMigrations, ROOT, WRANGLER, wrangler } from "./lib/wrangler";
 
-const PORT = process.env["PORT"] ?? "8787";
+const PORT = devPort();
 const TOKEN_FILE = join(ROOT, ".wrangler", "demo-token");
 const SOURCE_KEY_FILE = join(ROOT, ".wrangler", "dev-source-secrets-key");
 

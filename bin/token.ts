@@ -6,11 +6,12 @@
  * `create` makes the user if needed and prints a new API token on its last line; `--scope`
  * (repeatable) limits what it grants, default every scope. Only the token's SHA-256 is stored.
  * `login-link` prints a one-time sign-in link for the /authorize page (single use, ten minutes);
- * its code can also be pasted there. `--remote` targets the production D1 database.
+ * its code can also be pasted there. Locally the link names http://localhost:$PORT (8787 by default). `--remote` targets the production D1 database.
  */
 import { parseArgs } from "node:util";
 import { parseScopeFlags, SCOPES } from "../workers/auth/scopes";
 import { LOGIN_CODE_SECONDS } from "../workers/auth/tokens";
+import { devOrigin } from "./lib/dev-origin";
 import { createLoginCode, createToken, revokeTokens } from "./lib/tokens";
 
 const USAGE = `usage: npm run token -- create --user <name> [--label <text>] [--scope <scope> …] [--remote]
@@ -22,7 +23,8 @@ const COMMANDS = new Set(["create", "revoke", "login-link"]);
 
 function originOf(value: string | undefined, remote: boolean): string {
   if (value === undefined && remote) throw new Error("--origin <https://your-worker> is needed with --remote: the link must open your deployed Worker");
-  const raw = value ?? "http://localhost:8787";
+  // Without --origin: the local server, on the PORT `npm run dev` was started with.
+  const raw = value ?? devOrigin();
   const url = new URL(raw);
   if (url.protocol !== "https:" && url.protocol !== "http:") throw new Error(`--origin ${raw}: expected an http(s) URL`);
   return url.origin;
