@@ -18,17 +18,19 @@ async function withoutSelfOrigin(url: string): Promise<Response> {
   return response;
 }
 
+/** Every scope of each MCP server's tools: what a first sign-in is told to ask for (decision 0054). */
+const GATEWAY_SCOPES = ["tasks:read", "tasks:write", "rag:read", "rag:write", "thinking", "gateway:read", "gateway:admin"];
 const RESOURCES = [
-  { path: "/mcp/tasks", scopes: ["tasks:read"] },
-  { path: "/mcp/rag", scopes: ["rag:read"] },
+  { path: "/mcp/tasks", scopes: ["tasks:read", "tasks:write"] },
+  { path: "/mcp/rag", scopes: ["rag:read", "rag:write"] },
   { path: "/mcp/thinking", scopes: ["thinking"] },
-  { path: "/mcp", scopes: ["gateway:read"] },
+  { path: "/mcp", scopes: GATEWAY_SCOPES },
   { path: "/api", scopes: undefined },
   { path: "", scopes: undefined },
 ] as const;
 
 describe("protected resource metadata (RFC 9728)", () => {
-  it.each(RESOURCES)("is published for $path with its baseline scope", async ({ path, scopes }) => {
+  it.each(RESOURCES)("is published for $path with every scope its tools use", async ({ path, scopes }) => {
     const res = await workerFetch(`${ORIGIN}/.well-known/oauth-protected-resource${path}`);
     expect(res.status).toBe(200);
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
@@ -104,15 +106,15 @@ function protectedRequest(path: string, authorization?: string): Promise<Respons
 
 describe("401 challenges", () => {
   const CASES = [
-    { route: "/mcp/tasks", metadata: "/mcp/tasks", scope: "tasks:read" },
-    { route: "/mcp/rag", metadata: "/mcp/rag", scope: "rag:read" },
+    { route: "/mcp/tasks", metadata: "/mcp/tasks", scope: "tasks:read tasks:write" },
+    { route: "/mcp/rag", metadata: "/mcp/rag", scope: "rag:read rag:write" },
     { route: "/mcp/thinking", metadata: "/mcp/thinking", scope: "thinking" },
-    { route: "/mcp", metadata: "/mcp", scope: "gateway:read" },
+    { route: "/mcp", metadata: "/mcp", scope: GATEWAY_SCOPES.join(" ") },
     { route: "/api/tasks", metadata: "/api", scope: undefined },
     { route: "/api/servers", metadata: "/api", scope: undefined },
   ];
 
-  it.each(CASES)("$route without a token names its metadata and baseline scope", async ({ route, metadata, scope }) => {
+  it.each(CASES)("$route without a token names its metadata and what a first sign-in asks for", async ({ route, metadata, scope }) => {
     const res = await protectedRequest(route);
     expect(res.status).toBe(401);
     const challenge = res.headers.get("www-authenticate")!;
@@ -131,5 +133,53 @@ describe("401 challenges", () => {
     const challenge = res.headers.get("www-authenticate")!;
     expect(challenge).toContain('error="invalid_token"');
     expect(challenge).toContain(`resource_metadata="${ORIGIN}/.well-known/oauth-protected-resource${metadata}"`);
+  });
+});
+
+/** The Worker with the operator's OAUTH_DEFAULT_SCOPES (wrangler.toml [vars]). */
+async function withDefaultScopes(setting: string, path: string, init: RequestInit = {}): Promise<Response> {
+  const ctx = createExecutionContext();
+  const response = await createApp().fetch(new Request(`${ORIGIN}${path}`, init), { ...env, OAUTH_DEFAULT_SCOPES: setting }, ctx);
+  await waitOnExecutionContext(ctx);
+  return response;
+}
+
+const INITIALIZE_POST: RequestInit = {
+  method: "POST",
+  headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+  body: MCP_INITIALIZE,
+};
+
+describe("OAUTH_DEFAULT_SCOPES: the operator narrows what a first sign-in asks for", () => {
+  const NARROWED = JSON.stringify({ "/mcp/tasks": "tasks:read", "/mcp": "gateway:read tasks:read" });
+
+  it("replaces the 401 scope and scopes_supported of the endpoints it names, and only those", async () => {
+    const tasks = await withDefaultScopes(NARROWED, "/mcp/tasks", INITIALIZE_POST);
+    expect(tasks.status).toBe(401);
+    expect(tasks.headers.get("www-authenticate")).toContain('scope="tasks:read"');
+    const tasksDoc = await (await withDefaultScopes(NARROWED, "/.well-known/oauth-protected-resource/mcp/tasks")).json<Record<string, unknown>>();
+    expect(tasksDoc["scopes_supported"]).toEqual(["tasks:read"]);
+    const gateway = await withDefaultScopes(NARROWED, "/mcp", INITIALIZE_POST);
+    expect(gateway.headers.get("www-authenticate")).toContain('scope="tasks:read gateway:read"');
+    const rag = await withDefaultScopes(NARROWED, "/mcp/rag", INITIALIZE_POST);
+    expect(rag.headers.get("www-authenticate")).toContain('scope="rag:read rag:write"');
+  });
+
+  it.each([
+    ["not JSON", "tasks:read", /expected "" or a JSON object/],
+    ["an array", '["tasks:read"]', /expected a JSON object from endpoint path/],
+    ["an endpoint that is not an MCP server", '{"/api": "tasks:read"}', /"\/api" is not an MCP endpoint/],
+    ["an empty list", '{"/mcp/tasks": " "}', /"\/mcp\/tasks" names no scope/],
+    ["an unknown scope", '{"/mcp/tasks": "tasks:delete"}', /unknown scope tasks:delete/],
+    ["a scope the endpoint does not serve", '{"/mcp/tasks": "rag:read"}', /names rag:read, which its tools do not use/],
+    ["a gateway list that would bind clients to /mcp/tasks", '{"/mcp": "tasks:read"}', /would bind a client that sends no resource to \/mcp\/tasks/],
+  ])("an unusable value (%s) answers 503 naming the setting, on the 401 and the metadata", async (_case, setting, reason) => {
+    for (const res of [await withDefaultScopes(setting, "/mcp/tasks", INITIALIZE_POST), await withDefaultScopes(setting, "/.well-known/oauth-protected-resource/mcp/tasks")]) {
+      expect(res.status).toBe(503);
+      const body = await res.json<{ error: { code: string; message: string } }>();
+      expect(body.error.code).toBe("unavailable");
+      expect(body.error.message).toMatch(/^The setting OAUTH_DEFAULT_SCOPES is not valid: /);
+      expect(body.error.message).toMatch(reason);
+    }
   });
 });

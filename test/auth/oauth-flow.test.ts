@@ -17,8 +17,10 @@ describe.each(ERAS)("OAuth sign-in from an MCP client (%s)", (era) => {
     const client = await connectWithOAuth("/mcp/tasks", user, provider, era);
     const listed = await callOk<{ tasks: unknown[] }>(client, "list_tasks");
     expect(listed.tasks).toEqual([]);
-    // The 401 named the baseline scope, and that is what the client asked for and got.
-    expect(provider.tokens()?.scope).toBe("tasks:read");
+    // The 401 named every scope of the server's tools; the client asked for them and, with the
+    // consent page's defaults, got them: it can write at once (decision 0054).
+    expect(provider.tokens()?.scope).toBe("tasks:read tasks:write");
+    expect((await callOk<{ task: { title: string } }>(client, "add_task", { title: "written after the first sign-in" })).task.title).toBe("written after the first sign-in");
     await client.close();
   });
 

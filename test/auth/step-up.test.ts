@@ -206,11 +206,12 @@ describe("REST routes follow the same rule", () => {
 });
 
 describe("step-up with the MCP client", () => {
-  it("a tasks:read OAuth token calling add_task gets one 403 naming tasks:write; after re-authorizing with the union the call succeeds", async () => {
+  it("a tasks:read OAuth token (tasks:write unticked) calling add_task gets one 403 naming tasks:write; after re-authorizing with the union the call succeeds", async () => {
     const user = await createUser();
     const provider = new TestOAuthProvider({ name: "Step-up client" });
     const browser = new Browser();
-    const client = await connectWithOAuth("/mcp/tasks", user, provider, "2026-07-28", browser);
+    // The person unticked tasks:write on the consent page of the first sign-in.
+    const client = await connectWithOAuth("/mcp/tasks", user, provider, "2026-07-28", browser, { scopes: ["tasks:read"] });
     expect(provider.tokens()?.scope).toBe("tasks:read");
 
     // The raw answer first: exactly one 403 with the challenge.

@@ -201,10 +201,10 @@ export function oauthTransport(path: string, provider: OAuthClientProvider): Str
  * /authorize; the user signs in and consents in the browser; the SDK redeems the code and the
  * next connect succeeds.
  */
-export async function connectWithOAuth(path: string, user: TestUser, provider: TestOAuthProvider, era: Era, browser = new Browser()): Promise<Client> {
+export async function connectWithOAuth(path: string, user: TestUser, provider: TestOAuthProvider, era: Era, browser = new Browser(), choice: ConsentChoice = {}): Promise<Client> {
   await expect(mcpClient(era).connect(oauthTransport(path, provider))).rejects.toBeInstanceOf(UnauthorizedError);
   expect(provider.authorizationUrl, "the SDK sent the user to /authorize").toBeDefined();
-  const { callback } = await authorizeInBrowser(browser, provider.authorizationUrl!.href, user);
+  const { callback } = await authorizeInBrowser(browser, provider.authorizationUrl!.href, user, choice);
   const transport = oauthTransport(path, provider);
   await transport.finishAuth(callback.searchParams);
   const client = mcpClient(era);

@@ -27,10 +27,10 @@ const SURFACES = {
     }),
 };
 
-/** The 401 challenge of each surface: its resource metadata and (for MCP servers) the baseline scope. */
+/** The 401 challenge of each surface: its resource metadata and (for MCP servers) every scope its tools use. */
 const CHALLENGES: Record<string, string> = {
   "/api/tasks": 'resource_metadata="http://localhost/.well-known/oauth-protected-resource/api"',
-  "/mcp/tasks": 'resource_metadata="http://localhost/.well-known/oauth-protected-resource/mcp/tasks", scope="tasks:read"',
+  "/mcp/tasks": 'resource_metadata="http://localhost/.well-known/oauth-protected-resource/mcp/tasks", scope="tasks:read tasks:write"',
 };
 
 async function expectUnauthorized(res: Response, message: RegExp): Promise<void> {

@@ -1,9 +1,11 @@
 /**
  * RFC 9728 Protected Resource Metadata for each resource of an origin, at
  * `/.well-known/oauth-protected-resource` (the root) and `/.well-known/oauth-protected-resource<path>`.
- * `scopes_supported` is the resource's baseline — what any access needs, so clients ask for it
- * first — never the whole catalogue, which the authorization server metadata lists.
+ * `scopes_supported` is what a first sign-in asks for, as the 401 says it (default-scopes-settings.ts):
+ * every scope the MCP server's tools use unless the operator narrowed it — never the whole
+ * catalogue, which the authorization server metadata lists; none for /api and the root.
  */
+import { defaultScopes } from "./default-scopes-settings";
 import { type ResourcePath, resourceFacts, resourceUrl } from "./resources";
 
 export interface ProtectedResourceMetadata {
@@ -14,13 +16,13 @@ export interface ProtectedResourceMetadata {
   resource_name: string;
 }
 
-export function protectedResourceMetadata(issuer: string, path: ResourcePath): ProtectedResourceMetadata {
-  const facts = resourceFacts(path);
+export function protectedResourceMetadata(issuer: string, path: ResourcePath, env: Pick<Env, "OAUTH_DEFAULT_SCOPES">): ProtectedResourceMetadata {
+  const asked = defaultScopes(env, path);
   return {
     resource: resourceUrl(issuer, path),
     authorization_servers: [issuer],
-    ...(facts.baseline.length > 0 ? { scopes_supported: [...facts.baseline] } : {}),
+    ...(asked.length > 0 ? { scopes_supported: [...asked] } : {}),
     bearer_methods_supported: ["header"],
-    resource_name: facts.name,
+    resource_name: resourceFacts(path).name,
   };
 }

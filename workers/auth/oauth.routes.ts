@@ -54,7 +54,7 @@ function metadataDocument(c: Context<WorkerEnv>): Response {
   if (path === undefined) return oauthError("invalid_request", "No protected resource has metadata at this path", 404);
   const found = issuerOrRefusal(c);
   if ("refusal" in found) return found.refusal;
-  const body = c.req.method === "HEAD" ? null : JSON.stringify(protectedResourceMetadata(found.issuer, path));
+  const body = c.req.method === "HEAD" ? null : JSON.stringify(protectedResourceMetadata(found.issuer, path, c.env));
   return new Response(body, { headers: { "Content-Type": "application/json", "Cache-Control": "public, max-age=300", ...CORS } });
 }
 

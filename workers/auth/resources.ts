@@ -16,22 +16,35 @@ export const RESOURCE_PATHS: readonly ResourcePath[] = ["/mcp/tasks", "/mcp/rag"
 
 interface ResourceFacts {
   name: string;
-  /** What any access needs: the 401 challenge's `scope` and the metadata's `scopes_supported`. */
-  baseline: readonly Scope[];
+  /**
+   * What a first sign-in asks for unless the operator narrows it (default-scopes.ts): the 401
+   * challenge's `scope` and the metadata's `scopes_supported`. For an MCP server, every scope its
+   * tools use, so a client that asks for what it is told can call them all; what the app really
+   * gets is what the person leaves ticked on the consent page (decision 0054). None for /api and
+   * the root, whose callers (the console, scripts) name what they want.
+   */
+  asked: readonly Scope[];
   /** Every scope a token for this resource can use: what a request that names none is offered. */
   serves: readonly Scope[];
 }
 
-const MCP_SCOPES: readonly Scope[] = ["tasks:read", "tasks:write", "rag:read", "rag:write", "thinking", "gateway:read", "gateway:admin"];
+const TASKS_SCOPES: readonly Scope[] = ["tasks:read", "tasks:write"];
+const RAG_SCOPES: readonly Scope[] = ["rag:read", "rag:write"];
+const THINKING_SCOPES: readonly Scope[] = ["thinking"];
+/** The gateway serves the three servers' tools, its admin tools and its sources' tools. */
+const MCP_SCOPES: readonly Scope[] = [...TASKS_SCOPES, ...RAG_SCOPES, ...THINKING_SCOPES, "gateway:read", "gateway:admin"];
 
 const FACTS: Readonly<Record<ResourcePath, ResourceFacts>> = {
-  "/mcp/tasks": { name: "mcp-edge tasks MCP server", baseline: ["tasks:read"], serves: ["tasks:read", "tasks:write"] },
-  "/mcp/rag": { name: "mcp-edge RAG MCP server", baseline: ["rag:read"], serves: ["rag:read", "rag:write"] },
-  "/mcp/thinking": { name: "mcp-edge sequential-thinking MCP server", baseline: ["thinking"], serves: ["thinking"] },
-  "/mcp": { name: "mcp-edge gateway (every tool in one MCP server)", baseline: ["gateway:read"], serves: MCP_SCOPES },
-  "/api": { name: "mcp-edge REST API", baseline: [], serves: SCOPES },
-  "": { name: "mcp-edge (every route)", baseline: [], serves: SCOPES },
+  "/mcp/tasks": { name: "mcp-edge tasks MCP server", asked: TASKS_SCOPES, serves: TASKS_SCOPES },
+  "/mcp/rag": { name: "mcp-edge RAG MCP server", asked: RAG_SCOPES, serves: RAG_SCOPES },
+  "/mcp/thinking": { name: "mcp-edge sequential-thinking MCP server", asked: THINKING_SCOPES, serves: THINKING_SCOPES },
+  "/mcp": { name: "mcp-edge gateway (every tool in one MCP server)", asked: MCP_SCOPES, serves: MCP_SCOPES },
+  "/api": { name: "mcp-edge REST API", asked: [], serves: SCOPES },
+  "": { name: "mcp-edge (every route)", asked: [], serves: SCOPES },
 };
+
+/** The MCP servers' resources: the ones whose default sign-in scopes an operator may narrow. */
+export const MCP_RESOURCE_PATHS = ["/mcp/tasks", "/mcp/rag", "/mcp/thinking", "/mcp"] as const satisfies readonly ResourcePath[];
 
 export function resourceFacts(path: ResourcePath): ResourceFacts {
   return FACTS[path];
@@ -84,7 +97,7 @@ function familyOf(scope: Scope): ResourcePath {
 
 /**
  * The resource a client that omitted `resource` meant, from the scopes it asks for (every 401
- * names its resource's baseline scope, so a client sent to discover /mcp/tasks asks for tasks:*):
+ * names its resource's scopes, so a client sent to discover /mcp/tasks asks for tasks:*):
  * one family → that server (chat alone → /api); several MCP families → the gateway /mcp, which
  * serves them all; anything else, or no scope at all → the root.
  */

@@ -7,6 +7,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { Access } from "../auth/access";
 import { authenticate } from "../auth/auth.service";
 import { authenticationChallenge, insufficientScopeChallenge } from "../auth/challenges";
+import { defaultScopes } from "../auth/default-scopes-settings";
 import type { Principal } from "../auth/principal";
 import { issuerFor, type ResourcePath, resourcePathOf, resourceUrl } from "../auth/resources";
 import type { Scope } from "../auth/scopes";
@@ -40,13 +41,21 @@ export function identify(c: Context<AppEnv>, services: Services, { issuer, path 
   );
 }
 
-/** 401 with the route's challenge: where its metadata is and the baseline scope to ask for. */
+/**
+ * 401 with the route's challenge: where its metadata is and the scopes a first sign-in asks for.
+ * An unusable OAUTH_DEFAULT_SCOPES answers its own 503 naming the setting instead.
+ */
 export function unauthorizedResponse(c: Context<AppEnv>, error: unknown): Response {
   const response = errorResponse(c, error);
-  if (response.status === 401) {
-    const { issuer, path } = requestResource(c);
-    response.headers.set("WWW-Authenticate", authenticationChallenge(issuer, path, c.req.header("authorization") !== undefined));
+  if (response.status !== 401) return response;
+  const { issuer, path } = requestResource(c);
+  let asked: readonly Scope[];
+  try {
+    asked = defaultScopes(c.env, path);
+  } catch (settingError) {
+    return errorResponse(c, settingError);
   }
+  response.headers.set("WWW-Authenticate", authenticationChallenge(issuer, path, c.req.header("authorization") !== undefined, asked));
   return response;
 }
 
