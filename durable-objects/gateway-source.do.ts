@@ -15,11 +15,14 @@
  *
  * Configuration (including decrypted headers) arrives with every call and is never stored here, so
  * a changed source takes effect at once (its fingerprint no longer matches the warm connection).
+ * An owner's upstream OAuth token in it is sent only to a URL the resource it was issued for covers
+ * (bearer-resource.ts): otherwise discovery and calls answer `authorization_required`, sending nothing.
  * The warm singleton connection also listens: on notifications/tools/list_changed the object
  * re-lists the tools and hands them to the Worker's inventory entry point (GATEWAY_INVENTORY, an
  * RPC the Worker side owns), which writes D1 through the discovery service.
  */
 import { DurableObject } from "cloudflare:workers";
+import { bearerRefusal } from "../workers/gateway/bearer-resource";
 import { admit, CLOSED, probeLeaseMs, recordFailure, recordSuccess } from "../workers/gateway/breaker";
 import { type CallRecord, callStats, recordCall } from "../workers/gateway/call-stats";
 import type { SourceCallOutcome } from "../workers/gateway/source-call-result";
@@ -122,6 +125,12 @@ export class GatewaySource extends DurableObject<Env> {
    */
   async discover(config: UpstreamConfig): Promise<DiscoveryOutcome> {
     this.count("discover");
+    const refused = bearerRefusal(config);
+    if (refused) {
+      const error = { type: "authorization_required" as const, message: refused };
+      const nothing = { toolsJson: "[]", kind: null, protocolVersion: null, discoverJson: null, inventoryStaleAt: null };
+      return { ok: false, ...nothing, error, breaker: this.breaker() };
+    }
     const { listUpstreamTools, negotiated, upstreamFailure } = await upstreamSide();
     const learnsKind = config.transport !== "sse" && config.transport !== "stdio";
     const beside = learnsKind && this.warm?.fingerprint === config.fingerprint;
@@ -166,6 +175,9 @@ export class GatewaySource extends DurableObject<Env> {
     this.count("callTool");
     const { callMcpTool, circuitOpenMessage, errorOutcome, settleCall, withRetries } = await upstreamSide();
     const started = Date.now();
+    // Before the breaker: nothing is sent, so the upstream's health is not in question.
+    const refused = bearerRefusal(config);
+    if (refused) return outcomeOf(errorOutcome(config.slug, "authorization_required", refused, started));
     const admission = admit(this.breaker(), started, started < this.probeUntil);
     if (!admission.allowed) {
       return outcomeOf(errorOutcome(config.slug, "circuit_open", circuitOpenMessage(config.slug, admission.retryAfterMs), started));

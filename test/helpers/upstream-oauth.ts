@@ -24,6 +24,8 @@ export interface AuthorizationBody {
   refreshed_at: string | null;
   expires_at: string | null;
   last_error: string | null;
+  redirect_uri: string | null;
+  warnings: string[];
 }
 
 /** Publishes what GET /oauth/gateway-client.json serves where the test bindings say authorization servers fetch it. */
@@ -63,16 +65,22 @@ export interface BrowserRun {
   consentShown: boolean;
 }
 
+/** Whether `path` is one of the gateway's upstream redirect URIs: the metadata document's, or an issuer's own (`/callback/<tag>`). */
+export function isUpstreamCallback(path: string): boolean {
+  return /^\/oauth\/upstream\/callback(\/[0-9a-f]{32})?$/.test(path);
+}
+
 /**
  * Opens `url` in `browser` and follows it to the end: redirects, mcp-edge's sign-in (with the
- * user's API token) and the consent page (approving `scopes`, default all offered). Stops at a page
- * that is neither, or at a redirect that leaves the Worker's origin or goes to the console.
+ * user's API token), the connect link's confirmation page (Continue), and the consent page
+ * (approving `scopes`, default all offered). Stops at a page that is none of these, or at a
+ * redirect that leaves the Worker's origin or goes to the console.
  */
 export async function followInBrowser(
   browser: Browser,
   url: string,
   user: TestUser,
-  choice: { scopes?: string[]; decision?: "approve" | "deny"; stopAtCallback?: boolean } = {},
+  choice: { scopes?: string[]; decision?: "approve" | "deny"; stopAtCallback?: boolean; stopAtConfirmation?: boolean } = {},
 ): Promise<BrowserRun> {
   const visited: string[] = [];
   let next = url;
@@ -82,7 +90,8 @@ export async function followInBrowser(
     let response = await browser.get(next);
     if (response.status === 302 || response.status === 303) {
       const location = new URL(response.headers.get("location")!, ORIGIN);
-      const stop = location.origin !== ORIGIN || location.pathname === "/" || (choice.stopAtCallback === true && location.pathname === "/oauth/upstream/callback");
+      const atCallback = choice.stopAtCallback === true && isUpstreamCallback(location.pathname);
+      const stop = location.origin !== ORIGIN || location.pathname === "/" || atCallback;
       if (stop) return { visited: [...visited, location.href], final: response, finalHtml: "", consentShown };
       next = location.href;
       continue;
@@ -92,6 +101,15 @@ export async function followInBrowser(
       response = await browser.post("/authorize", [...Object.entries(formFields(html, "api_token")), ["token", user.token]]);
       expect(response.status, "sign-in answers with a redirect back").toBe(303);
       next = new URL(response.headers.get("location")!, ORIGIN).href;
+      continue;
+    }
+    if (html.includes('value="connect_upstream"')) {
+      if (choice.stopAtConfirmation === true) return { visited, final: response, finalHtml: html, consentShown };
+      response = await browser.post("/oauth/upstream/connect", Object.entries(formFields(html, "connect_upstream")));
+      expect(response.status, "confirming the connect link answers with a redirect to the authorization server").toBe(303);
+      const location = new URL(response.headers.get("location")!, ORIGIN);
+      if (location.origin !== ORIGIN) return { visited: [...visited, location.href], final: response, finalHtml: "", consentShown };
+      next = location.href;
       continue;
     }
     if (html.includes('value="consent"')) {
@@ -104,7 +122,9 @@ export async function followInBrowser(
       ]);
       expect(response.status, "consent answers with a redirect to the client").toBe(302);
       next = new URL(response.headers.get("location")!, ORIGIN).href;
-      if (choice.stopAtCallback === true && new URL(next).pathname === "/oauth/upstream/callback") return { visited: [...visited, next], final: response, finalHtml: "", consentShown };
+      if (choice.stopAtCallback === true && isUpstreamCallback(new URL(next).pathname)) {
+        return { visited: [...visited, next], final: response, finalHtml: "", consentShown };
+      }
       continue;
     }
     return { visited, final: response, finalHtml: html, consentShown };
@@ -170,6 +190,6 @@ export async function refreshTokensIssued(refreshToken: string): Promise<number>
 export async function callbackOf(user: TestUser, sourceId: number, browser: Browser): Promise<string> {
   const run = await followInBrowser(browser, await connectLink(user, sourceId), user, { stopAtCallback: true });
   const callback = run.visited.at(-1)!;
-  expect(new URL(callback).pathname).toBe("/oauth/upstream/callback");
+  expect(isUpstreamCallback(new URL(callback).pathname), callback).toBe(true);
   return callback;
 }

@@ -33,6 +33,11 @@ export interface TestUpstreams {
   /** The notes upstream's authorization server (another issuer than mcp-edge) and its MCP endpoint. */
   notes_issuer: string;
   notes_mcp: string;
+  /** The notes upstream again, its authorization server neither advertising nor sending RFC 9207 `iss`. */
+  plain_issuer: string;
+  plain_mcp: string;
+  /** The hostile OAuth server (test/upstreams/hostile-oauth.ts): `<it>/<case>/mcp`, `<it>/<case>/as`, `<it>/test-control/<case>`. */
+  hostile_oauth: string;
 }
 
 export function upstreams(): TestUpstreams {

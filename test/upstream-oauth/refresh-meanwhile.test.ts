@@ -61,7 +61,7 @@ describe("the connection changed while a refresh ran", () => {
     const now = await storedTokens(owner.id, source.id);
     expect(now, "the new connection's tokens are kept").not.toBeNull();
     expect(now!.access_token).not.toBe(tokens.access_token);
-    expect(answer).toBe(now!.access_token);
+    expect(answer).toEqual({ token: now!.access_token, resource: source.url });
     expect(await authorizationOf(owner, source.id)).toMatchObject({ status: "connected", last_error: null });
     await answerRefreshes(clientId);
     expect(await whoami(owner, source.slug)).toBe(newSubject);

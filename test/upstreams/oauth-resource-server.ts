@@ -15,6 +15,8 @@
  *   address (169.254.169.254), which the gateway must refuse to fetch.
  * The provider takes no Client ID Metadata Documents, so the gateway registers by DCR here. Its
  * token endpoint can be made to fail refreshes of one client for a while (token-faults.ts).
+ * `withoutIss` makes it an authorization server as older ones are: it neither advertises nor sends
+ * RFC 9207 `iss` (the honest server a mix-up attacker relays to).
  */
 import { createServer, type Server as HttpServer, type ServerResponse } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -29,7 +31,23 @@ import { withTokenFaults } from "./token-faults";
 const READ = "notes:read";
 const WRITE = "notes:write";
 
-async function startIssuer(port: number, resources: readonly string[]): Promise<HttpServer> {
+/** Takes `iss` out of the provider's discovery document and its authorization responses' redirects. */
+function withoutIss(provider: Provider, issuer: string): void {
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.path.startsWith("/.well-known/") && typeof ctx.body === "object" && ctx.body !== null) {
+      delete (ctx.body as Record<string, unknown>)["authorization_response_iss_parameter_supported"];
+    }
+    const location = ctx.response.get("location");
+    if (!location) return;
+    const target = new URL(location, issuer);
+    if (!target.searchParams.has("iss")) return;
+    target.searchParams.delete("iss");
+    ctx.set("location", target.href);
+  });
+}
+
+async function startIssuer(port: number, resources: readonly string[], options: { withoutIss?: boolean } = {}): Promise<HttpServer> {
   const issuer = `http://127.0.0.1:${port}`;
   const { privateKey } = await generateKeyPair("RS256", { extractable: true });
   const provider = new Provider(issuer, {
@@ -55,6 +73,7 @@ async function startIssuer(port: number, resources: readonly string[]): Promise<
     cookies: { keys: ["test-only-notes-issuer-cookie-key"] },
     findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
   });
+  if (options.withoutIss) withoutIss(provider, issuer);
   return listenOnLoopback(createServer(withTokenFaults(provider.callback(), issuer, "/token")), port);
 }
 
@@ -140,8 +159,12 @@ async function startResourceServer(port: number, issuer: string): Promise<HttpSe
 }
 
 /** The notes issuer on `issuerPort` and its resource server on `serverPort`. */
-export async function startNotesUpstream(issuerPort: number, serverPort: number): Promise<HttpServer[]> {
+export async function startNotesUpstream(
+  issuerPort: number,
+  serverPort: number,
+  options: { withoutIss?: boolean } = {},
+): Promise<HttpServer[]> {
   const issuer = `http://127.0.0.1:${issuerPort}`;
   const resources = PATHS.map((path) => `http://127.0.0.1:${serverPort}${path}`);
-  return Promise.all([startIssuer(issuerPort, resources), startResourceServer(serverPort, issuer)]);
+  return Promise.all([startIssuer(issuerPort, resources, options), startResourceServer(serverPort, issuer)]);
 }

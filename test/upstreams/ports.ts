@@ -28,6 +28,11 @@ export interface UpstreamPorts {
   /** The notes upstream's authorization server and its MCP resource server (test/upstreams/oauth-resource-server.ts). */
   notesIssuer: number;
   notesServer: number;
+  /** The same pair again, its authorization server neither advertising nor sending RFC 9207 `iss` (the honest server of a mix-up). */
+  plainIssuer: number;
+  plainServer: number;
+  /** test/upstreams/hostile-oauth.ts: an attacker's MCP endpoint and authorization server, recording what they receive. */
+  hostileOAuth: number;
 }
 
 const ENV_KEY = "MCP_EDGE_TEST_UPSTREAMS";
@@ -51,6 +56,9 @@ export async function reserveUpstreamPorts(): Promise<UpstreamPorts> {
     oidcProvider: await freePort(),
     notesIssuer: await freePort(),
     notesServer: await freePort(),
+    plainIssuer: await freePort(),
+    plainServer: await freePort(),
+    hostileOAuth: await freePort(),
   };
   process.env[ENV_KEY] = JSON.stringify(ports);
   return ports;
@@ -74,5 +82,8 @@ export function upstreamUrls(ports: UpstreamPorts): Record<string, string> {
     oidc_provider: base(ports.oidcProvider),
     notes_issuer: base(ports.notesIssuer),
     notes_mcp: `${base(ports.notesServer)}/mcp`,
+    plain_issuer: base(ports.plainIssuer),
+    plain_mcp: `${base(ports.plainServer)}/mcp`,
+    hostile_oauth: base(ports.hostileOAuth),
   };
 }

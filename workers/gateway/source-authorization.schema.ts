@@ -44,6 +44,13 @@ export const authorizationView = z.object({
   refreshed_at: z.string().nullable(),
   expires_at: z.string().nullable().describe("When the current access token expires (it is refreshed before)"),
   last_error: z.string().nullable(),
+  redirect_uri: z
+    .string()
+    .nullable()
+    .describe("The redirect URI to register for a client of your own at this authorization server (each server has its own)"),
+  warnings: z
+    .array(z.string())
+    .describe("What to know before connecting, e.g. an authorization server that does not advertise RFC 9207 iss"),
 });
 
 export const disconnectResult = z.object({

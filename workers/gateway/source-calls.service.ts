@@ -18,7 +18,13 @@ import type { SourceCallOutcome } from "./source-call-result";
 import { type CallableTool, findCallableTool } from "./sources.repo";
 import { callStatelessSource } from "./stateless-path";
 import type { ToolCallAudit } from "./tool-call-audit";
-import { authorizationOutcome, type AuthorizationNeeded, type UpstreamAuthorizer, withBearer } from "./upstream-authorization";
+import {
+  authorizationOutcome,
+  type AuthorizationNeeded,
+  isAuthorizationNeeded,
+  type UpstreamAuthorizer,
+  withBearer,
+} from "./upstream-authorization";
 import { upstreamConfig } from "./upstream-config";
 import type { UpstreamConfig } from "./upstream.types";
 
@@ -83,17 +89,19 @@ export class SourceCalls {
   private async callAuthorized(userId: number, target: CallableTool, config: UpstreamConfig, args: Record<string, unknown>, started: number): Promise<SourceCallOutcome> {
     const { source } = target;
     const authorizer = this.deps.authorizer;
-    const needed = (why: AuthorizationNeeded) => authorizationOutcome(source.slug, why, authorizer?.connectLink(source.id, why.scope), started);
+    const needed = (why: AuthorizationNeeded) => authorizationOutcome(source.slug, why, authorizer?.connectLink(source.id), started);
     if (!authorizer) return needed({ state: "needs_authorization", scope: undefined });
     let token = await authorizer.bearer(source);
-    if (typeof token !== "string") return needed(token);
+    if (isAuthorizationNeeded(token)) return needed(token);
     let outcome = await this.send(userId, target, await withBearer(config, token), args);
     if (outcome.meta.error_type === "unauthorized") {
       token = await authorizer.bearer(source, true);
-      if (typeof token !== "string") return needed(token);
+      if (isAuthorizationNeeded(token)) return needed(token);
       outcome = await this.send(userId, target, await withBearer(config, token), args);
       if (outcome.meta.error_type === "unauthorized") return needed({ state: "authorization_expired", scope: undefined });
     }
+    // A path refused to send the token to a URL its resource does not cover (bearer-resource.ts).
+    if (outcome.meta.error_type === "authorization_required") return needed({ state: "needs_authorization", scope: undefined });
     if (outcome.meta.error_type === "insufficient_scope") return needed(await authorizer.needsScope(source, outcome.meta.required_scope));
     return outcome;
   }

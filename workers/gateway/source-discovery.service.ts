@@ -14,7 +14,7 @@ import type { BreakerView } from "./breaker-view";
 import { type CallableToolCache, isolateCallables } from "./callable-cache";
 import { secretBox, type SecretBox } from "./secrets";
 import * as repo from "./sources.repo";
-import { authorizationMessage, type UpstreamAuthorizer, withBearer } from "./upstream-authorization";
+import { authorizationMessage, isAuthorizationNeeded, type UpstreamAuthorizer, withBearer } from "./upstream-authorization";
 import { upstreamConfig } from "./upstream-config";
 import { type InventoryChange, type UpstreamTool, upstreamToolsSchema } from "./upstream.types";
 
@@ -58,12 +58,12 @@ export class SourceDiscovery {
     };
     const authorizer = this.deps.authorizer;
     const needsAuthorization = (why: Parameters<typeof authorizationMessage>[1]) =>
-      failed(`authorization_required: ${authorizationMessage(row.slug, why, authorizer?.connectLink(row.id, why.scope))}`);
+      failed(`authorization_required: ${authorizationMessage(row.slug, why, authorizer?.connectLink(row.id))}`);
     const base = await upstreamConfig(row, this.secrets, this.deps.env);
     let config = base;
     if (row.upstreamAuth === "oauth" && authorizer) {
       const token = await authorizer.bearer(row);
-      if (typeof token !== "string") return needsAuthorization(token);
+      if (isAuthorizationNeeded(token)) return needsAuthorization(token);
       config = await withBearer(base, token);
     }
     let outcome = await this.object(row.id).discover(config);
@@ -72,7 +72,7 @@ export class SourceDiscovery {
         if (await authorizer.learnProtection(row)) return needsAuthorization({ state: "needs_authorization", scope: undefined });
       } else {
         const token = await authorizer.bearer(row, true);
-        if (typeof token !== "string") return needsAuthorization(token);
+        if (isAuthorizationNeeded(token)) return needsAuthorization(token);
         outcome = await this.object(row.id).discover(await withBearer(base, token));
       }
     }

@@ -30,8 +30,8 @@ export interface SourceRegistryDeps {
   breakers: BreakerView;
   /** The callable tools kept (this isolate's unless a test brings its own): a change drops its owner's. */
   callables?: CallableToolCache;
-  /** Deleting an OAuth source revokes its owner's upstream tokens first. */
-  authorizer?: Pick<UpstreamAuthorizer, "disconnect"> | undefined;
+  /** Deleting an OAuth source revokes its owner's upstream tokens first; a change of its URL ends its connection. */
+  authorizer?: Pick<UpstreamAuthorizer, "disconnect" | "endForUrlChange"> | undefined;
   /** The origin the request registering or changing a source arrived on: its `/mcp` is this gateway too, whatever SELF_ORIGIN says. */
   requestOrigin?: string | undefined;
 }
@@ -161,6 +161,9 @@ export class SourceRegistry {
    * The stored configuration merged with the change is checked as a whole (transport rules,
    * manifest — a plugin's read from its bridge again). A changed url, plugin, transport, env vars or
    * bridge token — or enabling — re-runs discovery: the inventory must describe what calls will reach.
+   * A changed MCP URL (url, mcp_server_url, or a plugin or bridge whose endpoint moved) first ends
+   * the source's upstream OAuth connection: a token is issued for one resource and never follows the
+   * source elsewhere.
    */
   async update(userId: number, id: number, input: UpdateSourceInput): Promise<SourceDetail> {
     const row = await this.owned(userId, id);
@@ -212,9 +215,10 @@ export class SourceRegistry {
       ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
       ...(input.hidden !== undefined ? { hidden: input.hidden } : {}),
     };
-    const updated = await repo.updateSource(this.deps.db, userId, id, patch, nowIso());
+    const stored = await repo.updateSource(this.deps.db, userId, id, patch, nowIso());
     this.callables.forgetUser(userId);
-    if (!updated) throw AppError.notFound("Source", id);
+    if (!stored) throw AppError.notFound("Source", id);
+    const updated = await this.endConnectionIfMoved(row, stored);
     const reachChanged =
       newUrl !== undefined ||
       input.mcp_env_vars !== undefined ||
@@ -224,6 +228,16 @@ export class SourceRegistry {
     const enabledNow = input.enabled === true && !row.enabled;
     if (updated.enabled && (reachChanged || enabledNow)) return this.discover(updated);
     return this.detail(updated);
+  }
+
+  /**
+   * Before anything reaches a source's new MCP URL — its rediscovery, a call — its OAuth connection
+   * ends (revoked at the old authorization server, forgotten, the source no longer marked `oauth`).
+   */
+  private async endConnectionIfMoved(before: repo.SourceRow, after: repo.SourceRow): Promise<repo.SourceRow> {
+    if (after.mcpServerUrl === before.mcpServerUrl || !this.deps.authorizer) return after;
+    await this.deps.authorizer.endForUrlChange(after.userId, after.id);
+    return { ...after, upstreamAuth: "none" };
   }
 
   /**

@@ -3,10 +3,12 @@
  * (workers/mcp-client/stateless-call.ts), no Durable Object on the way. The breaker is consulted
  * through this isolate's view of it and the call reported to the source's object after the
  * answer (breaker-view.ts). Retries, timeouts, typed errors, `_meta` and the URL re-check are the
- * sessionful path's, from the same modules.
+ * sessionful path's, from the same modules; so is the refusal to send an upstream OAuth token to a
+ * URL its resource does not cover (bearer-resource.ts).
  */
 import type { FetchLike } from "../mcp-client/connect";
 import { callStatelessTool } from "../mcp-client/stateless-call";
+import { bearerRefusal } from "./bearer-resource";
 import { probeLeaseMs } from "./breaker";
 import type { BreakerView, SourceObject } from "./breaker-view";
 import { circuitOpenMessage, errorOutcome, settleCall, type SourceCallOutcome } from "./source-call-result";
@@ -34,6 +36,9 @@ export interface StatelessTarget {
 
 export async function callStatelessSource(deps: StatelessDeps, config: UpstreamConfig, target: StatelessTarget): Promise<SourceCallOutcome> {
   const started = Date.now();
+  // Before the breaker: nothing is sent, so the upstream's health is not in question.
+  const refused = bearerRefusal(config);
+  if (refused) return errorOutcome(config.slug, "authorization_required", refused, started);
   const admission = await deps.breakers.admit(config.sourceId, deps.object, probeLeaseMs(config.timeoutMs));
   // Refused calls are answered at once and not reported: only calls that reached for the upstream count.
   if (!admission.allowed) return errorOutcome(config.slug, "circuit_open", circuitOpenMessage(config.slug, admission.retryAfterMs), started);

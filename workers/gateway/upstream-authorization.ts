@@ -1,10 +1,10 @@
 /**
  * What the gateway's call and discovery paths need of sources' MCP authorization, as a port the
  * upstream-oauth area implements (workers/upstream-oauth/, wired in workers/services.ts), so the
- * gateway never depends on it: the owner's bearer token for a call, what to ask the owner when
- * there is none, and the typed `authorization_required` answer a call then gets. The token goes
- * into the call's config only (headers and fingerprint), on both call paths, per call; the
- * Durable Object never stores it.
+ * gateway never depends on it: the owner's bearer token for a call, with the resource it was
+ * issued for, what to ask the owner when there is none, and the typed `authorization_required`
+ * answer a call then gets. The token goes into the call's config only (headers, fingerprint and
+ * the resource it may be sent to), on both call paths, per call; the Durable Object never stores it.
  */
 import { sha256Hex } from "../lib/encoding";
 import { isJsonObject, type JsonObject } from "../lib/json";
@@ -25,17 +25,40 @@ export interface AuthorizationNeeded {
   scope: string | undefined;
 }
 
+/** The owner's access token and the protected resource (RFC 8707) it was issued for: the only URLs it may go to. */
+export interface UpstreamBearer {
+  token: string;
+  resource: string;
+}
+
+export function isAuthorizationNeeded(answer: UpstreamBearer | AuthorizationNeeded): answer is AuthorizationNeeded {
+  return "state" in answer;
+}
+
 export interface UpstreamAuthorizer {
-  /** The owner's access token, refreshed when due or (`afterUnauthorized`) after a 401; else why not. */
-  bearer(source: OAuthSource, afterUnauthorized?: boolean): Promise<string | AuthorizationNeeded>;
-  /** The upstream answered 403 insufficient_scope: what to ask for (granted ∪ challenged). */
+  /**
+   * The owner's access token, refreshed when due or (`afterUnauthorized`) after a 401; else why
+   * not — also when the resource it was issued for does not cover the source's URL.
+   */
+  bearer(source: OAuthSource, afterUnauthorized?: boolean): Promise<UpstreamBearer | AuthorizationNeeded>;
+  /** The upstream answered 403 insufficient_scope: records what it asked for, and answers what to ask for (granted ∪ challenged). */
   needsScope(source: OAuthSource, scope: string | undefined): Promise<AuthorizationNeeded>;
   /** After a 401 at discovery: records the upstream's protection; false when it is not MCP authorization. */
   learnProtection(source: OAuthSource): Promise<boolean>;
-  /** The browser link that connects the owner's account (asking for `scope`); undefined without a known origin. */
-  connectLink(sourceId: number, scope: string | undefined): string | undefined;
+  /**
+   * The browser link that connects the owner's account; undefined without a known origin. It
+   * carries no scope: the scopes asked for are the ones the source's upstream named.
+   */
+  connectLink(sourceId: number): string | undefined;
   /** Revokes (when the server offers it) and forgets the owner's tokens; `forDelete`: the source is being deleted. */
   disconnect(userId: number, sourceId: number, forDelete?: boolean): Promise<{ revoked: boolean }>;
+  /**
+   * The source's MCP URL changed: its connection ends before anything reaches the new URL —
+   * revoked at the old authorization server (best effort), its tokens, registration, flows and
+   * learned protection forgotten, the source no longer marked OAuth until a discovery finds it
+   * again. True when there was a connection state to end.
+   */
+  endForUrlChange(userId: number, sourceId: number): Promise<boolean>;
 }
 
 /** The `_meta.authorization` of an `authorization_required` result: what a client needs to send the user on. */
@@ -48,13 +71,14 @@ export interface AuthorizationRequired {
 
 /**
  * The config with the owner's token as its bearer (any `Authorization` the source's own headers
- * had is replaced) and a fingerprint that changes with the token, so a warm sessionful connection
- * opened with an older token is not reused.
+ * had is replaced), the resource it may be sent to (checked where each request leaves:
+ * bearer-resource.ts), and a fingerprint that changes with the token, so a warm sessionful
+ * connection opened with an older token is not reused.
  */
-export async function withBearer(config: UpstreamConfig, token: string): Promise<UpstreamConfig> {
+export async function withBearer(config: UpstreamConfig, bearer: UpstreamBearer): Promise<UpstreamConfig> {
   const headers = Object.fromEntries(Object.entries(config.headers).filter(([name]) => name.toLowerCase() !== "authorization"));
-  headers["Authorization"] = `Bearer ${token}`;
-  return { ...config, headers, fingerprint: await sha256Hex(`${config.fingerprint}\n${token}`) };
+  headers["Authorization"] = `Bearer ${bearer.token}`;
+  return { ...config, headers, bearerResource: bearer.resource, fingerprint: await sha256Hex(`${config.fingerprint}\n${bearer.token}`) };
 }
 
 export function authorizationMessage(slug: string, needed: AuthorizationNeeded, url: string | undefined): string {

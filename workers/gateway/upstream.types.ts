@@ -47,6 +47,12 @@ export interface UpstreamConfig {
    * `Mcp-Bridge-Env` header; the bridge applies only the names its manifest / --env-allow declares.
    */
   env?: Record<string, string> | undefined;
+  /**
+   * Set with an owner's upstream OAuth token in `headers` (upstream-authorization.ts#withBearer):
+   * the resource (RFC 8707) it was issued for. Discovery and both call paths send nothing to a
+   * `url` it does not cover (bearer-resource.ts) and answer `authorization_required` instead.
+   */
+  bearerResource?: string | undefined;
 }
 
 const jsonObject = z.record(z.string(), z.unknown());

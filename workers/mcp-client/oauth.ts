@@ -7,8 +7,10 @@
  */
 export {
   auth as runOAuth,
+  AuthorizationServerMismatchError,
   discoverOAuthServerInfo,
   extractWWWAuthenticateParams,
+  IssuerMismatchError,
   OAuthError,
   type OAuthClientMetadata,
   type OAuthClientProvider,

@@ -39,6 +39,19 @@ export async function recordProtection(
   ]);
 }
 
+/**
+ * Everything of a source's connection goes at once — its authorization row (tokens, registration,
+ * learned protection), its flows in progress — and the source is no longer marked `oauth`, so its
+ * next discovery asks its (new) URL without a token and learns its protection afresh.
+ */
+export async function forgetConnection(db: Db, userId: number, sourceId: number): Promise<void> {
+  await db.batch([
+    db.delete(sourceAuthorizations).where(and(eq(sourceAuthorizations.sourceId, sourceId), eq(sourceAuthorizations.userId, userId))),
+    db.delete(upstreamOauthFlows).where(and(eq(upstreamOauthFlows.sourceId, sourceId), eq(upstreamOauthFlows.userId, userId))),
+    db.update(sources).set({ upstreamAuth: "none" }).where(and(eq(sources.id, sourceId), eq(sources.userId, userId))),
+  ]);
+}
+
 export async function updateAuthorization(db: Db, userId: number, sourceId: number, patch: AuthorizationPatch): Promise<void> {
   await db
     .update(sourceAuthorizations)
@@ -111,6 +124,15 @@ export async function openFlows(db: Db, userId: number, now: string): Promise<Op
     .where(and(eq(upstreamOauthFlows.userId, userId), gt(upstreamOauthFlows.expiresAt, now)))
     .get();
   return { count: row?.count ?? 0, earliestExpiry: row?.earliestExpiry ?? null };
+}
+
+/** The unexpired flows of a user's source (a start looks there for a registration to reuse). */
+export async function unexpiredFlowsOf(db: Db, userId: number, sourceId: number, now: string): Promise<FlowRow[]> {
+  return db
+    .select()
+    .from(upstreamOauthFlows)
+    .where(and(eq(upstreamOauthFlows.userId, userId), eq(upstreamOauthFlows.sourceId, sourceId), gt(upstreamOauthFlows.expiresAt, now)))
+    .all();
 }
 
 export async function flowByStart(db: Db, startHash: string, now: string): Promise<FlowRow | undefined> {

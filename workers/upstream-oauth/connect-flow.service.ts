@@ -2,19 +2,23 @@
  * Connecting a user's account at an OAuth-protected source: authorization code + PKCE S256 + RFC
  * 8707 `resource`, on the SDK's `auth()`, with mcp-edge identified by its Client ID Metadata
  * Document, else Dynamic Client Registration, else a client id the user gave. The flow is single
- * use, expires, and is bound to the user, the source and (routes) the browser that opened its link.
- * Its PKCE verifier and authorization URL are sealed until the callback; `state` and the link id
- * are kept as hashes only.
+ * use, expires, and is bound to the user, the source, (routes) the browser that opened its link,
+ * and its authorization server: its answer is taken only at the redirect URI it was sent with
+ * (flow-binding.ts, decision 0047). Its PKCE verifier, authorization URL and binding are sealed
+ * until the callback; `state` and the link id are kept as hashes only.
  */
-import { runOAuth } from "../mcp-client/oauth";
+import { runOAuth, type StoredOAuthClientInformation } from "../mcp-client/oauth";
 import { hashToken, randomSecret } from "../auth/tokens";
 import { nowIso } from "../lib/clock";
 import { AppError } from "../lib/errors";
+import { log } from "../lib/log";
 import type { OAuthSource } from "../gateway/upstream-authorization";
 import { getSource } from "../gateway/sources.repo";
 import * as repo from "./authorizations.repo";
-import { UPSTREAM_CONNECT_PATH, UPSTREAM_START_PATH } from "./gateway-client";
-import { GatewayOAuthClient } from "./gateway-oauth-client";
+import { UPSTREAM_START_PATH } from "./gateway-client";
+import { GatewayOAuthClient, type OAuthState } from "./gateway-oauth-client";
+import { bindToIssuer, checkArrival, type FlowBinding, isDocumentRedirect, issuerOf, registeredFor } from "./flow-binding";
+import { oauthFailureSummary } from "./oauth-failure-text";
 import { describeOAuthFailure } from "./protection";
 import type { FlowSecrets } from "./sealed-state";
 import type { UpstreamAuthContext } from "./upstream-auth-context";
@@ -40,11 +44,24 @@ function tooManyOpen(open: repo.OpenFlows, now: number): AppError {
   );
 }
 
+/** Refuses (read only) a user who already has MAX_OPEN_FLOWS connects in progress. */
+export async function refuseTooManyOpen(ctx: UpstreamAuthContext, userId: number): Promise<void> {
+  const now = ctx.now();
+  const open = await repo.openFlows(ctx.deps.db, userId, new Date(now).toISOString());
+  if (open.count >= MAX_OPEN_FLOWS) throw tooManyOpen(open, now);
+}
+
 export interface StartOptions {
   scope?: string | undefined;
   returnTo: "console" | "page";
   /** A client registered by hand at the upstream's authorization server. */
   client?: { clientId: string; clientSecret?: string | undefined } | undefined;
+}
+
+/** Whether `client` was registered (DCR) for every scope of `scope`; a registration that names no scope is not limited. */
+function registeredForScope(client: StoredOAuthClientInformation, scope: string | undefined): boolean {
+  const registered = "scope" in client && typeof client.scope === "string" ? new Set(client.scope.split(" ")) : undefined;
+  return registered === undefined || !scope?.split(" ").some((name) => !registered.has(name));
 }
 
 export interface StartedFlow {
@@ -71,7 +88,6 @@ export class ConnectFlows {
     // a registration at the authorization server. It cannot hold the limit alone — starts running
     // at once all pass it together — so the insert below counts again, in the same statement.
     await this.refuseTooManyOpen(userId);
-    const urls = this.ctx.urls();
     const opened = await this.ctx.state.open(row);
     if (options.client) {
       const issuer = row.authorizationServer ?? undefined;
@@ -84,16 +100,16 @@ export class ConnectFlows {
     }
     // A dynamically registered client may be limited to the scopes it registered with: asking for
     // more (a step-up) registers anew, with the wider scope.
-    const client = opened.client;
-    const registeredScope = opened.identification === "dynamic_registration" && client && "scope" in client && typeof client.scope === "string" ? client.scope : undefined;
-    const registered = registeredScope === undefined ? undefined : new Set(registeredScope.split(" "));
-    if (registered && options.scope?.split(" ").some((scope) => !registered.has(scope))) {
+    if (opened.identification === "dynamic_registration" && opened.client && !registeredForScope(opened.client, options.scope)) {
       opened.client = undefined;
       opened.identification = null;
     }
+    const binding = await bindToIssuer(this.ctx.urls(), opened);
+    const reused = await this.reuseRegistration(userId, source.id, opened, binding, options.scope);
+    this.refuseWithoutIdentification(opened, binding);
     const state = randomSecret();
-    const provider = new GatewayOAuthClient(opened, urls, { state, now: this.ctx.now });
-    if (options.client) provider.clientChanged = true;
+    const provider = new GatewayOAuthClient(opened, binding.urls, { state, now: this.ctx.now });
+    if (options.client || reused) provider.clientChanged = true;
     let result: string;
     try {
       result = await runOAuth(provider, {
@@ -104,8 +120,10 @@ export class ConnectFlows {
         forceReauthorization: true,
       });
     } catch (error) {
-      await repo.updateAuthorization(db, userId, source.id, { lastError: `connect: ${describeOAuthFailure(error)}`, updatedAt: nowIso() });
-      throw new AppError("upstream_error", `The upstream's authorization server refused to start connecting: ${describeOAuthFailure(error)}`, { cause: error });
+      log.warn("upstream connect start failed", { source_id: source.id, error: describeOAuthFailure(error) });
+      await repo.updateAuthorization(db, userId, source.id, { lastError: `connect: ${oauthFailureSummary(error)}`, updatedAt: nowIso() });
+      const summary = oauthFailureSummary(error);
+      throw new AppError("upstream_error", `The upstream's authorization server refused to start connecting: ${summary}`, { cause: error });
     }
     if (result !== "REDIRECT" || !provider.authorizationUrl || !provider.verifier) {
       throw new AppError("upstream_error", "The upstream's authorization server gave no authorization URL");
@@ -119,7 +137,13 @@ export class ConnectFlows {
     const now = this.ctx.now();
     const expiresAt = new Date(now + FLOW_TTL_MS).toISOString();
     const scope = provider.authorizationUrl.searchParams.get("scope") ?? undefined;
-    const flowSecrets: FlowSecrets = { verifier: provider.verifier, authorizationUrl: provider.authorizationUrl.href, ...newClient };
+    const flowSecrets: FlowSecrets = {
+      verifier: provider.verifier,
+      authorizationUrl: provider.authorizationUrl.href,
+      issuer: binding.issuer,
+      redirectUri: binding.urls.redirectUri,
+      ...newClient,
+    };
     // The row's patch goes in with the flow or not at all: a start refused here changes nothing.
     const kept = await repo.insertFlow(
       db,
@@ -133,18 +157,55 @@ export class ConnectFlows {
         returnTo: options.returnTo,
         expiresAt,
       },
-      { ...patch, redirectUri: urls.redirectUri },
+      { ...patch, redirectUri: binding.urls.redirectUri },
       MAX_OPEN_FLOWS,
       new Date(now).toISOString(),
     );
     if (!kept.inserted) throw tooManyOpen(kept.open, now);
-    return { startUrl: `${urls.origin}${UPSTREAM_START_PATH}?flow=${flowId}`, expiresAt, scope, authorizationServer: row.authorizationServer };
+    const startUrl = `${this.ctx.urls().origin}${UPSTREAM_START_PATH}?flow=${flowId}`;
+    return { startUrl, expiresAt, scope, authorizationServer: row.authorizationServer };
   }
 
-  private async refuseTooManyOpen(userId: number): Promise<void> {
-    const now = this.ctx.now();
-    const open = await repo.openFlows(this.ctx.deps.db, userId, new Date(now).toISOString());
-    if (open.count >= MAX_OPEN_FLOWS) throw tooManyOpen(open, now);
+  /**
+   * A start that would register mcp-edge (DCR) takes the client an unfinished connect of the same
+   * user and source registered at the same server instead, when it fits (same redirect URI, its
+   * scopes): starting over and over then does not multiply registrations upstream. True when one
+   * was taken.
+   */
+  private async reuseRegistration(
+    userId: number,
+    sourceId: number,
+    opened: OAuthState,
+    binding: FlowBinding,
+    scope: string | undefined,
+  ): Promise<boolean> {
+    if (opened.client !== undefined || binding.urls.clientMetadataUrl !== undefined) return false;
+    for (const flow of await repo.unexpiredFlowsOf(this.ctx.deps.db, userId, sourceId, new Date(this.ctx.now()).toISOString())) {
+      const kept = await this.ctx.state.openFlow(flow);
+      const client = kept.client;
+      if (!client || kept.identification !== "dynamic_registration" || kept.issuer !== binding.issuer) continue;
+      if (!registeredFor(client, binding.urls.redirectUri) || !registeredForScope(client, scope)) continue;
+      opened.client = client;
+      opened.identification = "dynamic_registration";
+      return true;
+    }
+    return false;
+  }
+
+  /** No client, no metadata document to offer and no registration endpoint: say what to do instead of the SDK's error. */
+  private refuseWithoutIdentification(opened: OAuthState, binding: FlowBinding): void {
+    const metadata = opened.discovery?.authorizationServerMetadata;
+    if (opened.client !== undefined || binding.urls.clientMetadataUrl !== undefined || (metadata && metadata.registration_endpoint)) return;
+    throw AppError.invalid(
+      `The authorization server ${binding.issuer} takes no dynamic client registration, and mcp-edge offers its metadata ` +
+        `document only to a server that advertises RFC 9207 iss: register a client there with the redirect URI ` +
+        `${binding.urls.redirectUri} and connect with its client_id`,
+      "client_id",
+    );
+  }
+
+  private refuseTooManyOpen(userId: number): Promise<void> {
+    return refuseTooManyOpen(this.ctx, userId);
   }
 
   /** `start` for the owner's source by id (REST, the admin tool): the REST shape of the link. */
@@ -162,14 +223,6 @@ export class ConnectFlows {
       client: input.client_id === undefined ? undefined : { clientId: input.client_id, clientSecret: input.client_secret },
     });
     return { authorization_url: flow.startUrl, expires_at: flow.expiresAt, scope: flow.scope ?? null, authorization_server: flow.authorizationServer };
-  }
-
-  /** The link a call needing authorization carries: opened in the owner's signed-in browser, it starts a flow asking for `scope`. */
-  connectLink(sourceId: number, scope: string | undefined): string | undefined {
-    if (!this.ctx.deps.origin) return undefined;
-    const params = new URLSearchParams({ source_id: String(sourceId) });
-    if (scope) params.set("scope", scope);
-    return `${this.ctx.deps.origin}${UPSTREAM_CONNECT_PATH}?${params}`;
   }
 
   /**
@@ -190,11 +243,19 @@ export class ConnectFlows {
 
   /**
    * The callback: takes the flow of `state` (once — a replay finds nothing), checks it belongs to
-   * this browser and this signed-in user, and exchanges the code (the SDK checks `iss` against the
-   * issuer the flow started with, RFC 9207, and sends the PKCE verifier). Returns the source connected.
+   * this browser and this signed-in user and came back where its authorization server was to send
+   * it (`path`, flow-binding.ts), and exchanges the code (the SDK checks `iss` against the issuer
+   * the flow started with, RFC 9207, and sends the PKCE verifier). Returns the source connected.
    */
   async complete(
-    callback: { state: string; code: string; iss: string | undefined; browserSecret: string | undefined; browserUserId: number | undefined },
+    callback: {
+      state: string;
+      code: string;
+      iss: string | undefined;
+      path: string;
+      browserSecret: string | undefined;
+      browserUserId: number | undefined;
+    },
     source: (userId: number, sourceId: number) => Promise<OAuthSource>,
   ): Promise<{ userId: number; sourceId: number; returnTo: "console" | "page" }> {
     const { db, audit } = this.ctx.deps;
@@ -208,22 +269,53 @@ export class ConnectFlows {
     const row = await this.ctx.owned(flow.userId, flow.sourceId);
     const opened = await this.ctx.state.open(row);
     const kept = await this.ctx.state.openFlow(flow);
+    const documentUrls = this.ctx.urls(row.redirectUri);
+    const failed = async (summary: string) => {
+      await repo.updateAuthorization(db, flow.userId, flow.sourceId, { lastError: `connect: ${summary}`, updatedAt: nowIso() });
+      audit.record({ userId: flow.userId, sourceId: flow.sourceId, action: "connect_failed", scope: null, identification: null });
+    };
+    try {
+      checkArrival(kept, { path: callback.path, iss: callback.iss }, issuerOf(opened.discovery));
+    } catch (error) {
+      // Nothing is sent on: not the code, not the verifier.
+      log.warn("upstream connect answer refused: not where its flow was sent", { source_id: flow.sourceId });
+      await failed("an answer arrived where this connect's authorization server could not have sent it (mix-up refused)");
+      throw error;
+    }
     if (kept.client) {
       opened.client = kept.client;
       opened.identification = kept.identification ?? null;
     }
-    const provider = new GatewayOAuthClient(opened, this.ctx.urls(row.redirectUri), { now: this.ctx.now, verifier: kept.verifier });
+    // The document is offered only on its own redirect URI (flow-binding.ts): the exchange names the same.
+    const viaDocument = isDocumentRedirect(kept.redirectUri!);
+    const clientMetadataUrl = viaDocument ? documentUrls.clientMetadataUrl : undefined;
+    const urls = { ...documentUrls, redirectUri: kept.redirectUri!, clientMetadataUrl };
+    const provider = new GatewayOAuthClient(opened, urls, { now: this.ctx.now, verifier: kept.verifier });
     provider.clientChanged = kept.client !== undefined;
     try {
       await runOAuth(provider, { serverUrl: target.mcpServerUrl, authorizationCode: callback.code, ...(callback.iss !== undefined ? { iss: callback.iss } : {}), fetchFn: this.ctx.fetchFn });
     } catch (error) {
-      await repo.updateAuthorization(db, flow.userId, flow.sourceId, { lastError: `connect: ${describeOAuthFailure(error)}`, updatedAt: nowIso() });
-      audit.record({ userId: flow.userId, sourceId: flow.sourceId, action: "connect_failed", scope: null, identification: null });
-      throw new AppError("upstream_error", `The upstream's authorization server did not complete the connection: ${describeOAuthFailure(error)}`, { cause: error });
+      log.warn("upstream connect exchange failed", { source_id: flow.sourceId, error: describeOAuthFailure(error) });
+      await failed(oauthFailureSummary(error));
+      const summary = oauthFailureSummary(error);
+      throw new AppError("upstream_error", `The upstream's authorization server did not complete the connection: ${summary}`, {
+        cause: error,
+      });
     }
     const patch = await this.ctx.state.patch(flow.userId, flow.sourceId, opened, provider);
     const at = nowIso();
-    await repo.updateAuthorization(db, flow.userId, flow.sourceId, { ...patch, status: "connected", connectedAt: at, refreshedAt: null, lastError: null, refreshRetryAt: null, updatedAt: at });
+    // The tokens are bound to the resource they were asked for: the only URLs calls send them to.
+    const resource = provider.resource ?? row.resource;
+    await repo.updateAuthorization(db, flow.userId, flow.sourceId, {
+      ...patch,
+      resource,
+      status: "connected",
+      connectedAt: at,
+      refreshedAt: null,
+      lastError: null,
+      refreshRetryAt: null,
+      updatedAt: at,
+    });
     audit.record({ userId: flow.userId, sourceId: flow.sourceId, action: "connected", scope: opened.tokens?.scope ?? flow.scope, identification: opened.identification });
     return { userId: flow.userId, sourceId: flow.sourceId, returnTo: flow.returnTo };
   }

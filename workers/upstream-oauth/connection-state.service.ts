@@ -1,18 +1,20 @@
 /**
  * A source's MCP authorization as a whole: learned at discovery (the upstream answered 401 and
  * publishes Protected Resource Metadata: needs_authorization), shown to its owner (facts, never a
- * token), and ended — disconnect and delete revoke the tokens upstream (RFC 7009) when the server
- * offers revocation, and forget them either way.
+ * token), and ended — disconnect, delete and a change of the source's URL revoke the tokens upstream
+ * (RFC 7009) when the server offers revocation, and forget them either way.
  */
 import { nowIso } from "../lib/clock";
 import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
 import type { OAuthSource } from "../gateway/upstream-authorization";
 import * as repo from "./authorizations.repo";
+import { issuerRedirectUri } from "./gateway-client";
 import type { ClientIdentification } from "./gateway-oauth-client";
+import { bindingWarnings, issuerOf } from "./flow-binding";
 import { describeOAuthFailure, discoverProtection } from "./protection";
 import { revokeTokens } from "./revocation";
-import { storableDiscovery } from "./sealed-state";
+import { discoveryOf, storableDiscovery } from "./sealed-state";
 import type { UpstreamAuthContext } from "./upstream-auth-context";
 
 export interface AuthorizationView {
@@ -26,6 +28,10 @@ export interface AuthorizationView {
   refreshed_at: string | null;
   expires_at: string | null;
   last_error: string | null;
+  /** The redirect URI to register for a client of your own at this authorization server (one per server: decision 0047). */
+  redirect_uri: string | null;
+  /** What the owner should know before connecting (an authorization server that does not advertise RFC 9207 `iss`). */
+  warnings: string[];
 }
 
 export class ConnectionState {
@@ -52,6 +58,10 @@ export class ConnectionState {
   async describe(userId: number, sourceId: number): Promise<AuthorizationView | undefined> {
     const row = await repo.getAuthorization(this.ctx.deps.db, userId, sourceId);
     if (!row) return undefined;
+    const discovery = discoveryOf(row);
+    const issuer = issuerOf(discovery);
+    const origin = this.ctx.deps.origin;
+    const redirectUri = issuer && origin ? await issuerRedirectUri(origin, issuer) : null;
     return {
       status: row.status,
       authorization_server: row.authorizationServer,
@@ -63,6 +73,8 @@ export class ConnectionState {
       refreshed_at: row.refreshedAt,
       expires_at: row.tokenExpiresAt,
       last_error: row.lastError,
+      redirect_uri: redirectUri,
+      warnings: bindingWarnings(discovery, redirectUri ?? undefined),
     };
   }
 
@@ -79,21 +91,41 @@ export class ConnectionState {
    * `forDelete`: the source is going, its row goes with it.
    */
   async disconnect(userId: number, sourceId: number, forDelete = false): Promise<{ revoked: boolean }> {
-    const { db, audit } = this.ctx.deps;
+    const { db } = this.ctx.deps;
     const row = forDelete ? await repo.getAuthorization(db, userId, sourceId) : await this.ctx.owned(userId, sourceId);
     if (!row) return { revoked: false };
-    let revoked = false;
-    if (row.tokens !== null) {
-      const opened = await this.ctx.state.open(row);
-      revoked = await revokeTokens(opened, this.ctx.fetchFn).catch((error: unknown) => {
-        log.warn("upstream token revocation failed", { source_id: sourceId, error: describeOAuthFailure(error) });
-        return false;
-      });
-    }
+    const revoked = await this.revoke(row);
     if (!forDelete) {
       await repo.updateAuthorization(db, userId, sourceId, { status: "needs_authorization", tokens: null, tokenExpiresAt: null, grantedScope: null, refreshedAt: null, refreshRetryAt: null, updatedAt: nowIso() });
     }
-    if (row.tokens !== null) audit.record({ userId, sourceId, action: "disconnected", scope: null, identification: null });
     return { revoked };
+  }
+
+  /**
+   * The source's MCP URL changed: a token is issued for one resource, so the connection ends before
+   * anything reaches the new URL. Forgotten first — tokens, registration, flows in progress and the
+   * protection learned at the old URL, the source no longer marked `oauth` (its next discovery asks
+   * the new URL without a token and learns what it needs) — then revoked at the old authorization
+   * server, best effort, from the row read before. True when there was a connection state to end.
+   */
+  async endForUrlChange(userId: number, sourceId: number): Promise<boolean> {
+    const { db } = this.ctx.deps;
+    const row = await repo.getAuthorization(db, userId, sourceId);
+    await repo.forgetConnection(db, userId, sourceId);
+    if (!row) return false;
+    await this.revoke(row);
+    return true;
+  }
+
+  /** Revokes the row's tokens upstream, if any (RFC 7009, best effort), and records the disconnect; true when the server confirmed. */
+  private async revoke(row: repo.AuthorizationRow): Promise<boolean> {
+    if (row.tokens === null) return false;
+    const opened = await this.ctx.state.open(row);
+    const revoked = await revokeTokens(opened, this.ctx.fetchFn).catch((error: unknown) => {
+      log.warn("upstream token revocation failed", { source_id: row.sourceId, error: describeOAuthFailure(error) });
+      return false;
+    });
+    this.ctx.deps.audit.record({ userId: row.userId, sourceId: row.sourceId, action: "disconnected", scope: null, identification: null });
+    return revoked;
   }
 }

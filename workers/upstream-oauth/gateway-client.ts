@@ -5,20 +5,33 @@
  * redirect URI is the upstream callback. A server that does not take metadata documents gets a
  * Dynamic Client Registration with the same metadata (the SDK's `auth()` chooses), and the user may
  * give a client id and secret instead.
+ *
+ * Against mix-up (RFC 9700 §4.4, decision 0047) a client that is registered at one server — by
+ * DCR, or by the user — gets a redirect URI of that server's own, `/oauth/upstream/callback/<tag of
+ * its issuer>`, and an answer is taken only at the redirect URI its flow was sent with
+ * (flow-binding.ts). The metadata document, one client for every server, lists the plain callback
+ * alone and is offered only to servers that send RFC 9207 `iss`, which then binds the answer.
  */
 import type { OAuthClientMetadata } from "../mcp-client/oauth";
+import { sha256Hex } from "../lib/encoding";
 
 export const GATEWAY_CLIENT_PATH = "/oauth/gateway-client.json";
+/** The metadata document's redirect URI; per-issuer ones are `<it>/<issuerTag>`. */
 export const UPSTREAM_CALLBACK_PATH = "/oauth/upstream/callback";
 export const UPSTREAM_START_PATH = "/oauth/upstream/start";
-/** The link a call needing authorization carries: opened in a signed-in browser, it starts connecting. */
+/** The link a call needing authorization carries: opened in a signed-in browser, it asks to confirm, then starts connecting. */
 export const UPSTREAM_CONNECT_PATH = "/oauth/upstream/connect";
 const CLIENT_NAME = "mcp-edge gateway";
 
+/** What one exchange identifies mcp-edge with. */
 export interface GatewayClientUrls {
   origin: string;
+  /** The redirect URI sent (the metadata document's, or an issuer's own: flow-binding.ts). */
   redirectUri: string;
-  /** Undefined when the document's URL is not https (an authorization server could not fetch it). */
+  /**
+   * Undefined when the document is not offered: its URL is not https (an authorization server could
+   * not fetch it), or this exchange's server is not to get it (flow-binding.ts).
+   */
   clientMetadataUrl: string | undefined;
 }
 
@@ -33,7 +46,17 @@ export function gatewayClientUrls(origin: string, env: Pick<Env, "GATEWAY_CLIENT
   return { origin, redirectUri: `${origin}${UPSTREAM_CALLBACK_PATH}`, clientMetadataUrl: url.startsWith("https://") ? url : undefined };
 }
 
-/** The client metadata: the DCR body, and (with client_id) the metadata document. */
+/** An issuer's tag in its redirect URI: 32 hex digits of a SHA-256 (path safe; not a secret — only distinct per issuer). */
+export async function issuerTag(issuer: string): Promise<string> {
+  return (await sha256Hex(`upstream issuer:${issuer}`)).slice(0, 32);
+}
+
+/** The redirect URI of a client registered at `issuer` alone (DCR, or by the user). */
+export async function issuerRedirectUri(origin: string, issuer: string): Promise<string> {
+  return `${origin}${UPSTREAM_CALLBACK_PATH}/${await issuerTag(issuer)}`;
+}
+
+/** The client metadata: the DCR body (with the exchange's redirect URI), and (with client_id) the metadata document. */
 export function gatewayClientMetadata(urls: GatewayClientUrls): OAuthClientMetadata {
   return {
     client_name: CLIENT_NAME,
@@ -46,7 +69,8 @@ export function gatewayClientMetadata(urls: GatewayClientUrls): OAuthClientMetad
   };
 }
 
-/** The document served at GATEWAY_CLIENT_PATH. */
+/** The document served at GATEWAY_CLIENT_PATH: the plain callback is its one redirect URI, whatever server fetches it. */
 export function gatewayClientDocument(urls: GatewayClientUrls): Record<string, unknown> {
-  return { client_id: urls.clientMetadataUrl ?? `${urls.origin}${GATEWAY_CLIENT_PATH}`, ...gatewayClientMetadata(urls) };
+  const metadata = gatewayClientMetadata({ ...urls, redirectUri: `${urls.origin}${UPSTREAM_CALLBACK_PATH}` });
+  return { client_id: urls.clientMetadataUrl ?? `${urls.origin}${GATEWAY_CLIENT_PATH}`, ...metadata };
 }

@@ -31,6 +31,8 @@ export class GatewayOAuthClient implements OAuthClientProvider {
   verifier: string | undefined;
   tokensChanged = false;
   clientChanged = false;
+  /** The resource (RFC 8707) `auth()` asked tokens for: the only URLs they may be sent to. */
+  resource: string | undefined;
 
   constructor(
     readonly held: OAuthState,
@@ -79,6 +81,10 @@ export class GatewayOAuthClient implements OAuthClientProvider {
     this.held.tokens = { ...tokens, ...(refresh ? { refresh_token: refresh } : {}) };
     this.held.expiresAt = typeof tokens.expires_in === "number" ? this.options.now() + tokens.expires_in * 1000 : null;
     this.tokensChanged = true;
+  }
+
+  saveResourceUrl(resource: string): void {
+    this.resource = resource;
   }
 
   redirectToAuthorization(authorizationUrl: URL): void {

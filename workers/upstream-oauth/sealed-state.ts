@@ -19,6 +19,9 @@ export const sealName = (kind: "tokens" | "client" | "flow", sourceId: number) =
 export interface FlowSecrets {
   verifier: string;
   authorizationUrl: string;
+  /** The authorization server it was sent to, and the redirect URI it asked for: its answer is taken only there (flow-binding.ts). */
+  issuer?: string | undefined;
+  redirectUri?: string | undefined;
   /** A client registered (or given) for this flow: stored only when the flow completes. */
   client?: StoredOAuthClientInformation | undefined;
   identification?: ClientIdentification | null | undefined;
@@ -27,6 +30,11 @@ export interface FlowSecrets {
 /** Tokens opened from their sealed text, per isolate, so a warm source's call skips AES-GCM; keyed by the sealed text itself. */
 const openedTokens = new Map<string, StoredOAuthTokens>();
 const OPENED_MAX = 256;
+
+/** The discovery state a row keeps (public metadata documents, stored as the SDK gave them). */
+export function discoveryOf(row: Pick<AuthorizationRow, "discoveryState">): OAuthDiscoveryState | undefined {
+  return (row.discoveryState ?? undefined) as OAuthDiscoveryState | undefined;
+}
 
 export function storableDiscovery(state: OAuthDiscoveryState): Record<string, unknown> | null {
   const value: unknown = JSON.parse(JSON.stringify(state));
@@ -51,7 +59,7 @@ export class SealedState {
       client: (await json("client", row.clientInformation)) as StoredOAuthClientInformation | undefined,
       identification: row.clientIdentification,
       expiresAt: row.tokenExpiresAt === null ? null : Date.parse(row.tokenExpiresAt),
-      discovery: (row.discoveryState ?? undefined) as OAuthDiscoveryState | undefined,
+      discovery: discoveryOf(row),
     };
   }
 

@@ -4,28 +4,34 @@
  * This is the one object the rest of the Worker holds (`Services.upstreamAuth`, the gateway's
  * `UpstreamAuthorizer` port); each job is in its own file:
  *
- * - connect-flow.service.ts: start, the start link, the callback (PKCE, `resource`, CIMD/DCR/manual client);
+ * - connect-flow.service.ts: start, the start link, the callback (PKCE, `resource`, CIMD/DCR/manual client,
+ *   bound to its authorization server: flow-binding.ts);
+ * - connect-link.service.ts: the connect link a call carries, which asks before it starts;
  * - call-tokens.service.ts: the owner's token per call, refreshed once at a time (refresh-gate.ts);
- * - connection-state.service.ts: protection learned at discovery, the facts shown, disconnect and revocation.
+ * - connection-state.service.ts: protection learned at discovery, the facts shown, disconnect, revocation,
+ *   and the end of a connection when its source's URL changes.
  *
  * Tokens, client secrets, PKCE verifiers and authorization URLs are sealed at rest
  * (sealed-state.ts over gateway/secrets.ts, bound to the owner and the source) and never
  * returned, logged or audited.
  */
-import type { AuthorizationNeeded, OAuthSource, UpstreamAuthorizer } from "../gateway/upstream-authorization";
+import type { AuthorizationNeeded, OAuthSource, UpstreamAuthorizer, UpstreamBearer } from "../gateway/upstream-authorization";
 import { CallTokens } from "./call-tokens.service";
 import { ConnectFlows, type StartOptions, type StartedFlow } from "./connect-flow.service";
+import { type ConnectConfirmation, ConnectLinks } from "./connect-link.service";
 import { type AuthorizationView, ConnectionState } from "./connection-state.service";
 import { UpstreamAuthContext, type UpstreamAuthDeps } from "./upstream-auth-context";
 
 export class UpstreamAuthorizations implements UpstreamAuthorizer {
   private readonly flows: ConnectFlows;
+  private readonly links: ConnectLinks;
   private readonly tokens: CallTokens;
   private readonly connections: ConnectionState;
 
   constructor(deps: UpstreamAuthDeps) {
     const context = new UpstreamAuthContext(deps);
     this.flows = new ConnectFlows(context);
+    this.links = new ConnectLinks(context, this.flows);
     this.tokens = new CallTokens(context);
     this.connections = new ConnectionState(context);
   }
@@ -42,6 +48,14 @@ export class UpstreamAuthorizations implements UpstreamAuthorizer {
     return this.flows.connect(...args);
   }
 
+  confirmation(userId: number, sourceId: number): Promise<ConnectConfirmation> {
+    return this.links.confirmation(userId, sourceId);
+  }
+
+  startConfirmed(userId: number, source: OAuthSource, returnTo: "console" | "page"): Promise<StartedFlow> {
+    return this.links.startConfirmed(userId, source, returnTo);
+  }
+
   openStart(flowId: string, browserUserId: number, browserSecret: string): Promise<{ authorizationUrl: string }> {
     return this.flows.openStart(flowId, browserUserId, browserSecret);
   }
@@ -50,11 +64,11 @@ export class UpstreamAuthorizations implements UpstreamAuthorizer {
     return this.flows.complete(...args);
   }
 
-  connectLink(sourceId: number, scope: string | undefined): string | undefined {
-    return this.flows.connectLink(sourceId, scope);
+  connectLink(sourceId: number): string | undefined {
+    return this.links.connectLink(sourceId);
   }
 
-  bearer(source: OAuthSource, afterUnauthorized = false): Promise<string | AuthorizationNeeded> {
+  bearer(source: OAuthSource, afterUnauthorized = false): Promise<UpstreamBearer | AuthorizationNeeded> {
     return this.tokens.bearer(source, afterUnauthorized);
   }
 
@@ -72,5 +86,9 @@ export class UpstreamAuthorizations implements UpstreamAuthorizer {
 
   disconnect(userId: number, sourceId: number, forDelete = false): Promise<{ revoked: boolean }> {
     return this.connections.disconnect(userId, sourceId, forDelete);
+  }
+
+  endForUrlChange(userId: number, sourceId: number): Promise<boolean> {
+    return this.connections.endForUrlChange(userId, sourceId);
   }
 }

@@ -1,19 +1,24 @@
 /**
  * The browser side of connecting a source's upstream account:
  * - GET /oauth/gateway-client.json — mcp-edge's Client ID Metadata Document (public).
- * - GET /oauth/upstream/connect?source_id=…&scope=… — the link an `authorization_required` call
- *   carries and the console's Connect button opens: starts a flow for the signed-in owner.
+ * - GET /oauth/upstream/connect?source_id=… — the link an `authorization_required` call carries:
+ *   a page saying what will be connected (connect-page.ts); it starts nothing.
+ * - POST /oauth/upstream/connect — that page's form (CSRF token, same origin): starts a flow for
+ *   the signed-in owner, asking for the scopes the source's upstream named.
  * - GET /oauth/upstream/start?flow=… — the one-time link POST /api/sources/{id}/authorize returns.
- * - GET /oauth/upstream/callback — the redirect URI: completes the flow, discovers the source's
- *   tools again, and returns the user to the console or a plain page.
+ * - GET /oauth/upstream/callback[/<issuer tag>] — the redirect URIs (the metadata document's, and
+ *   one per authorization server: decision 0047): completes the flow when its answer came back to
+ *   the one it was sent with, discovers the source's tools again, and returns the user to the
+ *   console or a plain page.
  *
  * The connect and start links need this browser signed in to mcp-edge (the /authorize session) as
  * the source's owner — a link alone connects nothing — and bind the flow to this browser with a
  * `__Host-` cookie of its own the callback must present: a callback replayed, opened elsewhere or
- * swapped between users is refused (connect-flow.service.ts#complete).
+ * swapped between users is refused (connect-flow.service.ts#complete). What an authorization
+ * server says in its errors is never shown: only its OAuth error code (oauth-failure-text.ts).
  */
 import { type Context, Hono } from "hono";
-import { clearCookie, csrfToken, pendingCookie, readCookie, setCookie, signedIn } from "../auth/authorize/browser";
+import { checkCsrf, clearCookie, csrfToken, pendingCookie, readCookie, setCookie, signedIn } from "../auth/authorize/browser";
 import { errorPage, signInPage } from "../auth/authorize/pages";
 import { page, escapeHtml } from "../auth/authorize/html";
 import { SIGN_IN_METHODS } from "../auth/authorize/sign-in-methods";
@@ -28,6 +33,8 @@ import { log } from "../lib/log";
 import { createServices, upstreamAuthorizations } from "../services";
 import { GATEWAY_CLIENT_PATH, gatewayClientDocument, gatewayClientUrls, UPSTREAM_CALLBACK_PATH, UPSTREAM_CONNECT_PATH, UPSTREAM_START_PATH } from "./gateway-client";
 import { FLOW_TTL_MS } from "./connect-flow.service";
+import { connectPage } from "./connect-page";
+import { callbackErrorText } from "./oauth-failure-text";
 
 const FLOW_COOKIE_PREFIX = "__Host-mcpe-upstream-flow-";
 /** What `state` can be: ours are base64url secrets; anything else names no cookie. */
@@ -73,14 +80,29 @@ async function browserUser(c: Context<AppEnv>): Promise<{ userId: number } | { r
 }
 
 /** Opens the flow in this browser: binds it with a fresh cookie of its own and sends the browser to the authorization server. */
-async function sendToAuthorization(c: Context<AppEnv>, flowId: string, userId: number): Promise<Response> {
+async function sendToAuthorization(c: Context<AppEnv>, flowId: string, userId: number, status: 302 | 303 = 302): Promise<Response> {
   const secret = randomSecret();
   const { authorizationUrl } = await authorizations(c).openStart(flowId, userId, secret);
   const cookie = await flowCookieName(new URL(authorizationUrl).searchParams.get("state"));
   if (!cookie) throw new AppError("internal", "The authorization URL carries no state to bind this browser to");
   const headers = new Headers({ Location: authorizationUrl, ...NO_STORE });
   headers.append("Set-Cookie", setCookie(cookie, secret, FLOW_TTL_MS / 1000));
-  return new Response(null, { status: 302, headers });
+  return new Response(null, { status, headers });
+}
+
+function sourceIdOf(value: unknown): number {
+  const sourceId = typeof value === "string" && /^[1-9][0-9]{0,15}$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(sourceId)) throw AppError.invalid("source_id must be a source's id");
+  return sourceId;
+}
+
+const MAX_FORM_BYTES = 4096;
+
+async function readForm(request: Request): Promise<FormData> {
+  if (Number(request.headers.get("content-length") ?? "0") > MAX_FORM_BYTES) throw AppError.invalid("The form is too large");
+  const form = /^application\/x-www-form-urlencoded\b/i.test(request.headers.get("content-type") ?? "");
+  if (!form) throw AppError.invalid("Expected a form post");
+  return request.formData();
 }
 
 function guarded(handler: (c: Context<AppEnv>) => Promise<Response>) {
@@ -95,18 +117,33 @@ function guarded(handler: (c: Context<AppEnv>) => Promise<Response>) {
   };
 }
 
-async function connect(c: Context<AppEnv>): Promise<Response> {
+/** The connect link: what would be connected, and a form to confirm it. Nothing starts here (a `scope` in the link is not read). */
+async function confirmConnect(c: Context<AppEnv>): Promise<Response> {
   const signed = await browserUser(c);
   if ("response" in signed) return signed.response;
-  const sourceId = Number(c.req.query("source_id"));
-  if (!Number.isSafeInteger(sourceId) || sourceId <= 0) throw AppError.invalid("source_id must be a source's id");
-  const scope = c.req.query("scope");
-  if (scope !== undefined && scope.length > 1000) throw AppError.invalid("scope is too long");
+  const sourceId = sourceIdOf(c.req.query("source_id"));
   const source = await sourcesRepo.getSource(openDb(c.env.DB), signed.userId, sourceId);
   if (!source) throw AppError.notFound("Source", sourceId);
+  const confirmation = await authorizations(c).confirmation(signed.userId, sourceId);
+  const csrf = csrfToken(c.req.raw);
+  const headers = new Headers();
+  if (csrf.cookie) headers.append("Set-Cookie", csrf.cookie);
   const returnTo = c.req.query("return_to") === "console" ? "console" : "page";
-  const flow = await authorizations(c).start(signed.userId, source, { scope: scope || undefined, returnTo });
-  return sendToAuthorization(c, new URL(flow.startUrl).searchParams.get("flow") ?? "", signed.userId);
+  const shown = { id: source.id, name: source.name, url: source.mcpServerUrl };
+  return connectPage({ source: shown, confirmation, csrf: csrf.token, returnTo, headers });
+}
+
+/** The connect page's form: only from this origin, with this browser's CSRF token, by the signed-in owner. */
+async function startConnect(c: Context<AppEnv>): Promise<Response> {
+  const form = await readForm(c.req.raw);
+  checkCsrf(c.req.raw, form);
+  const session = await signedIn(openDb(c.env.DB), c.req.raw);
+  if (!session) throw new AppError("forbidden", "Sign in to mcp-edge first: open the connect link again");
+  const sourceId = sourceIdOf(form.get("source_id"));
+  const source = await sourcesRepo.getSource(openDb(c.env.DB), session.user.id, sourceId);
+  if (!source) throw AppError.notFound("Source", sourceId);
+  const flow = await authorizations(c).startConfirmed(session.user.id, source, form.get("return_to") === "console" ? "console" : "page");
+  return sendToAuthorization(c, new URL(flow.startUrl).searchParams.get("flow") ?? "", session.user.id, 303);
 }
 
 async function start(c: Context<AppEnv>): Promise<Response> {
@@ -134,15 +171,22 @@ async function callback(c: Context<AppEnv>): Promise<Response> {
     if (cookie) headers.append("Set-Cookie", clearCookie(cookie));
   };
   if (error !== undefined || code === undefined) {
-    // The server's own words are not shown (they could come from anyone who sends a link here).
-    const response = errorPage(error === "access_denied" ? "You did not allow the connection. Nothing was connected." : "The authorization server did not send an authorization code. Nothing was connected.");
+    // The server's own words (error_description) are not shown: only an OAuth error code, in our words.
+    const response = errorPage(callbackErrorText(error));
     clear(response.headers);
     return response;
   }
   const db = openDb(c.env.DB);
   const session = await signedIn(db, c.req.raw);
   const done = await authorizations(c).complete(
-    { state, code, iss: c.req.query("iss"), browserSecret: cookie ? readCookie(c.req.raw, cookie) : undefined, browserUserId: session?.user.id },
+    {
+      state,
+      code,
+      iss: c.req.query("iss"),
+      path: new URL(c.req.url).pathname,
+      browserSecret: cookie ? readCookie(c.req.raw, cookie) : undefined,
+      browserUserId: session?.user.id,
+    },
     async (userId, sourceId) => {
       const source = await sourcesRepo.getSource(db, userId, sourceId);
       if (!source) throw AppError.notFound("Source", sourceId);
@@ -171,8 +215,10 @@ export function upstreamOAuthRoutes(): Hono<AppEnv> {
     const document = gatewayClientDocument(gatewayClientUrls(originOf(c), c.env));
     return c.json(document, 200, { "Cache-Control": "public, max-age=3600" });
   });
-  app.get(UPSTREAM_CONNECT_PATH, guarded(connect));
+  app.get(UPSTREAM_CONNECT_PATH, guarded(confirmConnect));
+  app.post(UPSTREAM_CONNECT_PATH, guarded(startConnect));
   app.get(UPSTREAM_START_PATH, guarded(start));
   app.get(UPSTREAM_CALLBACK_PATH, guarded(callback));
+  app.get(`${UPSTREAM_CALLBACK_PATH}/:issuer_tag`, guarded(callback));
   return app;
 }
