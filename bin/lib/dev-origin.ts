@@ -5,7 +5,7 @@
  */
 export const DEFAULT_DEV_PORT = "8787";
 
-export function devPort(env: NodeJS.ProcessEnv = process.env): string {
+export function devPort(env: Readonly<Record<string, string | undefined>> = process.env): string {
   const port = env["PORT"]?.trim();
   if (port === undefined || port === "") return DEFAULT_DEV_PORT;
   if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) throw new Error(`PORT=${port}: expected a TCP port number (1–65535)`);
@@ -13,6 +13,6 @@ export function devPort(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** The local origin a browser opens (localhost, not 127.0.0.1: that is the dev OAuth issuer). */
-export function devOrigin(env: NodeJS.ProcessEnv = process.env): string {
+export function devOrigin(env: Readonly<Record<string, string | undefined>> = process.env): string {
   return `http://localhost:${devPort(env)}`;
 }
