@@ -7,12 +7,14 @@
  * A source whose upstream uses MCP authorization is called with its owner's token, on both paths
  * (upstream-authorization.ts): refreshed and retried once after a 401; without a usable token, or
  * after a 403 insufficient_scope, the call answers `authorization_required` with the link to connect.
+ * Every answer is bounded by GATEWAY_MAX_RESULT_BYTES while it streams in, on both paths (decision 0051).
  */
 import type { Db } from "../lib/db";
 import type { FetchLike } from "../mcp-client/connect";
 import type { BreakerView, SourceObject } from "./breaker-view";
 import { type CallableToolCache, isolateCallables } from "./callable-cache";
 import { splitGatewayName } from "./gateway-names";
+import { maxResultBytes } from "./gateway-limits";
 import { secretBox, type SecretBox } from "./secrets";
 import type { SourceCallOutcome } from "./source-call-result";
 import { type CallableTool, findCallableTool } from "./sources.repo";
@@ -24,7 +26,7 @@ import type { UpstreamConfig } from "./upstream.types";
 
 export interface SourceCallsDeps {
   db: Db;
-  env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS">;
+  env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS" | "GATEWAY_MAX_RESULT_BYTES">;
   /**
    * How this isolate reaches upstreams for a call whose tool-call unit `caller` has already spent:
    * SELF routing for its own origin, the request marked as counted for them (self-routed-fetch.ts).
@@ -106,19 +108,15 @@ export class SourceCalls {
    */
   private async send(userId: number, { source, tool }: CallableTool, config: UpstreamConfig, args: Record<string, unknown>): Promise<SourceCallOutcome> {
     const object = () => this.object(source.id);
+    const call = { name: tool.name, idempotent: tool.idempotent, output: tool.output, maxResultBytes: maxResultBytes(this.deps.env) };
     if (source.upstreamKind === "stateless" && source.protocolVersion !== null) {
       return callStatelessSource(
         { fetch: this.deps.upstreamFetch(userId), breakers: this.deps.breakers, object, waitUntil: this.deps.waitUntil },
         config,
-        { name: tool.name, args, idempotent: tool.idempotent, output: tool.output, protocolVersion: source.protocolVersion, discover: source.discoverResult ?? undefined },
+        { ...call, args, protocolVersion: source.protocolVersion, discover: source.discoverResult ?? undefined },
       );
     }
-    const { resultJson, meta } = await object().callTool(config, {
-      name: tool.name,
-      argumentsJson: JSON.stringify(args),
-      idempotent: tool.idempotent,
-      output: tool.output,
-    });
+    const { resultJson, meta } = await object().callTool(config, { ...call, argumentsJson: JSON.stringify(args) });
     return { result: JSON.parse(resultJson) as Record<string, unknown>, resultJson, meta };
   }
 
