@@ -25,7 +25,7 @@ import { answerSourceCall, asSourceCall } from "./call-fast-path";
 import { askToConnect } from "./connect-elicitation";
 import { gatewayName, splitGatewayName } from "./gateway-names";
 import type { CallableTool, InventoryRow } from "./sources.repo";
-import { authorizationOf } from "./upstream-authorization";
+import type { ConnectRequest } from "./upstream.types";
 
 /** How long a 2026-07-28 client may reuse the gateway's tools/list: short, since hiding or adding a source changes it. */
 export const GATEWAY_LIST_TTL_MS = 30_000;
@@ -124,20 +124,21 @@ function registerSourceTool(server: McpServer, ctx: ToolContext, tool: SourceToo
       if (lacking(ctx.access.principal, SOURCE_TOOL_SCOPES).length > 0) {
         return errorResult(new AppError("forbidden", `This token does not grant ${SOURCE_TOOL_SCOPES.join(" ")}, which ${tool.name} needs`));
       }
-      let answer: { slug: string; result: JsonObject };
+      let answer: { slug: string; result: JsonObject; connect: ConnectRequest | undefined };
       try {
         const calls = ctx.services.sourceCalls;
         const target = tool.target ?? (await calls.find(ctx.user.id, tool.name));
         if (!target) throw new AppError("not_found", `Tool ${tool.name} not found; it may be hidden or belong to a disabled or deleted source`);
-        answer = { slug: target.source.slug, result: (await calls.call(ctx.user.id, target, args)).result };
+        const outcome = await calls.call(ctx.user.id, target, args);
+        answer = { slug: target.source.slug, result: outcome.result, connect: outcome.connect };
       } catch (error) {
         return failureResult(error, tool.name, ctx.user.id);
       }
-      const { slug, result } = answer;
+      const { slug, result, connect } = answer;
       if (!isCallToolResult(result)) return errorResult(new Error(`upstream result of ${tool.name} is not a tools/call result`));
-      // The owner must connect their account: offered as a URL elicitation where the revision has one.
-      const authorization = authorizationOf(result);
-      return authorization ? askToConnect(slug, result, authorization, request) : result;
+      // The owner must connect their account: offered as a URL elicitation where the revision has
+      // one. Only the call path's own request to connect is asked, never anything in the result.
+      return connect ? askToConnect(slug, result, connect, request) : result;
     },
   );
 }

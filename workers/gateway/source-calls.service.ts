@@ -6,8 +6,10 @@
  * Durable Object, which keeps the session. Every call is audited (GATEWAY_CALL), on both paths.
  * A source whose upstream uses MCP authorization is called with its owner's token, on both paths
  * (upstream-authorization.ts): refreshed and retried once after a 401; without a usable token, or
- * after a 403 insufficient_scope, the call answers `authorization_required` with the link to connect.
- * Every answer is bounded by GATEWAY_MAX_RESULT_BYTES while it streams in, on both paths (decision 0051).
+ * after a 403 insufficient_scope, the call answers `authorization_required` with the link to connect
+ * — and only that outcome, with a link on the gateway's own origin, may be asked of the client as
+ * a URL elicitation (`SourceCallOutcome.connect`, decision 0051). Every answer is bounded by
+ * GATEWAY_MAX_RESULT_BYTES while it streams in, on both paths.
  */
 import type { Db } from "../lib/db";
 import type { FetchLike } from "../mcp-client/connect";
@@ -22,7 +24,7 @@ import { callStatelessSource } from "./stateless-path";
 import type { ToolCallAudit } from "./tool-call-audit";
 import { authorizationOutcome, type AuthorizationNeeded, type UpstreamAuthorizer, withBearer } from "./upstream-authorization";
 import { upstreamConfig } from "./upstream-config";
-import type { UpstreamConfig } from "./upstream.types";
+import type { ConnectRequest, UpstreamConfig } from "./upstream.types";
 
 export interface SourceCallsDeps {
   db: Db;
@@ -39,6 +41,16 @@ export interface SourceCallsDeps {
   waitUntil: (promise: Promise<unknown>) => void;
   /** Sources' MCP authorization: the owner's token for `oauth` sources (without it they answer authorization_required). */
   authorizer?: UpstreamAuthorizer | undefined;
+  /** The gateway's public origin, where its connect links live; without one, no call is asked as an elicitation. */
+  ownOrigin?: string | undefined;
+}
+
+/** The connect request of an `authorization_required` answer, when its link is the gateway's own. */
+function connectRequest(needed: AuthorizationNeeded, link: string | undefined, ownOrigin: string | undefined): ConnectRequest | undefined {
+  if (link === undefined || ownOrigin === undefined || !URL.canParse(link)) return undefined;
+  const url = new URL(link);
+  if (url.origin !== ownOrigin || url.username !== "" || url.password !== "") return undefined;
+  return { state: needed.state, url: url.href, scope: needed.scope ?? null };
 }
 
 export class SourceCalls {
@@ -85,7 +97,10 @@ export class SourceCalls {
   private async callAuthorized(userId: number, target: CallableTool, config: UpstreamConfig, args: Record<string, unknown>, started: number): Promise<SourceCallOutcome> {
     const { source } = target;
     const authorizer = this.deps.authorizer;
-    const needed = (why: AuthorizationNeeded) => authorizationOutcome(source.slug, why, authorizer?.connectLink(source.id, why.scope), started);
+    const needed = (why: AuthorizationNeeded): SourceCallOutcome => {
+      const link = authorizer?.connectLink(source.id, why.scope);
+      return { ...authorizationOutcome(source.slug, why, link, started), connect: connectRequest(why, link, this.deps.ownOrigin) };
+    };
     if (!authorizer) return needed({ state: "needs_authorization", scope: undefined });
     let token = await authorizer.bearer(source);
     if (typeof token !== "string") return needed(token);

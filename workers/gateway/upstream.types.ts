@@ -110,6 +110,17 @@ export interface UpstreamCall {
   maxResultBytes: number;
 }
 
+/**
+ * The gateway's own request that the owner connect their account, made by SourceCalls from its
+ * `authorization_required` outcome (upstream-authorization.ts) — never read from a result — and
+ * only with a connect link on the gateway's own origin: the one thing /mcp asks a client to open.
+ */
+export interface ConnectRequest {
+  state: "needs_authorization" | "authorization_expired";
+  url: string;
+  scope: string | null;
+}
+
 /** A warm sessionful connection's new tool list (after list_changed), for the Worker to write to D1. */
 export interface InventoryChange {
   sourceId: number;
