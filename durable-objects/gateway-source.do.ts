@@ -50,14 +50,16 @@ import { selfRoutedFetch } from "../workers/mcp-client/self-routed-fetch";
  * of them ever talk to an upstream (decision 0034); the breaker and the call window need none of it.
  */
 const upstreamSide = onFirstUse(async () => {
-  const [connect, errors, connection, failure, result] = await Promise.all([
+  const [connect, errors, connection, failure, result, answerLimit] = await Promise.all([
     import("../workers/mcp-client/connect"),
     import("../workers/mcp-client/errors"),
     import("../workers/gateway/upstream-connection"),
     import("../workers/gateway/upstream-failure"),
     import("../workers/gateway/source-call-result"),
+    import("../workers/mcp-client/answer-limit"),
   ]);
   return {
+    AnswerLimits: answerLimit.AnswerLimits,
     callMcpTool: connect.callMcpTool,
     closeMcp: connect.closeMcp,
     negotiated: connect.negotiated,
@@ -186,7 +188,10 @@ export class GatewaySource extends DurableObject<Env> {
     if (admission.probe) this.probeUntil = started + probeLeaseMs(config.timeoutMs);
     const args: unknown = JSON.parse(call.argumentsJson);
     const attempt = isJsonObject(args)
-      ? await withRetries(() => this.withConnection(config, (open) => callMcpTool(open, call.name, args, config.timeoutMs)), call.idempotent)
+      ? await withRetries(
+          () => this.withConnection(config, (open) => callMcpTool(open, call.name, args, config.timeoutMs, call.maxResultBytes)),
+          call.idempotent,
+        )
       : { failure: { type: "protocol" as const, message: "arguments must be an object", countsAsFailure: false, beforeSend: true } };
     const { outcome, report } = settleCall(config.slug, call, attempt, started, admission.probe);
     this.apply(report);
@@ -403,9 +408,14 @@ export class GatewaySource extends DurableObject<Env> {
     return { connection, withSession: resume !== undefined || sessionIdOf(connection) !== null };
   }
 
+  /**
+   * Opens a connection whose calls (callTool's maxResultBytes) have their answers bounded while they
+   * stream in; listings over it are not bounded here (they are discovery's to bound).
+   */
   private async open(config: UpstreamConfig, resume: SessionInfo | undefined, onToolsChanged?: () => void): Promise<McpClientConnection> {
-    const { negotiated, openUpstream } = await upstreamSide();
-    const connection = await openUpstream(config, this.upstreamFetch, { resume, onToolsChanged });
+    const { AnswerLimits, negotiated, openUpstream } = await upstreamSide();
+    const answerLimits = new AnswerLimits();
+    const connection = { ...(await openUpstream(config, answerLimits.wrap(this.upstreamFetch), { resume, onToolsChanged })), answerLimits };
     const now = negotiated(connection);
     const session: StoredSession = { protocolVersion: now.protocolVersion ?? resume?.protocolVersion ?? null, sessionId: now.sessionId, fingerprint: config.fingerprint };
     this.ctx.storage.kv.put(SESSION_KEY, session);

@@ -96,9 +96,13 @@ function mountMcpRoutes(app: Hono<AppEnv>, servers: readonly McpServerEntry[]): 
   app.all(
     "/mcp",
     lazyHandler<AppEnv>(async () => {
-      const [{ createGatewayServer, serveGateway }, builtins] = await Promise.all([import("./gateway/gateway.server"), loadMcpServers(servers)]);
+      const [{ createGatewayServer, serveGateway }, { toolsListPageSize }, builtins] = await Promise.all([
+        import("./gateway/gateway.server"),
+        import("./gateway/gateway-limits"),
+        loadMcpServers(servers),
+      ]);
       const gateway = createGatewayServer(builtins);
-      return (c) => serveGateway(c.req.raw, gateway, toolContext(c));
+      return (c) => serveGateway(c.req.raw, gateway, toolContext(c), { listPageSize: toolsListPageSize(c.env) });
     }),
   );
   for (const entry of servers) {

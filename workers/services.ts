@@ -139,6 +139,8 @@ export function createServices(
         get authorizer() {
           return services.upstreamAuth;
         },
+        // The origin the connect links are made on (upstreamAuth's): the only one a call may ask a client to open.
+        ownOrigin: origin,
       }));
     },
     get sourceHealth() {

@@ -30,7 +30,7 @@ describe("source circuit breaker", () => {
   it("types connection failures, opens after the threshold and then answers without calling", async () => {
     const slug = `failing_${crypto.randomUUID().slice(0, 6)}`;
     const stub = env.GATEWAY_SOURCE.get(env.GATEWAY_SOURCE.idFromName(slug));
-    const call = { name: "anything", argumentsJson: "{}", idempotent: false, output: "none" as const };
+    const call = { name: "anything", argumentsJson: "{}", idempotent: false, output: "none" as const, maxResultBytes: 4 * 1024 * 1024 };
 
     for (let i = 0; i < BREAKER_THRESHOLD; i++) {
       const outcome = await stub.callTool(failingConfig(slug), call);

@@ -31,7 +31,10 @@ import { createUser } from "../helpers/users";
 const WITHOUT_SETTING = { ...env, ALLOW_PRIVATE_UPSTREAMS: undefined };
 const REFUSED = /^url host 127\.0\.0\.1 is a loopback address \(loopback, 127\.0\.0\.0\/8\); allowed only with ALLOW_PRIVATE_UPSTREAMS$/;
 
-type GatewayEnv = Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS" | "SELF_ORIGIN">;
+type GatewayEnv = Pick<
+  Env,
+  "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS" | "SELF_ORIGIN" | "GATEWAY_MAX_RESULT_BYTES" | "GATEWAY_MAX_SOURCES_PER_USER"
+>;
 
 /** The gateway's services as the Worker wires them, on `gatewayEnv`, with one isolate's breaker view. */
 function gateway(gatewayEnv: GatewayEnv, audited: ToolCallRecord[] = []) {

@@ -17,6 +17,7 @@
  *                    its tool `which` answers "stateless" or "sessionful"
  *   /modern/mcp      a 2026-07-28-only server (the SDK's createMcpHandler, legacy requests refused);
  *                    `echo` returns its arguments
+ *   /spoof-meta…, /endless-…, /big-json/mcp   hostile results: fixture-hostile-results.ts
  *
  * Stateless paths build a fresh server per request. Run: `tsx test/upstreams/fixture-server.ts <port>`.
  */
@@ -26,6 +27,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { endHostileResults, serveHostileResults } from "./fixture-hostile-results";
 import { openSession, serveStatelessRequest } from "./mcp-over-node";
 import { readBody } from "./node-http";
 
@@ -227,6 +229,7 @@ const httpServer = createServer((req, res) => {
     if (url.pathname === "/healthz") return json(res, 200, { ok: true });
     if (url.pathname.startsWith("/control/") && req.method === "POST") return control(url.pathname, res, body);
     if (url.pathname === "/modern/mcp") return serveModern(req, res, text);
+    if (await serveHostileResults(url.pathname, req, res, body)) return;
     const match = /^\/([a-z]+)\/mcp$/.exec(url.pathname);
     const behaviour = match?.[1];
     if (!behaviour || !BEHAVIOURS.has(behaviour)) return json(res, 404, { error: `no fixture at ${url.pathname}` });
@@ -247,6 +250,7 @@ httpServer.listen(port, "127.0.0.1", () => {
 
 function shutdown(): void {
   for (const res of hanging) res.destroy();
+  endHostileResults();
   httpServer.close();
   httpServer.closeAllConnections();
   process.exit(0);

@@ -1,7 +1,8 @@
 /**
- * A source call that answered `authorization_required` (upstream-authorization.ts), offered to the
- * client as a URL-mode elicitation when its protocol revision has one, so the client can open the
- * connect link itself instead of the model relaying it:
+ * A source call that answered the gateway's own `authorization_required` (SourceCalls'
+ * `ConnectRequest`, whose link is on the gateway's origin; never anything read from an upstream's
+ * result, decision 0051), offered to the client as a URL-mode elicitation when its protocol
+ * revision has one, so the client can open the connect link itself instead of the model relaying it:
  * - 2026-07-28: an `inputRequired` result with an embedded URL elicitation, when the request's
  *   envelope declares `elicitation.url`. The client opens the link and retries; the retry calls
  *   again, and if the user still did not connect it gets the typed error result (no second ask).
@@ -23,14 +24,14 @@ import {
   UrlElicitationRequiredError,
 } from "@modelcontextprotocol/server";
 import { isJsonObject } from "../lib/json";
-import type { AuthorizationRequired } from "./upstream-authorization";
+import type { ConnectRequest } from "./upstream.types";
 
 export const CONNECT_INPUT_KEY = "connect";
 /** The first revision with the -32042 error. */
 const URL_ELICITATION_ERROR_VERSION = "2025-11-25";
 const MODERN_VERSION = "2026-07-28";
 
-function connectMessage(slug: string, authorization: AuthorizationRequired): string {
+function connectMessage(slug: string, authorization: ConnectRequest): string {
   const again = authorization.state === "authorization_expired" ? "again " : "";
   return `Connect your account ${again}for ${slug}${authorization.scope ? ` (permissions: ${authorization.scope})` : ""}, then the call continues.`;
 }
@@ -53,7 +54,7 @@ function declaresUrlElicitation(ctx: ServerContext): boolean {
   return isJsonObject(elicitation) && isJsonObject(elicitation["url"]);
 }
 
-function urlElicitation(slug: string, authorization: AuthorizationRequired & { url: string }): UrlElicitationRequiredError {
+function urlElicitation(slug: string, authorization: ConnectRequest): UrlElicitationRequiredError {
   const message = connectMessage(slug, authorization);
   return new UrlElicitationRequiredError([{ mode: "url", elicitationId: crypto.randomUUID(), url: authorization.url, message }], `${message} Open ${authorization.url}`);
 }
@@ -62,7 +63,7 @@ function urlElicitation(slug: string, authorization: AuthorizationRequired & { u
 export function askToConnect(
   slug: string,
   result: CallToolResult,
-  authorization: AuthorizationRequired & { url: string },
+  authorization: ConnectRequest,
   ctx: ServerContext,
 ): CallToolResult | InputRequiredResult {
   const version = requestVersion(ctx);

@@ -19,6 +19,7 @@ export const GATEWAY_OUTCOMES = [
   "unauthorized",
   "insufficient_scope",
   "authorization_required",
+  "result_too_large",
 ] as const;
 
 export const gatewayCallEventSchema = eventEnvelopeSchema.extend({

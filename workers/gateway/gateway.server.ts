@@ -10,12 +10,18 @@
  * A plain tools/call of a source tool is answered without building the SDK server when nothing
  * about the answer needs the SDK (call-fast-path.ts); the same call path runs either way. The
  * built-in definitions are passed in by workers/app.ts, so this module never imports the app.
+ *
+ * tools/list is paged (decision 0051): built-ins first, then source tools, `listPageSize` per page
+ * (GATEWAY_TOOLS_LIST_PAGE_SIZE) with an opaque `nextCursor` (lib/cursor.ts); only the page's tools
+ * are registered for the request. A cursor this endpoint did not issue is answered -32602.
  */
 import { isCallToolResult, type McpServer, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import { lacking } from "../auth/principal";
 import type { Scope } from "../auth/scopes";
+import { decodeCursor, encodeCursor } from "../lib/cursor";
 import { AppError } from "../lib/errors";
 import { isJsonObject, type JsonObject } from "../lib/json";
+import { isRequestId } from "../mcp/envelope";
 import { fastPathVersion } from "../mcp/fast-path";
 import { readMcpPost, serveWithSdk } from "../mcp/hosting";
 import type { McpServerDefinition } from "../mcp/server-definition";
@@ -23,9 +29,11 @@ import { errorResult, failureResult, registerTools, SCOPES_META_KEY, type ToolCo
 import { ADMIN_TOOL_NAMES, adminTools } from "./admin.tools";
 import { answerSourceCall, asSourceCall } from "./call-fast-path";
 import { askToConnect } from "./connect-elicitation";
+import { DEFAULT_LIST_PAGE_SIZE } from "./gateway-limits";
 import { gatewayName, splitGatewayName } from "./gateway-names";
+import { pageOf, withNextCursor } from "./list-pages";
 import type { CallableTool, InventoryRow } from "./sources.repo";
-import { authorizationOf } from "./upstream-authorization";
+import type { ConnectRequest } from "./upstream.types";
 
 /** How long a 2026-07-28 client may reuse the gateway's tools/list: short, since hiding or adding a source changes it. */
 export const GATEWAY_LIST_TTL_MS = 30_000;
@@ -49,6 +57,8 @@ interface SourceTool {
 /** What this request may reach beyond the built-ins: request state, carried in its tool context. */
 export interface GatewayCatalog {
   hiddenBuiltins: ReadonlySet<string>;
+  /** A tools/list page: the built-ins on it (absent: every built-in the user did not hide). */
+  pagedBuiltins?: ReadonlySet<string> | undefined;
   sourceTools: readonly SourceTool[];
 }
 
@@ -60,6 +70,8 @@ export interface GatewayServer {
   definition: McpServerDefinition<GatewayContext>;
   /** Every built-in and admin tool name: what can be hidden besides source tools, and never a source call. */
   builtinNames: ReadonlySet<string>;
+  /** The same names in the order tools/list lists them (registration order), for paging. */
+  builtinOrder: readonly string[];
 }
 
 const NO_CATALOG: GatewayCatalog = { hiddenBuiltins: new Set(), sourceTools: [] };
@@ -124,20 +136,21 @@ function registerSourceTool(server: McpServer, ctx: ToolContext, tool: SourceToo
       if (lacking(ctx.access.principal, SOURCE_TOOL_SCOPES).length > 0) {
         return errorResult(new AppError("forbidden", `This token does not grant ${SOURCE_TOOL_SCOPES.join(" ")}, which ${tool.name} needs`));
       }
-      let answer: { slug: string; result: JsonObject };
+      let answer: { slug: string; result: JsonObject; connect: ConnectRequest | undefined };
       try {
         const calls = ctx.services.sourceCalls;
         const target = tool.target ?? (await calls.find(ctx.user.id, tool.name));
         if (!target) throw new AppError("not_found", `Tool ${tool.name} not found; it may be hidden or belong to a disabled or deleted source`);
-        answer = { slug: target.source.slug, result: (await calls.call(ctx.user.id, target, args)).result };
+        const outcome = await calls.call(ctx.user.id, target, args);
+        answer = { slug: target.source.slug, result: outcome.result, connect: outcome.connect };
       } catch (error) {
         return failureResult(error, tool.name, ctx.user.id);
       }
-      const { slug, result } = answer;
+      const { slug, result, connect } = answer;
       if (!isCallToolResult(result)) return errorResult(new Error(`upstream result of ${tool.name} is not a tools/call result`));
-      // The owner must connect their account: offered as a URL elicitation where the revision has one.
-      const authorization = authorizationOf(result);
-      return authorization ? askToConnect(slug, result, authorization, request) : result;
+      // The owner must connect their account: offered as a URL elicitation where the revision has
+      // one. Only the call path's own request to connect is asked, never anything in the result.
+      return connect ? askToConnect(slug, result, connect, request) : result;
     },
   );
 }
@@ -184,16 +197,16 @@ export function createGatewayServer(builtins: readonly McpServerDefinition[]): G
     // Built-ins carry their own scopes; every other `<slug>__<alias>` is a source tool.
     toolScopes: (name) => builtinScopes.get(name) ?? (splitGatewayName(name) === undefined ? undefined : SOURCE_TOOL_SCOPES),
     extend(server, ctx) {
-      const { hiddenBuiltins, sourceTools } = ctx.catalog;
+      const { hiddenBuiltins, pagedBuiltins, sourceTools } = ctx.catalog;
       registerTools(
         server,
-        tools.filter((tool) => !hiddenBuiltins.has(tool.name)),
+        tools.filter((tool) => !hiddenBuiltins.has(tool.name) && (pagedBuiltins === undefined || pagedBuiltins.has(tool.name))),
         ctx,
       );
       for (const tool of sourceTools) registerSourceTool(server, ctx, tool);
     },
   };
-  return { definition, builtinNames };
+  return { definition, builtinNames, builtinOrder: tools.map((tool) => tool.name) };
 }
 
 function messagesOf(body: unknown): unknown[] {
@@ -214,18 +227,43 @@ function listsTools(body: unknown): boolean {
   return body === undefined || messagesOf(body).some((message) => !isJsonObject(message) || message["method"] === "tools/list");
 }
 
+/** Where a single tools/list request's page starts (its cursor, lib/cursor.ts), or the -32602 refusing that cursor. */
+function listPageOf(body: unknown): { offset: number } | { refusal: Response } | undefined {
+  if (!isJsonObject(body) || body["method"] !== "tools/list" || !isRequestId(body["id"])) return undefined;
+  const id = body["id"];
+  const params = body["params"];
+  const cursor = isJsonObject(params) && typeof params["cursor"] === "string" ? params["cursor"] : undefined;
+  try {
+    return { offset: decodeCursor(cursor, "tools/list") };
+  } catch (error) {
+    const message = `Invalid params for tools/list: ${error instanceof AppError ? error.message : "cursor is not valid"}`;
+    return { refusal: Response.json({ jsonrpc: "2.0", id, error: { code: -32602, message } }) };
+  }
+}
+
 /**
  * What this request can reach: the built-ins the user did not hide, and — for a tools/list — every
- * listed source tool, or — for a tools/call — just the source tools it names (by alias or a kept
- * alias; a hidden, disabled or foreign one stays unregistered: the SDK answers "not found"). So a
- * call costs one indexed lookup, not the whole inventory. `found` and `lookedUp`: what this request
- * already looked up (found, and every name tried).
+ * listed source tool (of the page, when `page` says which), or — for a tools/call — just the
+ * source tools it names (by alias or a kept alias; a hidden, disabled or foreign one stays
+ * unregistered: the SDK answers "not found"). So a call costs one indexed lookup, not the whole
+ * inventory. `found` and `lookedUp`: what this request already looked up (found, and every name tried).
  */
-async function catalogFor(body: unknown, ctx: ToolContext, found: readonly SourceTool[], lookedUp: ReadonlySet<string>): Promise<GatewayCatalog> {
+async function catalogFor(
+  body: unknown,
+  ctx: ToolContext,
+  found: readonly SourceTool[],
+  lookedUp: ReadonlySet<string>,
+  page?: { offset: number; size: number; builtinOrder: readonly string[] },
+): Promise<GatewayCatalog & { next?: number | undefined }> {
   const [inventory, hiddenBuiltins] = await Promise.all([
     listsTools(body) ? ctx.services.sources.listedTools(ctx.user.id) : [],
     ctx.services.hiddenTools.builtins(ctx.user.id),
   ]);
+  if (page) {
+    const visible = page.builtinOrder.filter((name) => !hiddenBuiltins.has(name));
+    const listedPage = pageOf(visible, inventory.map(listed), page.offset, page.size);
+    return { hiddenBuiltins, pagedBuiltins: listedPage.builtins, sourceTools: listedPage.sourceTools, next: listedPage.next };
+  }
   const sourceTools = [...inventory.map(listed), ...found];
   const known = new Set(sourceTools.map((tool) => tool.name));
   const unknown = [...new Set(calledTools(body))].filter((name) => !known.has(name) && !lookedUp.has(name) && splitGatewayName(name) !== undefined);
@@ -245,8 +283,12 @@ export async function serveGateway(
   request: Request,
   gateway: GatewayServer,
   ctx: ToolContext,
-  /** `fastPath: false` serves with the SDK alone: the reference test/gateway/call-fast-path.test.ts compares with. */
-  options: { fastPath?: boolean } = {},
+  options: {
+    /** `false` serves with the SDK alone: the reference test/gateway/call-fast-path.test.ts compares with. */
+    fastPath?: boolean;
+    /** Tools per tools/list page (GATEWAY_TOOLS_LIST_PAGE_SIZE). */
+    listPageSize?: number;
+  } = {},
 ): Promise<Response> {
   let body: unknown;
   let forward = () => request;
@@ -265,7 +307,13 @@ export async function serveGateway(
     if (target && target.tool.output !== "other") return answerSourceCall(call, target, ctx);
     if (target) found.push(looked(call.name, target));
   }
+  const listPage = listPageOf(body);
+  if (listPage && "refusal" in listPage) return listPage.refusal;
+  const size = options.listPageSize ?? DEFAULT_LIST_PAGE_SIZE;
+  const page = listPage && { offset: listPage.offset, size, builtinOrder: gateway.builtinOrder };
+  const { next, ...catalog } = await catalogFor(body, ctx, found, lookedUp, page);
   // A context object of this request alone, so nothing registered for it can reach another request.
-  const gatewayCtx: GatewayContext = { user: ctx.user, services: ctx.services, access: ctx.access, catalog: await catalogFor(body, ctx, found, lookedUp) };
-  return serveWithSdk(forward(), gateway.definition, gatewayCtx, body);
+  const gatewayCtx: GatewayContext = { user: ctx.user, services: ctx.services, access: ctx.access, catalog };
+  const response = await serveWithSdk(forward(), gateway.definition, gatewayCtx, body);
+  return next === undefined ? response : withNextCursor(response, encodeCursor(next));
 }

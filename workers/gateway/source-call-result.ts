@@ -5,11 +5,16 @@
  * an object, and present when the tool declares an object output schema (a tool whose output
  * schema root is not an object is the SDK path's to shape, see gateway.server.ts). A result that
  * breaks the rule is a typed `protocol` error, so no path reshapes an upstream's answer on its own.
+ *
+ * The gateway's vocabulary is the gateway's (decision 0051): an upstream's result loses the `_meta`
+ * keys the gateway writes or reads (GATEWAY_META_KEYS, and any `mcp-edge/` key) and the 2026-07-28
+ * multi-round-trip fields (INPUT_REQUIRED_KEYS), so nothing an upstream answers can pass for the
+ * gateway's own outcome or make /mcp ask the client for input.
  */
 import { isJsonObject, type JsonObject } from "../lib/json";
 import type { UpstreamFailure } from "./upstream-failure";
 import { breakerEffect } from "./upstream-failure";
-import type { CallReport, OutputKind, UpstreamCallMeta, UpstreamErrorType } from "./upstream.types";
+import type { CallReport, ConnectRequest, OutputKind, UpstreamCallMeta, UpstreamErrorType } from "./upstream.types";
 
 export interface SourceCallOutcome {
   /** The tools/call result as the client gets it. */
@@ -17,6 +22,31 @@ export interface SourceCallOutcome {
   /** `result` serialised once: the fast path sends it as it is. */
   resultJson: string;
   meta: UpstreamCallMeta;
+  /**
+   * Set only by SourceCalls on its own `authorization_required` outcome: the one answer /mcp may
+   * turn into a URL elicitation (connect-elicitation.ts). Never crosses the Durable Object's RPC.
+   */
+  connect?: ConnectRequest | undefined;
+}
+
+/** The `_meta` keys the gateway writes on a call's result (UpstreamCallMeta, `authorization`). */
+export const GATEWAY_META_KEYS: ReadonlySet<string> = new Set([
+  "source",
+  "execution_time_ms",
+  "error_type",
+  "required_scope",
+  "authorization",
+]);
+/** The gateway's own `_meta` namespace (`mcp-edge/scopes` …). */
+const GATEWAY_META_PREFIX = "mcp-edge/";
+/** A 2026-07-28 result carrying these asks the client for input: only the gateway may ask. */
+const INPUT_REQUIRED_KEYS: ReadonlySet<string> = new Set(["resultType", "inputRequests", "requestState"]);
+
+/** The upstream's `_meta` without the gateway's keys; undefined when nothing is left. */
+function upstreamMeta(meta: unknown): JsonObject | undefined {
+  if (!isJsonObject(meta)) return undefined;
+  const kept = Object.entries(meta).filter(([key]) => !GATEWAY_META_KEYS.has(key) && !key.startsWith(GATEWAY_META_PREFIX));
+  return kept.length > 0 ? Object.fromEntries(kept) : undefined;
 }
 
 export function circuitOpenMessage(slug: string, retryAfterMs: number): string {
@@ -30,13 +60,17 @@ export function errorOutcome(source: string, type: UpstreamErrorType, message: s
   return { result, resultJson: JSON.stringify(result), meta };
 }
 
-/** The upstream's own result, `isError` included (typed `tool_error`). */
+/** The upstream's own result, `isError` included (typed `tool_error`), in the gateway's words only. */
 export function resultOutcome(source: string, upstream: JsonObject, started: number): SourceCallOutcome {
   const meta: UpstreamCallMeta = { source, execution_time_ms: Date.now() - started };
   if (upstream["isError"] === true) meta.error_type = "tool_error";
-  const own = upstream["_meta"];
+  const fields = Object.entries(upstream).filter(([key]) => key !== "_meta" && !INPUT_REQUIRED_KEYS.has(key));
   // A result without content gets the empty list, as the SDK's server would give it (2025 results require one).
-  const result = { ...upstream, ...(upstream["content"] === undefined ? { content: [] } : {}), _meta: { ...(isJsonObject(own) ? own : {}), ...meta } };
+  const result = {
+    ...Object.fromEntries(fields),
+    ...(upstream["content"] === undefined ? { content: [] } : {}),
+    _meta: { ...upstreamMeta(upstream["_meta"]), ...meta },
+  };
   return { result, resultJson: JSON.stringify(result), meta };
 }
 

@@ -6,13 +6,17 @@
  * Durable Object, which keeps the session. Every call is audited (GATEWAY_CALL), on both paths.
  * A source whose upstream uses MCP authorization is called with its owner's token, on both paths
  * (upstream-authorization.ts): refreshed and retried once after a 401; without a usable token, or
- * after a 403 insufficient_scope, the call answers `authorization_required` with the link to connect.
+ * after a 403 insufficient_scope, the call answers `authorization_required` with the link to connect
+ * — and only that outcome, with a link on the gateway's own origin, may be asked of the client as
+ * a URL elicitation (`SourceCallOutcome.connect`, decision 0051). Every answer is bounded by
+ * GATEWAY_MAX_RESULT_BYTES while it streams in, on both paths.
  */
 import type { Db } from "../lib/db";
 import type { FetchLike } from "../mcp-client/connect";
 import type { BreakerView, SourceObject } from "./breaker-view";
 import { type CallableToolCache, isolateCallables } from "./callable-cache";
 import { splitGatewayName } from "./gateway-names";
+import { maxResultBytes } from "./gateway-limits";
 import { secretBox, type SecretBox } from "./secrets";
 import type { SourceCallOutcome } from "./source-call-result";
 import { type CallableTool, findCallableTool } from "./sources.repo";
@@ -26,11 +30,11 @@ import {
   withBearer,
 } from "./upstream-authorization";
 import { upstreamConfig } from "./upstream-config";
-import type { UpstreamConfig } from "./upstream.types";
+import type { ConnectRequest, UpstreamConfig } from "./upstream.types";
 
 export interface SourceCallsDeps {
   db: Db;
-  env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS">;
+  env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS" | "GATEWAY_MAX_RESULT_BYTES">;
   /**
    * How this isolate reaches upstreams for a call whose tool-call unit `caller` has already spent:
    * SELF routing for its own origin, the request marked as counted for them (self-routed-fetch.ts).
@@ -43,6 +47,16 @@ export interface SourceCallsDeps {
   waitUntil: (promise: Promise<unknown>) => void;
   /** Sources' MCP authorization: the owner's token for `oauth` sources (without it they answer authorization_required). */
   authorizer?: UpstreamAuthorizer | undefined;
+  /** The gateway's public origin, where its connect links live; without one, no call is asked as an elicitation. */
+  ownOrigin?: string | undefined;
+}
+
+/** The connect request of an `authorization_required` answer, when its link is the gateway's own. */
+function connectRequest(needed: AuthorizationNeeded, link: string | undefined, ownOrigin: string | undefined): ConnectRequest | undefined {
+  if (link === undefined || ownOrigin === undefined || !URL.canParse(link)) return undefined;
+  const url = new URL(link);
+  if (url.origin !== ownOrigin || url.username !== "" || url.password !== "") return undefined;
+  return { state: needed.state, url: url.href, scope: needed.scope ?? null };
 }
 
 export class SourceCalls {
@@ -89,7 +103,10 @@ export class SourceCalls {
   private async callAuthorized(userId: number, target: CallableTool, config: UpstreamConfig, args: Record<string, unknown>, started: number): Promise<SourceCallOutcome> {
     const { source } = target;
     const authorizer = this.deps.authorizer;
-    const needed = (why: AuthorizationNeeded) => authorizationOutcome(source.slug, why, authorizer?.connectLink(source.id), started);
+    const needed = (why: AuthorizationNeeded): SourceCallOutcome => {
+      const link = authorizer?.connectLink(source.id);
+      return { ...authorizationOutcome(source.slug, why, link, started), connect: connectRequest(why, link, this.deps.ownOrigin) };
+    };
     if (!authorizer) return needed({ state: "needs_authorization", scope: undefined });
     let token = await authorizer.bearer(source);
     if (isAuthorizationNeeded(token)) return needed(token);
@@ -114,19 +131,15 @@ export class SourceCalls {
    */
   private async send(userId: number, { source, tool }: CallableTool, config: UpstreamConfig, args: Record<string, unknown>): Promise<SourceCallOutcome> {
     const object = () => this.object(source.id);
+    const call = { name: tool.name, idempotent: tool.idempotent, output: tool.output, maxResultBytes: maxResultBytes(this.deps.env) };
     if (source.upstreamKind === "stateless" && source.protocolVersion !== null) {
       return callStatelessSource(
         { fetch: this.deps.upstreamFetch(userId), breakers: this.deps.breakers, object, waitUntil: this.deps.waitUntil },
         config,
-        { name: tool.name, args, idempotent: tool.idempotent, output: tool.output, protocolVersion: source.protocolVersion, discover: source.discoverResult ?? undefined },
+        { ...call, args, protocolVersion: source.protocolVersion, discover: source.discoverResult ?? undefined },
       );
     }
-    const { resultJson, meta } = await object().callTool(config, {
-      name: tool.name,
-      argumentsJson: JSON.stringify(args),
-      idempotent: tool.idempotent,
-      output: tool.output,
-    });
+    const { resultJson, meta } = await object().callTool(config, { ...call, argumentsJson: JSON.stringify(args) });
     return { result: JSON.parse(resultJson) as Record<string, unknown>, resultJson, meta };
   }
 

@@ -12,11 +12,13 @@ import { assertSafeUpstreamUrl, privateUpstreamsAllowed } from "../lib/url-safet
 import type { BreakerView } from "./breaker-view";
 import { type CallableToolCache, isolateCallables } from "./callable-cache";
 import { type BridgePlugin, bridgeUrlOf, readBridgePlugin } from "./bridge-plugins";
+import { MAX_SOURCES_SETTING, maxSourcesPerUser } from "./gateway-limits";
 import * as hiddenRepo from "./hidden-tools.repo";
 import { refuseOwnGateway } from "./own-gateway-url";
 import { checkManifest, checkVarNames, type ManifestCheck, requireBridgeToken, type Transport, type VarSpec } from "./registration";
 import { secretBox, type SecretBox } from "./secrets";
 import type { SourceDiscovery } from "./source-discovery.service";
+import { countSources, countSourcesUpTo } from "./source-quota.repo";
 import { type SourceDetail, toDetail, toView } from "./source-views";
 import * as repo from "./sources.repo";
 import { type CreateSourceInput, type EnvVarInput, slugify, type SourceView, type UpdateSourceInput } from "./sources.schema";
@@ -25,7 +27,7 @@ import { BRIDGE_TOKEN_KEY } from "./upstream-config";
 
 export interface SourceRegistryDeps {
   db: Db;
-  env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS" | "SELF_ORIGIN">;
+  env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS" | "SELF_ORIGIN" | "GATEWAY_MAX_SOURCES_PER_USER">;
   discovery: SourceDiscovery;
   breakers: BreakerView;
   /** The callable tools kept (this isolate's unless a test brings its own): a change drops its owner's. */
@@ -45,6 +47,14 @@ function refuseStdioFields(transport: Transport, input: Partial<Record<(typeof S
 }
 
 export type { SourceDetail } from "./source-views";
+
+function tooManySources(limit: number): AppError {
+  return new AppError(
+    "conflict",
+    `You have ${limit} sources, the most one user may register (${MAX_SOURCES_SETTING} = ${limit}); delete one before adding another`,
+    { details: { limit, setting: MAX_SOURCES_SETTING } },
+  );
+}
 
 type UrlField = "url" | "mcp_server_url";
 
@@ -97,8 +107,13 @@ export class SourceRegistry {
     return raw ? checkManifest(raw, transport, vars, plugin?.providedEnv) : undefined;
   }
 
-  /** Creates the source and discovers its tools; a failed discovery is reported, not fatal. */
+  /**
+   * Creates the source and discovers its tools; a failed discovery is reported, not fatal. A user
+   * at GATEWAY_MAX_SOURCES_PER_USER is refused before anything is fetched or stored.
+   */
   async create(userId: number, input: CreateSourceInput): Promise<SourceDetail> {
+    const limit = maxSourcesPerUser(this.deps.env);
+    if ((await countSources(this.deps.db, userId)) >= limit) throw tooManySources(limit);
     // The original provider's defaults: a plugin runs over stdio, anything else is streamable HTTP.
     const transport = input.mcp_transport_type ?? (input.mcp_plugin_dir !== undefined ? "stdio" : "streamable_http");
     refuseStdioFields(transport, input);
@@ -131,6 +146,11 @@ export class SourceRegistry {
       enabled: input.enabled,
       hidden: input.hidden,
     });
+    // Registrations sent at once all passed the count above: the ones stored past the cap go again.
+    if ((await countSourcesUpTo(this.deps.db, userId, row.id)) > limit) {
+      await repo.deleteSource(this.deps.db, userId, row.id);
+      throw tooManySources(limit);
+    }
     return this.discover(row);
   }
 

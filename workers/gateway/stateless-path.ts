@@ -2,9 +2,9 @@
  * A call of a stateless source, made from the Worker's isolate: one HTTP request to the upstream
  * (workers/mcp-client/stateless-call.ts), no Durable Object on the way. The breaker is consulted
  * through this isolate's view of it and the call reported to the source's object after the
- * answer (breaker-view.ts). Retries, timeouts, typed errors, `_meta` and the URL re-check are the
- * sessionful path's, from the same modules; so is the refusal to send an upstream OAuth token to a
- * URL its resource does not cover (bearer-resource.ts).
+ * answer (breaker-view.ts). Retries, timeouts, typed errors, `_meta`, the URL re-check and the
+ * bound on the answer's bytes are the sessionful path's, from the same modules; so is the refusal to
+ * send an upstream OAuth token to a URL its resource does not cover (bearer-resource.ts).
  */
 import type { FetchLike } from "../mcp-client/connect";
 import { callStatelessTool } from "../mcp-client/stateless-call";
@@ -32,6 +32,8 @@ export interface StatelessTarget {
   protocolVersion: string;
   /** A 2026-07-28 upstream's stored `server/discover` result. */
   discover: Record<string, unknown> | undefined;
+  /** The most bytes the answer may have (GATEWAY_MAX_RESULT_BYTES), counted while it streams in. */
+  maxResultBytes: number;
 }
 
 export async function callStatelessSource(deps: StatelessDeps, config: UpstreamConfig, target: StatelessTarget): Promise<SourceCallOutcome> {
@@ -46,7 +48,13 @@ export async function callStatelessSource(deps: StatelessDeps, config: UpstreamC
   const protocol = { protocolVersion: target.protocolVersion, discover: target.discover };
   const attempt = await withRetries(() => {
     checkUpstreamUrl(config.url, config.allowPrivateUpstreams);
-    return callStatelessTool(endpoint, protocol, { name: target.name, args: target.args, timeoutMs: config.timeoutMs, clientName: GATEWAY_CLIENT_NAME });
+    return callStatelessTool(endpoint, protocol, {
+      name: target.name,
+      args: target.args,
+      timeoutMs: config.timeoutMs,
+      clientName: GATEWAY_CLIENT_NAME,
+      maxAnswerBytes: target.maxResultBytes,
+    });
   }, target.idempotent);
   const { outcome, report } = settleCall(config.slug, target, attempt, started, admission.probe);
   deps.breakers.record(config.sourceId, report, deps.object, deps.waitUntil);

@@ -7,7 +7,6 @@
  * the resource it may be sent to), on both call paths, per call; the Durable Object never stores it.
  */
 import { sha256Hex } from "../lib/encoding";
-import { isJsonObject, type JsonObject } from "../lib/json";
 import type { SourceCallOutcome } from "./source-call-result";
 import type { UpstreamCallMeta, UpstreamConfig } from "./upstream.types";
 
@@ -99,15 +98,4 @@ export function authorizationOutcome(slug: string, needed: AuthorizationNeeded, 
     _meta: { ...meta, authorization: { ...authorization } },
   };
   return { result, resultJson: JSON.stringify(result), meta };
-}
-
-/** The authorization a result asks for, if it is an `authorization_required` one with a link. */
-export function authorizationOf(result: JsonObject): (AuthorizationRequired & { url: string }) | undefined {
-  const meta = result["_meta"];
-  if (!isJsonObject(meta) || meta["error_type"] !== "authorization_required") return undefined;
-  const authorization = meta["authorization"];
-  if (!isJsonObject(authorization) || typeof authorization["url"] !== "string") return undefined;
-  const state = authorization["state"] === "authorization_expired" ? "authorization_expired" : "needs_authorization";
-  const scope = typeof authorization["scope"] === "string" ? authorization["scope"] : null;
-  return { state, url: authorization["url"], scope };
 }

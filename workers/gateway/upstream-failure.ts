@@ -1,13 +1,16 @@
 /**
  * A gateway call's failures, typed once for both call paths (the stateless one in the Worker and
  * the sessionful one in the source's Durable Object): what the outbound MCP client classified,
- * plus `url_refused` for a URL the upstream rules no longer allow. Also what each failure means for
- * the breaker and whether a retry is safe.
+ * plus `url_refused` for a URL the upstream rules no longer allow and `result_too_large` for an
+ * answer past GATEWAY_MAX_RESULT_BYTES. Also what each failure means for the breaker and whether a
+ * retry is safe.
  */
 import { AppError } from "../lib/errors";
 import { assertSafeUpstreamUrl } from "../lib/url-safety";
+import { AnswerTooLargeError } from "../mcp-client/answer-limit";
 import { classifyMcpError } from "../mcp-client/errors";
 import { backoffMs, MAX_ATTEMPTS, sleep } from "./backoff";
+import { MAX_RESULT_BYTES_SETTING } from "./gateway-limits";
 import type { BreakerEffect, UpstreamErrorType } from "./upstream.types";
 
 export interface UpstreamFailure {
@@ -43,6 +46,13 @@ export function checkUpstreamUrl(url: string, allowPrivateUpstreams: boolean): v
 
 export function upstreamFailure(error: unknown, beforeSend: boolean): UpstreamFailure {
   if (error instanceof UrlRefusedError) return { type: "url_refused", message: error.message, countsAsFailure: false, beforeSend: true };
+  // The upstream answered, too much: its health is not in question (no breaker failure), and a
+  // retry would only fetch the same answer again.
+  if (error instanceof AnswerTooLargeError) {
+    const limit = `${error.limitBytes} bytes, the limit on a tool result (${MAX_RESULT_BYTES_SETTING})`;
+    const message = `the upstream's answer is larger than ${limit}; it was cut off unread`;
+    return { type: "result_too_large", message, countsAsFailure: false, beforeSend: false };
+  }
   const failure = classifyMcpError(error, beforeSend);
   return {
     type: failure.type,

@@ -72,10 +72,18 @@ export const upstreamToolsSchema = z.array(upstreamToolSchema);
  * A call's typed failures: the client's (`connection`, `protocol`, `timeout`, `busy`), the
  * upstream's own `isError` answer (`tool_error`), `circuit_open` (no request was sent) and
  * `url_refused` (the source's URL is not allowed, any more, by the upstream URL rules, so no
- * connection was opened), and `authorization_required` (the source's upstream needs its owner to
- * connect their account, or to grant more scopes: nothing was sent, or the upstream refused).
+ * connection was opened), `authorization_required` (the source's upstream needs its owner to
+ * connect their account, or to grant more scopes: nothing was sent, or the upstream refused), and
+ * `result_too_large` (the upstream's answer passed GATEWAY_MAX_RESULT_BYTES and was cut off while
+ * it streamed in).
  */
-export type UpstreamErrorType = McpErrorType | "tool_error" | "circuit_open" | "url_refused" | "authorization_required";
+export type UpstreamErrorType =
+  | McpErrorType
+  | "tool_error"
+  | "circuit_open"
+  | "url_refused"
+  | "authorization_required"
+  | "result_too_large";
 export type CallOutcome = "ok" | UpstreamErrorType;
 
 export interface UpstreamCallMeta {
@@ -104,6 +112,19 @@ export interface UpstreamCall {
   idempotent: boolean;
   /** What the result must look like (source-call-result.ts#resultProblem). */
   output: OutputKind;
+  /** The most bytes the upstream's answer may have (GATEWAY_MAX_RESULT_BYTES), counted while it streams in. */
+  maxResultBytes: number;
+}
+
+/**
+ * The gateway's own request that the owner connect their account, made by SourceCalls from its
+ * `authorization_required` outcome (upstream-authorization.ts) — never read from a result — and
+ * only with a connect link on the gateway's own origin: the one thing /mcp asks a client to open.
+ */
+export interface ConnectRequest {
+  state: "needs_authorization" | "authorization_expired";
+  url: string;
+  scope: string | null;
 }
 
 /** A warm sessionful connection's new tool list (after list_changed), for the Worker to write to D1. */

@@ -23,6 +23,7 @@ import {
   StreamableHTTPClientTransport,
   type Tool,
 } from "@modelcontextprotocol/client";
+import type { AnswerLimits, BoundedCallOptions } from "./answer-limit";
 import { classifyMcpError, jsonRpcErrorOf, UNSUPPORTED_PROTOCOL_VERSION } from "./errors";
 
 /** Pages of tools/list read at most, so a misbehaving server cannot keep a listing looping. */
@@ -67,6 +68,11 @@ export interface ConnectOptions {
 export interface McpClientConnection {
   readonly client: Client;
   readonly transport: StreamableHTTPClientTransport | SSEClientTransport;
+  /**
+   * Set by a caller that opened the connection with `answerLimits.wrap(fetch)`: `callMcpTool`
+   * then bounds each call's answer while it streams in (answer-limit.ts).
+   */
+  readonly answerLimits?: AnswerLimits | undefined;
 }
 
 /** What was negotiated: the era, the version, a session id when the server gave one, and the 2026-07-28 discover result. */
@@ -198,9 +204,20 @@ export async function listAllTools({ client }: McpClientConnection, timeoutMs: n
   }
 }
 
-export async function callMcpTool({ client }: McpClientConnection, name: string, args: Record<string, unknown>, timeoutMs: number): Promise<CallToolResult> {
+/**
+ * `maxAnswerBytes`: the most bytes the answer may have, enforced while it streams in when the
+ * connection has `answerLimits` (past it: AnswerTooLargeError); unbounded otherwise.
+ */
+export async function callMcpTool(
+  { client, answerLimits }: McpClientConnection,
+  name: string,
+  args: Record<string, unknown>,
+  timeoutMs: number,
+  maxAnswerBytes?: number,
+): Promise<CallToolResult> {
+  const call = (bound?: BoundedCallOptions) => client.callTool({ name, arguments: args }, { timeout: timeoutMs, ...bound });
   try {
-    return await client.callTool({ name, arguments: args }, { timeout: timeoutMs });
+    return answerLimits && maxAnswerBytes !== undefined ? await answerLimits.call(maxAnswerBytes, call) : await call();
   } catch (error) {
     throw classifyMcpError(error, false);
   }

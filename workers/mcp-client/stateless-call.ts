@@ -10,6 +10,9 @@
  *   SDK Client has no way to skip the handshake without a session id, so the exchange is done on
  *   the SDK's own transport (its HTTP, SSE and error handling) with the request/response matching
  *   written here; the result is checked with the SDK's CallToolResult schema.
+ *
+ * `maxAnswerBytes` bounds the answer while it streams in (answer-limit.ts), on both eras: past it
+ * the call fails with AnswerTooLargeError and nothing more is read.
  */
 import {
   type CallToolResult,
@@ -26,6 +29,7 @@ import {
   SdkErrorCode,
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
+import { AnswerLimits, type BoundedCallOptions } from "./answer-limit";
 import type { FetchLike, McpEndpoint } from "./connect";
 import { classifyMcpError, McpClientError } from "./errors";
 
@@ -39,21 +43,33 @@ export interface StatelessProtocol {
 const CLIENT_VERSION = "0.2.0";
 const REQUEST_ID = 1;
 
-export async function callStatelessTool(
-  endpoint: McpEndpoint,
-  protocol: StatelessProtocol,
-  call: { name: string; args: Record<string, unknown>; timeoutMs: number; clientName: string },
-): Promise<CallToolResult> {
-  return protocol.discover ? callModern(endpoint, protocol.discover, call) : callLegacy(endpoint, protocol.protocolVersion, call);
+export interface StatelessCall {
+  name: string;
+  args: Record<string, unknown>;
+  timeoutMs: number;
+  clientName: string;
+  /** The most bytes the answer may have (one JSON body, or one SSE event); unbounded when absent. */
+  maxAnswerBytes?: number | undefined;
+}
+
+export async function callStatelessTool(endpoint: McpEndpoint, protocol: StatelessProtocol, call: StatelessCall): Promise<CallToolResult> {
+  const limits = new AnswerLimits();
+  const bounded = { ...endpoint, fetch: limits.wrap(endpoint.fetch ?? fetch) };
+  const send = (options: BoundedCallOptions | undefined) =>
+    protocol.discover
+      ? callModern(bounded, protocol.discover, call, options)
+      : callLegacy(bounded, protocol.protocolVersion, call, options);
+  return call.maxAnswerBytes === undefined ? send(undefined) : limits.call(call.maxAnswerBytes, send);
 }
 
 async function callModern(
-  endpoint: McpEndpoint,
+  endpoint: McpEndpoint & { fetch: FetchLike },
   discover: Record<string, unknown>,
-  call: { name: string; args: Record<string, unknown>; timeoutMs: number; clientName: string },
+  call: StatelessCall,
+  bound: BoundedCallOptions | undefined,
 ): Promise<CallToolResult> {
   const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
-    ...(endpoint.fetch ? { fetch: endpoint.fetch } : {}),
+    fetch: endpoint.fetch,
     requestInit: { headers: { ...endpoint.headers } },
   });
   const client = new Client({ name: call.clientName, version: CLIENT_VERSION }, { capabilities: {} });
@@ -63,7 +79,7 @@ async function callModern(
     await client.connect(transport, { prior: { kind: "modern", discover: discover as DiscoverResult } }).catch((error: unknown) => {
       throw classifyMcpError(error, true);
     });
-    return await client.callTool({ name: call.name, arguments: call.args }, { timeout: call.timeoutMs });
+    return await client.callTool({ name: call.name, arguments: call.args }, { timeout: call.timeoutMs, ...bound });
   } catch (error) {
     throw classifyMcpError(error, false);
   } finally {
@@ -74,11 +90,12 @@ async function callModern(
 type Answer = JSONRPCResultResponse | JSONRPCErrorResponse;
 
 async function callLegacy(
-  endpoint: McpEndpoint,
+  endpoint: McpEndpoint & { fetch: FetchLike },
   protocolVersion: string,
-  call: { name: string; args: Record<string, unknown>; timeoutMs: number },
+  call: StatelessCall,
+  bound: BoundedCallOptions | undefined,
 ): Promise<CallToolResult> {
-  const answers = new AnswerKinds(endpoint.fetch ?? fetch);
+  const answers = new AnswerKinds(endpoint.fetch);
   const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
     fetch: answers.fetch,
     requestInit: { headers: { ...endpoint.headers } },
@@ -86,7 +103,7 @@ async function callLegacy(
   });
   let answer: Answer;
   try {
-    answer = await exchange(transport, call.name, call.args, call.timeoutMs);
+    answer = await exchange(transport, call, bound);
   } catch (error) {
     await transport.close().catch(() => undefined);
     throw classifyMcpError(error, false);
@@ -122,9 +139,10 @@ class AnswerKinds {
  * Sends the request and resolves with the response of the same id (JSON or on the SSE stream);
  * notifications are ignored. The deadline is an abort signal's, not a timer of our own: the
  * runtime keeps it natively (a JS timer costs a timer object per call under nodejs_compat) and
- * drops it with the request.
+ * drops it with the request. `bound`: the call's answer limit, which aborts it when passed.
  */
-function exchange(transport: StreamableHTTPClientTransport, name: string, args: Record<string, unknown>, timeoutMs: number): Promise<Answer> {
+function exchange(transport: StreamableHTTPClientTransport, call: StatelessCall, bound: BoundedCallOptions | undefined): Promise<Answer> {
+  const { name, args, timeoutMs } = call;
   return new Promise<Answer>((resolve, reject) => {
     let settled = false;
     const settle = (done: () => void) => {
@@ -133,13 +151,19 @@ function exchange(transport: StreamableHTTPClientTransport, name: string, args: 
       done();
     };
     AbortSignal.timeout(timeoutMs).addEventListener("abort", () => settle(() => reject(new SdkError(SdkErrorCode.RequestTimeout, "Request timed out"))), { once: true });
+    bound?.signal.addEventListener("abort", () => settle(() => reject(bound.signal.reason)), { once: true });
     transport.onmessage = (message) => {
       if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && message.id === REQUEST_ID) settle(() => resolve(message));
     };
     transport.onclose = () => settle(() => reject(new SdkError(SdkErrorCode.ConnectionClosed, "Connection closed")));
     transport
       .start()
-      .then(() => transport.send({ jsonrpc: "2.0", id: REQUEST_ID, method: "tools/call", params: { name, arguments: args } }))
+      .then(() =>
+        transport.send(
+          { jsonrpc: "2.0", id: REQUEST_ID, method: "tools/call", params: { name, arguments: args } },
+          bound ? { headers: bound.headers } : undefined,
+        ),
+      )
       .catch((error: unknown) => settle(() => reject(error)));
   });
 }
