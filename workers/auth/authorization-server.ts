@@ -10,6 +10,7 @@
  */
 import { OAuthAuthorizationServer, type OAuthHelpers, type TokenSummary } from "@cloudflare/workers-oauth-provider";
 import { log } from "../lib/log";
+import { guardLibraryFetches } from "./library-fetch";
 import { RESOURCE_PATHS, resourceUrl } from "./resources";
 import { SCOPES } from "./scopes";
 
@@ -34,6 +35,7 @@ export interface GrantProps {
 }
 
 export function createAuthorizationServer(issuer: string, options: AuthorizationServerOptions = {}): OAuthAuthorizationServer<Env> {
+  guardLibraryFetches();
   return new OAuthAuthorizationServer<Env>({
     issuer,
     resources: RESOURCE_PATHS.map((path) => resourceUrl(issuer, path)),

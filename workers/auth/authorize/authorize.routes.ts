@@ -14,7 +14,7 @@ import { type Context, Hono } from "hono";
 import { openDb } from "../../lib/db";
 import { AppError } from "../../lib/errors";
 import { AUTHORIZE_PATH, oauthHelpers } from "../authorization-server";
-import { assertFetchableClientId, isClientIdUrl } from "../client-id-guard";
+import { isClientIdUrl, prepareClientMetadata } from "../client-id-guard";
 import { oidcConfigured } from "../oidc/oidc-settings";
 import type { AuthUser } from "../principal";
 import { inferResource, resourceFacts, resourceUrl } from "../resources";
@@ -48,17 +48,17 @@ function signInMethods(env: Env): readonly SignInMethod[] {
 const NOTHING_TO_GRANT = "You signed in with an API token that grants none of the permissions this app asks for. Sign in with a one-time link (or a token with these scopes) instead.";
 
 /**
- * Our checks before the library's: size, repeated parameters, a fetchable metadata-document
- * client_id, and the resource a client that omitted it meant (inferred from its scopes).
+ * Our checks before the library's: size, repeated parameters, a metadata-document client_id's
+ * checks and fetch, and the resource a client that omitted it meant (inferred from its scopes).
  */
-function preparedRequest(request: Request, issuer: string): Request {
+async function preparedRequest(request: Request, issuer: string, env: Env): Promise<Request> {
   if (request.url.length > MAX_AUTHORIZE_URL_CHARS) throw AppError.invalid("The authorization request is too long");
   const url = new URL(request.url);
   for (const name of SINGLE_PARAMETERS) {
     if (url.searchParams.getAll(name).length > 1) throw AppError.invalid(`The parameter ${name} appears more than once`);
   }
   const clientId = url.searchParams.get("client_id");
-  if (clientId && isClientIdUrl(clientId)) assertFetchableClientId(clientId);
+  if (clientId && isClientIdUrl(clientId)) await prepareClientMetadata(env, request, clientId);
   if (!url.searchParams.has("resource")) {
     const scopes = normalizeScopes((url.searchParams.get("scope") ?? "").split(" "));
     url.searchParams.set("resource", resourceUrl(issuer, inferResource(scopes)));
@@ -69,7 +69,7 @@ function preparedRequest(request: Request, issuer: string): Request {
 
 async function showAuthorize(c: Context<WorkerEnv>): Promise<Response> {
   const issuer = issuerOf(c);
-  const request = preparedRequest(c.req.raw, issuer);
+  const request = await preparedRequest(c.req.raw, issuer, c.env);
   const oauth = oauthHelpers(issuer, c.env);
   const authRequest = await oauth.parseAuthRequest(request);
   const db = openDb(c.env.DB);
