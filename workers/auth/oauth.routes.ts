@@ -9,6 +9,7 @@ import { type Context, Hono } from "hono";
 import { authorizationServer, REGISTER_PATH, TOKEN_PATH } from "./authorization-server";
 import { AppError } from "../lib/errors";
 import { isClientIdUrl, prepareClientMetadata } from "./client-id-guard";
+import { withCleanClientName } from "./client-names";
 import { protectedResourceMetadata } from "./discovery";
 import { guardOAuth, oauthError, readLimitedText } from "./oauth-errors";
 import { rememberIssuedRefreshToken, revokeOnReplay } from "./refresh-reuse";
@@ -99,7 +100,10 @@ async function registrationEndpoint(c: Context<WorkerEnv>, issuer: string): Prom
     if (!success) return oauthError("temporarily_unavailable", "Too many client registrations from this address; try again in a minute", 429, { "Retry-After": "60" });
     const text = await readLimitedText(request);
     if (text === undefined) return oauthError("invalid_client_metadata", "The registration request is too large", 413);
-    return authorizationServer(issuer).fetch(new Request(request, { body: text }), c.env, workerContext(c));
+    // The body may change length (a cleaned client_name): its old Content-Length must not travel on.
+    const headers = new Headers(request.headers);
+    headers.delete("content-length");
+    return authorizationServer(issuer).fetch(new Request(request.url, { method: "POST", headers, body: withCleanClientName(text) }), c.env, workerContext(c));
   }
   return authorizationServer(issuer).fetch(request, c.env, workerContext(c));
 }

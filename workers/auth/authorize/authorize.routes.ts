@@ -94,6 +94,7 @@ async function showAuthorize(c: Context<WorkerEnv>): Promise<Response> {
   return consentPage(
     {
       clientName: details.clientName,
+      clientId: details.clientId,
       clientDomain: details.clientDomain,
       redirectUri: details.redirectUri,
       redirectHost: details.redirectHost,

@@ -44,6 +44,7 @@ export function oidcSignInMethod(env: Env): SignInMethod {
       const response = consentPage(
         {
           clientName: details.clientName,
+          clientId: details.clientId,
           clientDomain: details.clientDomain,
           redirectUri: details.redirectUri,
           redirectHost: details.redirectHost,

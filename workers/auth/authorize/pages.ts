@@ -1,4 +1,5 @@
 /** The pages of /authorize: sign in, consent, a sign-in link's confirmation, and errors shown here. */
+import { cleanClientName } from "../client-names";
 import { SCOPE_DESCRIPTIONS, type Scope } from "../scopes";
 import { errorBox, escapeHtml, hidden, page } from "./html";
 import type { SignInMethod } from "./sign-in-methods";
@@ -31,7 +32,9 @@ ${forms}`,
 }
 
 export interface ConsentFacts {
+  /** As the registration or document gave it: cleaned here (client-names.ts), the client id when nothing visible is left. */
   clientName: string;
+  clientId: string;
   /** A metadata-document client's domain (verified: its client_id is a URL there). */
   clientDomain?: string | undefined;
   redirectUri: string;
@@ -51,7 +54,8 @@ export interface ConsentFacts {
 }
 
 export function consentPage(facts: ConsentFacts, headers: Headers): Response {
-  const name = escapeHtml(facts.clientName);
+  const clientName = cleanClientName(facts.clientName, facts.clientId);
+  const name = escapeHtml(clientName);
   const origin = facts.clientDomain
     ? `<p>Published by <strong>${escapeHtml(facts.clientDomain)}</strong> (its identity is a document on that domain).</p>`
     : `<p class="warning">This app registered itself: its name is not verified.</p>`;
@@ -88,7 +92,7 @@ export function consentPage(facts: ConsentFacts, headers: Headers): Response {
       : `<p>When you allow it, you sign in with <strong>${escapeHtml(next?.name ?? "your provider")}</strong> next; the app gets access to the account you sign in as.</p>`;
   const allow = next ? `Allow and sign in with ${escapeHtml(next.name)}` : "Allow";
   return page({
-    title: `Allow ${facts.clientName} to use your account?`,
+    title: `Allow ${clientName} to use your account?`,
     headers,
     formAction,
     body: `${who}
