@@ -17,6 +17,7 @@ import { AUTHORIZE_PATH, oauthHelpers } from "../authorization-server";
 import { isClientIdUrl, prepareClientMetadata } from "../client-id-guard";
 import { oidcConfigured } from "../oidc/oidc-settings";
 import type { AuthUser } from "../principal";
+import { redirectUriProblem } from "../redirect-uris";
 import { inferResource, resourceFacts, resourceUrl } from "../resources";
 import { normalizeScopes } from "../scopes";
 import { hashToken } from "../tokens";
@@ -48,8 +49,8 @@ function signInMethods(env: Env): readonly SignInMethod[] {
 const NOTHING_TO_GRANT = "You signed in with an API token that grants none of the permissions this app asks for. Sign in with a one-time link (or a token with these scopes) instead.";
 
 /**
- * Our checks before the library's: size, repeated parameters, a metadata-document client_id's
- * checks and fetch, and the resource a client that omitted it meant (inferred from its scopes).
+ * Our checks before the library's: size, repeated parameters, the redirect URI's scheme, a
+ * metadata-document client_id's checks and fetch, and the resource a client that omitted it meant (inferred from its scopes).
  */
 async function preparedRequest(request: Request, issuer: string, env: Env): Promise<Request> {
   if (request.url.length > MAX_AUTHORIZE_URL_CHARS) throw AppError.invalid("The authorization request is too long");
@@ -57,6 +58,9 @@ async function preparedRequest(request: Request, issuer: string, env: Env): Prom
   for (const name of SINGLE_PARAMETERS) {
     if (url.searchParams.getAll(name).length > 1) throw AppError.invalid(`The parameter ${name} appears more than once`);
   }
+  const redirectUri = url.searchParams.get("redirect_uri");
+  const redirectProblem = redirectUri === null ? undefined : redirectUriProblem(redirectUri);
+  if (redirectProblem) throw AppError.invalid(redirectProblem, "redirect_uri");
   const clientId = url.searchParams.get("client_id");
   if (clientId && isClientIdUrl(clientId)) await prepareClientMetadata(env, request, clientId);
   if (!url.searchParams.has("resource")) {
