@@ -16,11 +16,23 @@ function listTasks(token: string, path = "/mcp/tasks"): Promise<Response> {
   return workerFetch(`${ORIGIN}${path}`, legacyPost(token, "2025-11-25", { id: 1, method: "tools/call", params: { name: "list_tasks", arguments: {} } }));
 }
 
+/** A confidential client (DCR with client_secret_basic). */
+async function registerConfidentialClient(): Promise<{ clientId: string; clientSecret: string }> {
+  const res = await workerFetch(`${ORIGIN}/oauth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "cf-connecting-ip": `192.0.2.${Math.floor(Math.random() * 250)}-${crypto.randomUUID()}` },
+    body: JSON.stringify({ client_name: "Confidential client", redirect_uris: [LOOPBACK_REDIRECT], token_endpoint_auth_method: "client_secret_basic" }),
+  });
+  expect(res.status).toBe(201);
+  const body = await res.json<{ client_id: string; client_secret: string }>();
+  return { clientId: body.client_id, clientSecret: body.client_secret };
+}
+
 async function oauthError(res: Response): Promise<string> {
   return (await res.json<{ error: string }>()).error;
 }
 
-describe("PKCE (S256 only)", () => {
+describe("PKCE (S256 only, every client)", () => {
   it("an authorization request without a code challenge is sent back with invalid_request", async () => {
     const user = await createUser();
     const clientId = await registerClient();
@@ -30,6 +42,31 @@ describe("PKCE (S256 only)", () => {
     expect(callback.searchParams.get("state")).toBe("state-1");
     expect(callback.searchParams.get("iss")).toBe(ORIGIN);
     expect(callback.searchParams.has("code")).toBe(false);
+  });
+
+  it("a confidential client without a code challenge is sent back with invalid_request too (PKCE for every client)", async () => {
+    const user = await createUser();
+    const { clientId } = await registerConfidentialClient();
+    const { callback } = await authorizeInBrowser(new Browser(), authorizeUrl({ clientId, challenge: null, method: null }), user);
+    expect(callback.origin + callback.pathname).toBe(LOOPBACK_REDIRECT);
+    expect(callback.searchParams.get("error")).toBe("invalid_request");
+    expect(callback.searchParams.get("error_description")).toContain("PKCE is required of every client");
+    expect(callback.searchParams.get("state")).toBe("state-1");
+    expect(callback.searchParams.get("iss")).toBe(ORIGIN);
+    expect(callback.searchParams.has("code")).toBe(false);
+  });
+
+  it("a confidential client with S256 PKCE signs in and redeems its code with its secret and verifier", async () => {
+    const user = await createUser();
+    const { clientId, clientSecret } = await registerConfidentialClient();
+    const { verifier, challenge } = await pkce();
+    const { callback } = await authorizeInBrowser(new Browser(), authorizeUrl({ clientId, challenge }), user);
+    const res = await workerFetch(`${ORIGIN}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${btoa(`${clientId}:${clientSecret}`)}` },
+      body: new URLSearchParams({ grant_type: "authorization_code", code: callback.searchParams.get("code")!, redirect_uri: LOOPBACK_REDIRECT, code_verifier: verifier }).toString(),
+    });
+    expect(res.status).toBe(200);
   });
 
   it("the plain method is refused", async () => {

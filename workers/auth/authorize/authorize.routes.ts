@@ -23,7 +23,7 @@ import { normalizeScopes } from "../scopes";
 import { hashToken } from "../tokens";
 import { checkCsrf, clearCookie, csrfToken, endSession, PENDING_COOKIE, pendingCookie, readCookie, safeReturnTo, signedIn, startSession } from "./browser";
 import { type AuthorizeEnv, guarded } from "./failures";
-import { completeFor, consentKey, issuerOfRequest, offeredScopes, pathOfResource } from "./grant";
+import { completeFor, consentKey, issuerOfRequest, offeredScopes, parseAuthorization, pathOfResource } from "./grant";
 import { continueAtProvider, OIDC_METHOD_ID, oidcSignInMethod } from "./oidc-sign-in";
 import { consentPage, errorPage, linkConfirmPage, signedInPage, signInPage } from "./pages";
 import { redeemLoginCode, SIGN_IN_METHODS, type SignInMethod } from "./sign-in-methods";
@@ -75,7 +75,7 @@ async function showAuthorize(c: Context<WorkerEnv>): Promise<Response> {
   const issuer = issuerOf(c);
   const request = await preparedRequest(c.req.raw, issuer, c.env);
   const oauth = oauthHelpers(issuer, c.env);
-  const authRequest = await oauth.parseAuthRequest(request);
+  const authRequest = await parseAuthorization(oauth, request);
   const db = openDb(c.env.DB);
   const session = await signedIn(db, c.req.raw);
   const url = new URL(request.url);

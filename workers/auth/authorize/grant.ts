@@ -3,7 +3,7 @@
  * is remembered under, and the grant (the code sent back to the client). Shared by the sign-in and
  * consent pages and by the OpenID Connect callback, so all of them grant by the same rules.
  */
-import type { AuthRequest } from "@cloudflare/workers-oauth-provider";
+import { type AuthRequest, AuthorizationError, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { AppError } from "../../lib/errors";
 import { type GrantProps, oauthHelpers } from "../authorization-server";
 import type { AuthUser } from "../principal";
@@ -16,6 +16,25 @@ export function issuerOfRequest(request: Request, selfOrigin: string | undefined
   const issuer = issuerFor(new URL(request.url), selfOrigin);
   if (!issuer) throw new AppError("invalid_input", "OAuth is not available at this origin: use https, or http on localhost (set SELF_ORIGIN to the public origin)");
   return issuer;
+}
+
+/**
+ * The library's parse of an authorization request, plus PKCE for every client: the library asks it
+ * of public clients only, OAuth 2.1 and MCP of all (a confidential client's code is then bound to
+ * the instance that started the flow too). The library already refuses `plain`; a request without a
+ * challenge goes back to the client as `invalid_request`, as the library answers a public client.
+ */
+export async function parseAuthorization(oauth: OAuthHelpers, request: Request): Promise<AuthRequest> {
+  const parsed = await oauth.parseAuthRequest(request);
+  if (!parsed.codeChallenge) {
+    throw new AuthorizationError("invalid_request", {
+      description: "PKCE is required of every client: send code_challenge with code_challenge_method=S256",
+      redirectUri: parsed.redirectUri,
+      state: parsed.state,
+      ...(parsed.issuer === undefined ? {} : { issuer: parsed.issuer }),
+    });
+  }
+  return parsed;
 }
 
 export function pathOfResource(issuer: string, resource: string | undefined): ResourcePath {
