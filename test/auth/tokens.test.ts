@@ -142,6 +142,36 @@ describe("refresh tokens", () => {
     expect((await listTasks(second.access_token)).status).toBe(401);
   });
 
+  it("two refreshes of the same token (a race, or a retry after a lost response) keep the grant: the superseded token is refused, the newest works", async () => {
+    const user = await createUser();
+    const { tokens, clientId } = await obtainTokens(user);
+    const first = await (await tokenRequest({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: clientId })).json<{ refresh_token: string }>();
+    const second = await tokenRequest({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: clientId });
+    expect(second.status, "the token refreshed first is still the grant's previous one").toBe(200);
+    const newest = await second.json<{ access_token: string; refresh_token: string }>();
+
+    // The first answer's token was replaced by the second refresh: refused, and nothing more.
+    const superseded = await tokenRequest({ grant_type: "refresh_token", refresh_token: first.refresh_token, client_id: clientId });
+    expect(await oauthError(superseded)).toBe("invalid_grant");
+    expect((await listTasks(newest.access_token)).status).toBe(200);
+    expect((await tokenRequest({ grant_type: "refresh_token", refresh_token: newest.refresh_token, client_id: clientId })).status).toBe(200);
+  });
+
+  it("a refresh presented by another client is refused without revoking the grant, whatever token it presents", async () => {
+    const user = await createUser();
+    const { tokens, clientId } = await obtainTokens(user);
+    const otherClient = await registerClient();
+    // The current token, from the wrong client.
+    expect(await oauthError(await tokenRequest({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: otherClient }))).toBe("invalid_grant");
+    const first = await (await tokenRequest({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: clientId })).json<{ refresh_token: string }>();
+    const second = await tokenRequest({ grant_type: "refresh_token", refresh_token: first.refresh_token, client_id: clientId });
+    expect(second.status).toBe(200);
+    const current = await second.json<{ refresh_token: string }>();
+    // A token rotated away twice (a replay from the right client), from the wrong client.
+    expect(await oauthError(await tokenRequest({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: otherClient }))).toBe("invalid_grant");
+    expect((await tokenRequest({ grant_type: "refresh_token", refresh_token: current.refresh_token, client_id: clientId })).status).toBe(200);
+  });
+
   it("a forged refresh token for a real grant is refused without revoking the grant", async () => {
     const user = await createUser();
     const { tokens, clientId } = await obtainTokens(user);

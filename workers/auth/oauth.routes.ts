@@ -84,11 +84,13 @@ async function tokenEndpoint(c: Context<WorkerEnv>, issuer: string): Promise<Res
   if (response.status === 400 && refreshToken) {
     const error: unknown = await response.clone().json().catch(() => undefined);
     if (typeof error === "object" && error !== null && "error" in error && error.error === "invalid_grant") {
-      await revokeOnReplay(c.env, issuer, refreshToken);
+      await revokeOnReplay(c.env, issuer, refreshToken, clientId);
     }
   }
   const grantType = form.get("grant_type");
-  if (grantType === "authorization_code" || grantType === "refresh_token") await rememberIssuedRefreshToken(c.env, response);
+  if (grantType === "authorization_code" || grantType === "refresh_token") {
+    await rememberIssuedRefreshToken(c.env, response, { clientId, presentedRefreshToken: refreshToken });
+  }
   return response;
 }
 
