@@ -6,22 +6,32 @@
  * Worker behind it.
  */
 import { join } from "node:path";
-import { convertV4MiniflareOptions, Miniflare } from "miniflare";
+import { convertV4MiniflareOptions, Miniflare, type V4WorkerOptionsShape } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { ROOT } from "../../bin/lib/wrangler";
 
 let miniflare: Miniflare | undefined;
 
+type AssetsOptions = NonNullable<V4WorkerOptionsShape["assets"]>;
+
+/** wrangler's typings of its derived options do not reach Miniflare's: check the one field used. */
+function isAssetsOptions(value: unknown): value is AssetsOptions {
+  return typeof value === "object" && value !== null && "directory" in value && typeof value.directory === "string";
+}
+
 beforeAll(async () => {
-  const { workerOptions } = unstable_getMiniflareWorkerOptions(join(ROOT, "wrangler.toml"));
+  // The asset options `wrangler dev` derives from wrangler.toml's [assets] (directory, the paths that
+  // reach the Worker first, the router's configuration).
+  const assets: unknown = unstable_getMiniflareWorkerOptions(join(ROOT, "wrangler.toml")).workerOptions.assets;
+  if (!isAssetsOptions(assets)) throw new Error("wrangler.toml has no [assets] directory");
   miniflare = new Miniflare(
     convertV4MiniflareOptions({
       name: "mcp-edge",
       modules: true,
       script: `export default { fetch: () => new Response("the Worker", { status: 418 }) };`,
-      ...(workerOptions.compatibilityDate ? { compatibilityDate: workerOptions.compatibilityDate } : {}),
-      ...(workerOptions.assets ? { assets: workerOptions.assets } : {}),
+      compatibilityDate: "2026-11-01",
+      assets,
     }),
   );
   await miniflare.ready;
