@@ -75,6 +75,11 @@ export function offeredScopes(html: string): string[] {
   return [...html.matchAll(/name="scope" value="([^"]+)"/g)].map((match) => unescapeHtml(match[1]!));
 }
 
+/** The scopes the consent page offers ticked: what a user who just clicks Allow grants. */
+export function tickedScopes(html: string): string[] {
+  return [...html.matchAll(/name="scope" value="([^"]+)" checked>/g)].map((match) => unescapeHtml(match[1]!));
+}
+
 export interface ConsentChoice {
   /** The scopes to leave ticked; default: all offered. */
   scopes?: string[];

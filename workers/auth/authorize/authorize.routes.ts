@@ -23,10 +23,11 @@ import { normalizeScopes } from "../scopes";
 import { hashToken } from "../tokens";
 import { checkCsrf, clearCookie, csrfToken, endSession, PENDING_COOKIE, pendingCookie, readCookie, safeReturnTo, signedIn, startSession } from "./browser";
 import { type AuthorizeEnv, guarded } from "./failures";
-import { completeFor, consentKey, issuerOfRequest, offeredScopes, parseAuthorization, pathOfResource } from "./grant";
+import { completeFor, consentKey, issuerOfRequest, parseAuthorization, pathOfResource } from "./grant";
 import { continueAtProvider, OIDC_METHOD_ID, oidcSignInMethod } from "./oidc-sign-in";
 import { consentPage, errorPage, linkConfirmPage, signedInPage, signInPage } from "./pages";
 import { redeemLoginCode, SIGN_IN_METHODS, type SignInMethod } from "./sign-in-methods";
+import { offeredScopes, rememberedGrant } from "./scope-offer";
 import { findConsentScopes, findUsableLink, saveConsent } from "./sign-in.repo";
 
 type WorkerEnv = AuthorizeEnv;
@@ -75,7 +76,7 @@ async function showAuthorize(c: Context<WorkerEnv>): Promise<Response> {
   const issuer = issuerOf(c);
   const request = await preparedRequest(c.req.raw, issuer, c.env);
   const oauth = oauthHelpers(issuer, c.env);
-  const authRequest = await parseAuthorization(oauth, request);
+  const authRequest = await parseAuthorization(oauth, request, issuer);
   const db = openDb(c.env.DB);
   const session = await signedIn(db, c.req.raw);
   const url = new URL(request.url);
@@ -88,13 +89,14 @@ async function showAuthorize(c: Context<WorkerEnv>): Promise<Response> {
     return signInPage({ methods: signInMethods(c.env), csrf: csrf.token, returnTo, headers });
   }
   const { user } = session;
-  const scopes = offeredScopes(issuer, authRequest, session.scopes);
+  const path = pathOfResource(issuer, authRequest.resource);
+  const scopes = offeredScopes(path, authRequest, session.scopes);
   if (scopes.length === 0) return errorPage(NOTHING_TO_GRANT, 403);
   const remembered = await findConsentScopes(db, consentKey(issuer, authRequest, user.id));
-  if (remembered && scopes.every((scope) => remembered.includes(scope))) return completeFor(issuer, c.env, authRequest, user, scopes);
+  const granted = rememberedGrant(authRequest, scopes, remembered);
+  if (granted) return completeFor(issuer, c.env, authRequest, user, granted);
   const details = await oauth.describeConsent(authRequest);
   const consent = await oauth.beginConsent(authRequest);
-  const path = pathOfResource(issuer, authRequest.resource);
   return consentPage(
     {
       clientName: details.clientName,
@@ -163,7 +165,7 @@ async function answerConsent(c: Context<WorkerEnv>, form: FormData): Promise<Res
   }
   // The request comes back from storage (never from the form); the user may only narrow its scopes.
   const approved = await oauth.approveConsent(c.req.raw, handle);
-  const offered = offeredScopes(issuer, approved.request, signInNext || !session ? null : session.scopes);
+  const offered = offeredScopes(pathOfResource(issuer, approved.request.resource), approved.request, signInNext || !session ? null : session.scopes);
   const scopes = offered.filter((scope) => chosen.includes(scope));
   if (scopes.length === 0) {
     approved.headers.set("Location", authorizationErrorRedirect(approved.request, "access_denied", "No permission was allowed"));

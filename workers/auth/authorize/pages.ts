@@ -1,6 +1,6 @@
 /** The pages of /authorize: sign in, consent, a sign-in link's confirmation, and errors shown here. */
 import { cleanClientName } from "../client-names";
-import { SCOPE_DESCRIPTIONS, type Scope } from "../scopes";
+import { SCOPE_DESCRIPTIONS, type Scope, tickedByDefault } from "../scopes";
 import { errorBox, escapeHtml, hidden, page } from "./html";
 import type { SignInMethod } from "./sign-in-methods";
 
@@ -66,13 +66,19 @@ export function consentPage(facts: ConsentFacts, headers: Headers): Response {
     facts.redirectIsLoopback || privateUse
       ? `<p class="warning" role="note"><strong>Access will be sent to an app on this computer (${escapeHtml(facts.redirectHost)}).</strong> Any program on this computer can ${privateUse ? "claim that address" : "listen there"}: continue only if you just started signing in from the app.</p>`
       : "";
+  // What stays ticked is what is granted; a scope given only on purpose (gateway:admin) starts unticked.
   const scopes = facts.scopes
     .map(
       (scope) =>
-        `<div class="inline"><input type="checkbox" id="scope-${escapeHtml(scope)}" name="scope" value="${escapeHtml(scope)}" checked>` +
+        `<div class="inline"><input type="checkbox" id="scope-${escapeHtml(scope)}" name="scope" value="${escapeHtml(scope)}"${tickedByDefault(scope) ? " checked" : ""}>` +
         `<label for="scope-${escapeHtml(scope)}"><code>${escapeHtml(scope)}</code> — ${escapeHtml(SCOPE_DESCRIPTIONS[scope])}</label></div>`,
     )
     .join("\n");
+  const unticked = facts.scopes.filter((scope) => !tickedByDefault(scope));
+  const untickedHelp =
+    unticked.length > 0
+      ? ` ${unticked.map((scope) => `<code>${escapeHtml(scope)}</code>`).join(", ")} is not ticked: tick it only if you want this app to have it.`
+      : "";
   // The form's answer redirects to the client's callback, and browsers hold that redirect to
   // form-action too: allow its origin — or, for a native app's private-use scheme
   // (cursor://anysphere.cursor-mcp/oauth/callback), that scheme alone (decision 0032).
@@ -105,7 +111,7 @@ ${hidden("form", "consent")}${hidden("handle", facts.handle)}${next ? hidden("th
 <fieldset class="checks" aria-describedby="scopes-help"><legend class="field-label">It will be able to:</legend>
 ${scopes}
 </fieldset>
-<p class="help" id="scopes-help">Untick what you do not want to allow. You can revoke access by signing in again with fewer permissions.</p>
+<p class="help" id="scopes-help">Untick what you do not want to allow.${untickedHelp} You can revoke access by signing in again with fewer permissions.</p>
 <div class="actions"><button class="primary" type="submit" name="decision" value="approve">${allow}</button> <button type="submit" name="decision" value="deny">Deny</button></div>
 </form>`,
   });
