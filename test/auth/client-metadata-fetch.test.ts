@@ -11,7 +11,17 @@ import { describe, expect, it } from "vitest";
 import { oauthHelpers } from "../../workers/auth/authorization-server";
 import { CIMD_FETCHES_PER_MINUTE } from "../../workers/auth/client-id-guard";
 import { workerFetch } from "../helpers/mcp";
-import { authorizeInBrowser, authorizeUrl, Browser, documentHits, LOOPBACK_REDIRECT, ORIGIN, pkce, publishClientMetadata, tokenRequest } from "../helpers/oauth";
+import {
+  authorizeInBrowser,
+  authorizeUrl,
+  Browser,
+  documentHits,
+  LOOPBACK_REDIRECT,
+  ORIGIN,
+  pkce,
+  publishClientMetadata,
+  tokenRequest,
+} from "../helpers/oauth";
 import { upstreams } from "../helpers/upstreams";
 import { createUser } from "../helpers/users";
 
@@ -35,8 +45,10 @@ async function tokenRefusal(clientId: string): Promise<{ status: number; error: 
   return { status: res.status, error: body.error, description: body.error_description };
 }
 
+const PUBLIC_CLIENT = { redirect_uris: [LOOPBACK_REDIRECT], token_endpoint_auth_method: "none" };
+
 function validDocument(clientId: string): string {
-  return JSON.stringify({ client_id: clientId, client_name: "Document app", redirect_uris: [LOOPBACK_REDIRECT], token_endpoint_auth_method: "none" });
+  return JSON.stringify({ client_id: clientId, ...PUBLIC_CLIENT, client_name: "Document app" });
 }
 
 /**
@@ -116,13 +128,19 @@ describe("a document's size", () => {
 describe("fetches per authorization", () => {
   it("one fetch serves the whole authorization: sign-in, consent, the code and its exchange", async () => {
     const path = `once/${crypto.randomUUID()}.json`;
-    const clientId = await publishClientMetadata(path, { client_name: "Once", redirect_uris: [LOOPBACK_REDIRECT], token_endpoint_auth_method: "none" });
+    const clientId = await publishClientMetadata(path, { ...PUBLIC_CLIENT, client_name: "Once" });
     const user = await createUser();
     const { verifier, challenge } = await pkce();
     const { callback } = await authorizeInBrowser(new Browser(), authorizeUrl({ clientId, challenge }), user);
     const code = callback.searchParams.get("code");
     expect(code, `authorization succeeded (${callback.search})`).toBeTruthy();
-    const exchange = await tokenRequest({ grant_type: "authorization_code", code: code!, client_id: clientId, redirect_uri: LOOPBACK_REDIRECT, code_verifier: verifier });
+    const exchange = await tokenRequest({
+      grant_type: "authorization_code",
+      code: code!,
+      client_id: clientId,
+      redirect_uri: LOOPBACK_REDIRECT,
+      code_verifier: verifier,
+    });
     expect(exchange.status).toBe(200);
     expect(await documentHits(path)).toBe(1);
   });
@@ -133,7 +151,9 @@ describe("the fetch rate limit per caller address", () => {
    * Sends fetch triggers for new documents from `ip` until one is refused. A burst spans two
    * minute-windows at most, so of 2 × limit + 1 triggers one at least is refused.
    */
-  async function burstUntilRefused(ip: string, send: (clientId: string, ip: string) => Promise<Response>): Promise<{ path: string; response: Response }> {
+  type Trigger = (clientId: string, ip: string) => Promise<Response>;
+
+  async function burstUntilRefused(ip: string, send: Trigger): Promise<{ path: string; response: Response }> {
     for (let sent = 0; sent < 2 * CIMD_FETCHES_PER_MINUTE + 1; sent++) {
       const path = `burst/${crypto.randomUUID()}.json`;
       const response = await send(`https://client-metadata.test/${path}`, ip);
@@ -153,7 +173,7 @@ describe("the fetch rate limit per caller address", () => {
     });
   }
 
-  it(`/authorize: beyond ${CIMD_FETCHES_PER_MINUTE} a minute from one address is refused before fetching; another address is not`, async () => {
+  it(`/authorize: over ${CIMD_FETCHES_PER_MINUTE} a minute from one address is refused before fetching; not another address`, async () => {
     const refused = await burstUntilRefused(callerIp(), authorizePage);
     expect(refused.response.headers.get("retry-after")).toMatch(/^\d+$/);
     expect(refused.response.headers.get("location")).toBeNull();

@@ -16,7 +16,7 @@ const BIDI = "Evil\u202Emoc.elgoog\u202C App\u200B\u2066x\u2069\u00AD";
 async function register(name: string): Promise<{ clientId: string; registeredName: unknown }> {
   const res = await workerFetch(`${ORIGIN}/oauth/register`, {
     method: "POST",
-    headers: { "content-type": "application/json", "cf-connecting-ip": `192.0.2.${Math.floor(Math.random() * 250)}-${crypto.randomUUID()}` },
+    headers: { "content-type": "application/json", "cf-connecting-ip": `192.0.2.${crypto.randomUUID()}` },
     body: JSON.stringify({ client_name: name, redirect_uris: [LOOPBACK_REDIRECT], token_endpoint_auth_method: "none" }),
   });
   expect(res.status).toBe(201);

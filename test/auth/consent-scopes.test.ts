@@ -33,7 +33,9 @@ interface Consent {
 }
 
 /** Signs `user` in for a new client's request and returns its consent page. */
-async function consentFor(user: TestUser, params: { scope?: string; resource?: string | null }, clientId?: string, browser = new Browser()): Promise<Consent> {
+type Asked = { scope?: string; resource?: string | null };
+
+async function consentFor(user: TestUser, params: Asked, clientId?: string, browser = new Browser()): Promise<Consent> {
   const client = clientId ?? (await registerClient());
   const { verifier, challenge } = await pkce();
   let res = await browser.get(authorizeUrl({ clientId: client, challenge, ...params }));
@@ -48,7 +50,9 @@ async function consentFor(user: TestUser, params: { scope?: string; resource?: s
 
 /** Posts Allow with `scopes` ticked and redeems the code. */
 async function allow(consent: Consent, scopes: string[]): Promise<IssuedTokens> {
-  const answer = await consent.browser.post("/authorize", [...Object.entries(formFields(consent.html, "consent")), ["decision", "approve"], ...scopes.map((scope): [string, string] => ["scope", scope])]);
+  const ticked = scopes.map((scope): [string, string] => ["scope", scope]);
+  const fields: [string, string][] = [...Object.entries(formFields(consent.html, "consent")), ["decision", "approve"], ...ticked];
+  const answer = await consent.browser.post("/authorize", fields);
   expect(answer.status).toBe(302);
   return redeem(new URL(answer.headers.get("location")!), consent.clientId, consent.verifier);
 }
@@ -56,7 +60,13 @@ async function allow(consent: Consent, scopes: string[]): Promise<IssuedTokens> 
 async function redeem(callback: URL, clientId: string, verifier: string): Promise<IssuedTokens> {
   const code = callback.searchParams.get("code");
   expect(code, `a code (${callback.search})`).toBeTruthy();
-  const res = await tokenRequest({ grant_type: "authorization_code", code: code!, client_id: clientId, redirect_uri: LOOPBACK_REDIRECT, code_verifier: verifier });
+  const res = await tokenRequest({
+    grant_type: "authorization_code",
+    code: code!,
+    client_id: clientId,
+    redirect_uri: LOOPBACK_REDIRECT,
+    code_verifier: verifier,
+  });
   expect(res.status).toBe(200);
   return res.json<IssuedTokens>();
 }
@@ -119,12 +129,15 @@ describe("a resource is offered only the scopes it serves", () => {
   it("a request asking only for scopes its resource does not serve goes back to the client as invalid_scope", async () => {
     const clientId = await registerClient();
     const { challenge } = await pkce();
-    const res = await workerFetch(authorizeUrl({ clientId, challenge, scope: "tasks:read tasks:write", resource: `${ORIGIN}/mcp/rag` }), { redirect: "manual" });
+    const url = authorizeUrl({ clientId, challenge, scope: "tasks:read tasks:write", resource: `${ORIGIN}/mcp/rag` });
+    const res = await workerFetch(url, { redirect: "manual" });
     expect(res.status).toBe(302);
     const location = new URL(res.headers.get("location")!);
     expect(location.origin + location.pathname).toBe(LOOPBACK_REDIRECT);
     expect(location.searchParams.get("error")).toBe("invalid_scope");
-    expect(location.searchParams.get("error_description")).toBe("mcp-edge RAG MCP server serves none of the scopes asked for (tasks:read tasks:write); it serves rag:read rag:write");
+    expect(location.searchParams.get("error_description")).toBe(
+      "mcp-edge RAG MCP server serves none of the scopes asked for (tasks:read tasks:write); it serves rag:read rag:write",
+    );
     expect(location.searchParams.get("iss")).toBe(ORIGIN);
     expect(location.searchParams.has("code")).toBe(false);
   });

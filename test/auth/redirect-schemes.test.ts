@@ -16,7 +16,7 @@ const RULE = "named after a domain its publisher controls, in reverse order (RFC
 function register(redirectUris: string[]): Promise<Response> {
   return workerFetch(`${ORIGIN}/oauth/register`, {
     method: "POST",
-    headers: { "content-type": "application/json", "cf-connecting-ip": `192.0.2.${Math.floor(Math.random() * 250)}-${crypto.randomUUID()}` },
+    headers: { "content-type": "application/json", "cf-connecting-ip": `192.0.2.${crypto.randomUUID()}` },
     body: JSON.stringify({ client_name: "Native app", redirect_uris: redirectUris, token_endpoint_auth_method: "none" }),
   });
 }
@@ -58,7 +58,11 @@ describe("/authorize", () => {
   it("refuses a browser's scheme of a client registered before the rule, on the page (never redirected there)", async () => {
     const redirectUri = "microsoft-edge:https://evil.example/cb";
     // Registered as an operator's createClient() does, which no registration rule sees.
-    const client = await oauthHelpers(ORIGIN, env).createClient({ clientName: "Old app", redirectUris: [redirectUri, LOOPBACK_REDIRECT], tokenEndpointAuthMethod: "none" });
+    const client = await oauthHelpers(ORIGIN, env).createClient({
+      clientName: "Old app",
+      redirectUris: [redirectUri, LOOPBACK_REDIRECT],
+      tokenEndpointAuthMethod: "none",
+    });
     const res = await authorizePage(client.clientId, redirectUri);
     expect(res.status).toBe(400);
     expect(res.headers.get("location")).toBeNull();
@@ -71,7 +75,8 @@ describe("/authorize", () => {
 
   it("refuses a single-label scheme a metadata document lists", async () => {
     const redirectUri = "notes:/callback";
-    const clientId = await publishClientMetadata(`schemes/${crypto.randomUUID()}.json`, { client_name: "Doc app", redirect_uris: [LOOPBACK_REDIRECT, redirectUri], token_endpoint_auth_method: "none" });
+    const document = { client_name: "Doc app", redirect_uris: [LOOPBACK_REDIRECT, redirectUri], token_endpoint_auth_method: "none" };
+    const clientId = await publishClientMetadata(`schemes/${crypto.randomUUID()}.json`, document);
     const res = await authorizePage(clientId, redirectUri);
     expect(res.status).toBe(400);
     expect(res.headers.get("location")).toBeNull();

@@ -20,12 +20,16 @@ function listTasks(token: string, path = "/mcp/tasks"): Promise<Response> {
 async function registerConfidentialClient(): Promise<{ clientId: string; clientSecret: string }> {
   const res = await workerFetch(`${ORIGIN}/oauth/register`, {
     method: "POST",
-    headers: { "content-type": "application/json", "cf-connecting-ip": `192.0.2.${Math.floor(Math.random() * 250)}-${crypto.randomUUID()}` },
-    body: JSON.stringify({ client_name: "Confidential client", redirect_uris: [LOOPBACK_REDIRECT], token_endpoint_auth_method: "client_secret_basic" }),
+    headers: { "content-type": "application/json", "cf-connecting-ip": `192.0.2.${crypto.randomUUID()}` },
+    body: JSON.stringify({ redirect_uris: [LOOPBACK_REDIRECT], token_endpoint_auth_method: "client_secret_basic" }),
   });
   expect(res.status).toBe(201);
   const body = await res.json<{ client_id: string; client_secret: string }>();
   return { clientId: body.client_id, clientSecret: body.client_secret };
+}
+
+function refresh(refreshToken: string, clientId: string): Promise<Response> {
+  return tokenRequest({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: clientId });
 }
 
 async function oauthError(res: Response): Promise<string> {
@@ -64,7 +68,12 @@ describe("PKCE (S256 only, every client)", () => {
     const res = await workerFetch(`${ORIGIN}/oauth/token`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${btoa(`${clientId}:${clientSecret}`)}` },
-      body: new URLSearchParams({ grant_type: "authorization_code", code: callback.searchParams.get("code")!, redirect_uri: LOOPBACK_REDIRECT, code_verifier: verifier }).toString(),
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code: callback.searchParams.get("code")!,
+        redirect_uri: LOOPBACK_REDIRECT,
+        code_verifier: verifier,
+      }).toString(),
     });
     expect(res.status).toBe(200);
   });
@@ -142,19 +151,19 @@ describe("refresh tokens", () => {
     expect((await listTasks(second.access_token)).status).toBe(401);
   });
 
-  it("two refreshes of the same token (a race, or a retry after a lost response) keep the grant: the superseded token is refused, the newest works", async () => {
+  it("two refreshes of one token (a race, or a retry after a lost response) keep the grant: the superseded one is refused", async () => {
     const user = await createUser();
     const { tokens, clientId } = await obtainTokens(user);
-    const first = await (await tokenRequest({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: clientId })).json<{ refresh_token: string }>();
-    const second = await tokenRequest({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: clientId });
+    const first = await (await refresh(tokens.refresh_token, clientId)).json<{ refresh_token: string }>();
+    const second = await refresh(tokens.refresh_token, clientId);
     expect(second.status, "the token refreshed first is still the grant's previous one").toBe(200);
     const newest = await second.json<{ access_token: string; refresh_token: string }>();
 
     // The first answer's token was replaced by the second refresh: refused, and nothing more.
-    const superseded = await tokenRequest({ grant_type: "refresh_token", refresh_token: first.refresh_token, client_id: clientId });
+    const superseded = await refresh(first.refresh_token, clientId);
     expect(await oauthError(superseded)).toBe("invalid_grant");
     expect((await listTasks(newest.access_token)).status).toBe(200);
-    expect((await tokenRequest({ grant_type: "refresh_token", refresh_token: newest.refresh_token, client_id: clientId })).status).toBe(200);
+    expect((await refresh(newest.refresh_token, clientId)).status).toBe(200);
   });
 
   it("a refresh presented by another client is refused without revoking the grant, whatever token it presents", async () => {
@@ -162,14 +171,14 @@ describe("refresh tokens", () => {
     const { tokens, clientId } = await obtainTokens(user);
     const otherClient = await registerClient();
     // The current token, from the wrong client.
-    expect(await oauthError(await tokenRequest({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: otherClient }))).toBe("invalid_grant");
-    const first = await (await tokenRequest({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: clientId })).json<{ refresh_token: string }>();
-    const second = await tokenRequest({ grant_type: "refresh_token", refresh_token: first.refresh_token, client_id: clientId });
+    expect(await oauthError(await refresh(tokens.refresh_token, otherClient))).toBe("invalid_grant");
+    const first = await (await refresh(tokens.refresh_token, clientId)).json<{ refresh_token: string }>();
+    const second = await refresh(first.refresh_token, clientId);
     expect(second.status).toBe(200);
     const current = await second.json<{ refresh_token: string }>();
     // A token rotated away twice (a replay from the right client), from the wrong client.
-    expect(await oauthError(await tokenRequest({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: otherClient }))).toBe("invalid_grant");
-    expect((await tokenRequest({ grant_type: "refresh_token", refresh_token: current.refresh_token, client_id: clientId })).status).toBe(200);
+    expect(await oauthError(await refresh(tokens.refresh_token, otherClient))).toBe("invalid_grant");
+    expect((await refresh(current.refresh_token, clientId)).status).toBe(200);
   });
 
   it("a forged refresh token for a real grant is refused without revoking the grant", async () => {

@@ -190,10 +190,16 @@ export interface ServedAs {
 }
 
 /** Stores a client's metadata document on the test document server; its URL is the client_id. */
-export async function publishClientMetadata(path: string, document: Record<string, unknown> | string, status = 200, served: ServedAs = {}): Promise<string> {
+export async function publishClientMetadata(
+  path: string,
+  document: Record<string, unknown> | string,
+  status = 200,
+  served: ServedAs = {},
+): Promise<string> {
   const url = `https://${METADATA_HOST}/${path}`;
   const body = typeof document === "string" ? document : JSON.stringify({ client_id: url, ...document });
-  const response = await fetch(`${upstreams().metadata_documents}/documents/${path}`, { method: "PUT", body: JSON.stringify({ body, status, ...served }) });
+  const stored = JSON.stringify({ body, status, ...served });
+  const response = await fetch(`${upstreams().metadata_documents}/documents/${path}`, { method: "PUT", body: stored });
   expect(response.status).toBe(204);
   return url;
 }

@@ -41,7 +41,8 @@ export function startMetadataDocumentServer(port: number): Promise<Server> {
         return;
       }
       if (req.method === "GET" && url.pathname.startsWith("/hits/")) {
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ hits: hits.get(url.pathname.slice("/hits".length)) ?? 0 }));
+        const count = hits.get(url.pathname.slice("/hits".length)) ?? 0;
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ hits: count }));
         return;
       }
       if (req.method === "GET") hits.set(url.pathname, (hits.get(url.pathname) ?? 0) + 1);
@@ -50,9 +51,9 @@ export function startMetadataDocumentServer(port: number): Promise<Server> {
         res.writeHead(404, { "content-type": "text/plain" }).end("no such document");
         return;
       }
-      res
-        .writeHead(document.status, { "content-type": document.contentType, "cache-control": "no-store", ...(document.location ? { location: document.location } : {}) })
-        .end(document.body);
+      const redirect = document.location ? { location: document.location } : {};
+      const headers = { "content-type": document.contentType, "cache-control": "no-store", ...redirect };
+      res.writeHead(document.status, headers).end(document.body);
     });
   });
   return listenOnLoopback(server, port);

@@ -54,11 +54,9 @@ export async function prepareClientMetadata(env: Env, request: Request, clientId
   const caller = request.headers.get("cf-connecting-ip") ?? "unknown";
   const { success } = await env.CIMD_RATE_LIMITER.limit({ key: `cimd:${caller}` });
   if (!success) {
-    throw new AppError(
-      "rate_limited",
-      `Too many client metadata documents fetched for this address: at most ${CIMD_FETCHES_PER_MINUTE} a minute (the CIMD_RATE_LIMITER binding in wrangler.toml); try again in a minute`,
-      { details: { retry_after_ms: 60_000 } },
-    );
+    const limit = `at most ${CIMD_FETCHES_PER_MINUTE} a minute (the CIMD_RATE_LIMITER binding in wrangler.toml)`;
+    const message = `Too many client metadata documents fetched for this address: ${limit}; try again in a minute`;
+    throw new AppError("rate_limited", message, { details: { retry_after_ms: 60_000 } });
   }
   await fetchMetadataDocument(clientId);
 }

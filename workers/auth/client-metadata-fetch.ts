@@ -53,7 +53,8 @@ function refused(url: string, reason: string): AppError {
 
 /** A redirect's refusal, for this fetch and the library's (library-fetch.ts). */
 export function redirectRefused(url: string, status: number): AppError {
-  return refused(url, `answered with a redirect (HTTP ${status}): a metadata document must be served at its client_id URL itself, and redirects are not followed`);
+  const rule = "a metadata document must be served at its client_id URL itself, and redirects are not followed";
+  return refused(url, `answered with a redirect (HTTP ${status}): ${rule}`);
 }
 
 async function readCapped(response: Response, url: string): Promise<Uint8Array> {
@@ -95,7 +96,8 @@ export async function fetchMetadataDocument(url: string): Promise<FetchedDocumen
       signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
     });
   } catch (error) {
-    throw refused(url, error instanceof DOMException && error.name === "TimeoutError" ? `did not answer within ${FETCH_TIMEOUT_MS / 1000} s` : "could not be fetched");
+    const timedOut = error instanceof DOMException && error.name === "TimeoutError";
+    throw refused(url, timedOut ? `did not answer within ${FETCH_TIMEOUT_MS / 1000} s` : "could not be fetched");
   }
   if (response.status >= 300 && response.status < 400) {
     await response.body?.cancel();

@@ -58,7 +58,8 @@ async function libraryFetch(networkFetch: typeof fetch, input: RequestInfo | URL
 export function guardLibraryFetches(): void {
   if (Reflect.get(globalThis, WRAPPED) === true) return;
   const networkFetch: typeof fetch = globalThis.fetch.bind(globalThis);
-  const guarded: typeof fetch = (input, init) => (isLibraryFetch(input, init) ? libraryFetch(networkFetch, input, init) : networkFetch(input, init));
+  const guarded: typeof fetch = (input, init) =>
+    isLibraryFetch(input, init) ? libraryFetch(networkFetch, input, init) : networkFetch(input, init);
   Object.defineProperty(globalThis, "fetch", { value: guarded, writable: true, configurable: true });
   Reflect.set(globalThis, WRAPPED, true);
 }

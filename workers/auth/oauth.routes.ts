@@ -2,8 +2,7 @@
  * The OAuth endpoints: discovery, token (with revocation), dynamic client registration. The
  * library serves them; in front of it run the checks it leaves to us — the issuer's origin, body
  * size, a metadata-document client_id's checks and fetch (client-id-guard.ts), the registration
- * rate limit — and
- * behind it refresh-token reuse detection. /authorize (sign-in and consent) is authorize.routes.ts.
+ * rate limit — and behind it refresh-token reuse detection. /authorize (sign-in and consent) is authorize.routes.ts.
  */
 import { type Context, Hono } from "hono";
 import { authorizationServer, REGISTER_PATH, TOKEN_PATH } from "./authorization-server";
@@ -105,7 +104,8 @@ async function registrationEndpoint(c: Context<WorkerEnv>, issuer: string): Prom
     // The body may change length (a cleaned client_name): its old Content-Length must not travel on.
     const headers = new Headers(request.headers);
     headers.delete("content-length");
-    return authorizationServer(issuer).fetch(new Request(request.url, { method: "POST", headers, body: withCleanClientName(text) }), c.env, workerContext(c));
+    const registration = new Request(request.url, { method: "POST", headers, body: withCleanClientName(text) });
+    return authorizationServer(issuer).fetch(registration, c.env, workerContext(c));
   }
   return authorizationServer(issuer).fetch(request, c.env, workerContext(c));
 }

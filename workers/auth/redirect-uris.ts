@@ -36,14 +36,16 @@ const KNOWN_APP_SCHEMES = new Set(["cursor"]);
 const REVERSE_DOMAIN = /^[a-z][a-z0-9-]*(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/;
 
 export const REDIRECT_URI_RULE =
-  "a redirect URI must be https, http on a loopback address, or a native app's private-use scheme named after a domain its publisher controls, in reverse order (RFC 8252 §7.1: com.example.app:/callback)";
+  "a redirect URI must be https, http on a loopback address, or a native app's private-use scheme named after a domain " +
+  "its publisher controls, in reverse order (RFC 8252 §7.1: com.example.app:/callback)";
 
 /** Why `uri` may not receive a code, or undefined when it may (https and http are the library's to judge). */
 export function redirectUriProblem(uri: string): string | undefined {
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(uri.trim())?.[1]?.toLowerCase();
   if (scheme === undefined || scheme === "https" || scheme === "http") return undefined;
   if (BROWSER_SCHEMES.has(scheme)) {
-    return `The redirect URI ${uri} is refused: ${scheme}: is a web browser's scheme, which opens what follows as a web page, not an app; ${REDIRECT_URI_RULE}`;
+    const why = `${scheme}: is a web browser's scheme, which opens what follows as a web page, not an app`;
+    return `The redirect URI ${uri} is refused: ${why}; ${REDIRECT_URI_RULE}`;
   }
   if (KNOWN_APP_SCHEMES.has(scheme) || REVERSE_DOMAIN.test(scheme)) return undefined;
   return `The redirect URI ${uri} is refused: ${scheme}: is not named after a domain in reverse order; ${REDIRECT_URI_RULE}`;

@@ -91,7 +91,8 @@ export async function revokeOnReplay(env: Env, issuer: string, presented: string
     return false;
   }
   if (index >= record.issued.indexOf(record.previous)) {
-    log.info("refresh token refused: superseded by another refresh of the same token; grant kept", { user: grant.userId, grant: grant.grantId });
+    const fields = { user: grant.userId, grant: grant.grantId };
+    log.info("refresh token refused: superseded by another refresh of the same token; grant kept", fields);
     return false;
   }
   await oauthHelpers(issuer, env).revokeGrant(grant.grantId, grant.userId);

@@ -51,7 +51,8 @@ const NOTHING_TO_GRANT = "You signed in with an API token that grants none of th
 
 /**
  * Our checks before the library's: size, repeated parameters, the redirect URI's scheme, a
- * metadata-document client_id's checks and fetch, and the resource a client that omitted it meant (inferred from its scopes).
+ * metadata-document client_id's checks and fetch, and the resource a client that omitted it meant
+ * (inferred from its scopes).
  */
 async function preparedRequest(request: Request, issuer: string, env: Env): Promise<Request> {
   if (request.url.length > MAX_AUTHORIZE_URL_CHARS) throw AppError.invalid("The authorization request is too long");
@@ -165,7 +166,8 @@ async function answerConsent(c: Context<WorkerEnv>, form: FormData): Promise<Res
   }
   // The request comes back from storage (never from the form); the user may only narrow its scopes.
   const approved = await oauth.approveConsent(c.req.raw, handle);
-  const offered = offeredScopes(pathOfResource(issuer, approved.request.resource), approved.request, signInNext || !session ? null : session.scopes);
+  const cap = signInNext || !session ? null : session.scopes;
+  const offered = offeredScopes(pathOfResource(issuer, approved.request.resource), approved.request, cap);
   const scopes = offered.filter((scope) => chosen.includes(scope));
   if (scopes.length === 0) {
     approved.headers.set("Location", authorizationErrorRedirect(approved.request, "access_denied", "No permission was allowed"));

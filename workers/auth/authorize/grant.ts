@@ -30,7 +30,8 @@ export async function parseAuthorization(oauth: OAuthHelpers, request: Request, 
   const parsed = await oauth.parseAuthRequest(request);
   const back = { redirectUri: parsed.redirectUri, state: parsed.state, ...(parsed.issuer === undefined ? {} : { issuer: parsed.issuer }) };
   if (!parsed.codeChallenge) {
-    throw new AuthorizationError("invalid_request", { description: "PKCE is required of every client: send code_challenge with code_challenge_method=S256", ...back });
+    const description = "PKCE is required of every client: send code_challenge with code_challenge_method=S256";
+    throw new AuthorizationError("invalid_request", { description, ...back });
   }
   const unserved = unservedScopes(pathOfResource(issuer, parsed.resource), parsed);
   if (unserved) throw new AuthorizationError("invalid_scope", { description: unserved, ...back });

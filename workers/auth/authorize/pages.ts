@@ -68,17 +68,17 @@ export function consentPage(facts: ConsentFacts, headers: Headers): Response {
       : "";
   // What stays ticked is what is granted; a scope given only on purpose (gateway:admin) starts unticked.
   const scopes = facts.scopes
-    .map(
-      (scope) =>
-        `<div class="inline"><input type="checkbox" id="scope-${escapeHtml(scope)}" name="scope" value="${escapeHtml(scope)}"${tickedByDefault(scope) ? " checked" : ""}>` +
-        `<label for="scope-${escapeHtml(scope)}"><code>${escapeHtml(scope)}</code> — ${escapeHtml(SCOPE_DESCRIPTIONS[scope])}</label></div>`,
-    )
+    .map((scope) => {
+      const id = `scope-${escapeHtml(scope)}`;
+      const checked = tickedByDefault(scope) ? " checked" : "";
+      return (
+        `<div class="inline"><input type="checkbox" id="${id}" name="scope" value="${escapeHtml(scope)}"${checked}>` +
+        `<label for="${id}"><code>${escapeHtml(scope)}</code> — ${escapeHtml(SCOPE_DESCRIPTIONS[scope])}</label></div>`
+      );
+    })
     .join("\n");
-  const unticked = facts.scopes.filter((scope) => !tickedByDefault(scope));
-  const untickedHelp =
-    unticked.length > 0
-      ? ` ${unticked.map((scope) => `<code>${escapeHtml(scope)}</code>`).join(", ")} is not ticked: tick it only if you want this app to have it.`
-      : "";
+  const unticked = facts.scopes.filter((scope) => !tickedByDefault(scope)).map((scope) => `<code>${escapeHtml(scope)}</code>`);
+  const untickedHelp = unticked.length > 0 ? ` ${unticked.join(", ")} is not ticked: tick it only if you want this app to have it.` : "";
   // The form's answer redirects to the client's callback, and browsers hold that redirect to
   // form-action too: allow its origin — or, for a native app's private-use scheme
   // (cursor://anysphere.cursor-mcp/oauth/callback), that scheme alone (decision 0032).
@@ -111,7 +111,8 @@ ${hidden("form", "consent")}${hidden("handle", facts.handle)}${next ? hidden("th
 <fieldset class="checks" aria-describedby="scopes-help"><legend class="field-label">It will be able to:</legend>
 ${scopes}
 </fieldset>
-<p class="help" id="scopes-help">Untick what you do not want to allow.${untickedHelp} You can revoke access by signing in again with fewer permissions.</p>
+<p class="help" id="scopes-help">Untick what you do not want to allow.${untickedHelp}
+You can revoke access by signing in again with fewer permissions.</p>
 <div class="actions"><button class="primary" type="submit" name="decision" value="approve">${allow}</button> <button type="submit" name="decision" value="deny">Deny</button></div>
 </form>`,
   });

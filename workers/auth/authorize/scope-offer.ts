@@ -37,7 +37,11 @@ export function offeredScopes(path: ResourcePath, request: AuthRequest, cap: rea
  * approved; a request that asked for none needs the approval of every scope that starts ticked, and
  * gets what was approved of the offer (gateway:admin only if the user ticked it then).
  */
-export function rememberedGrant(request: AuthRequest, offered: readonly Scope[], remembered: readonly string[] | undefined): Scope[] | undefined {
+export function rememberedGrant(
+  request: AuthRequest,
+  offered: readonly Scope[],
+  remembered: readonly string[] | undefined,
+): Scope[] | undefined {
   if (!remembered) return undefined;
   const needed = normalizeScopes(request.scope).length > 0 ? offered : offered.filter(tickedByDefault);
   if (needed.length === 0 || !needed.every((scope) => remembered.includes(scope))) return undefined;
