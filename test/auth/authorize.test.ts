@@ -136,7 +136,8 @@ describe("a scoped API token signs in only for what it grants", () => {
 
   it("asking only for scopes the token does not grant is refused on the page", async () => {
     const reader = await withScopedToken(await createUser(), ["tasks:read"]);
-    const { url } = await newAuthorization({ scope: "rag:write" });
+    // A scope /mcp/tasks serves (one it does not serve goes back to the client as invalid_scope).
+    const { url } = await newAuthorization({ scope: "tasks:write" });
     const browser = new Browser();
     const signedIn = await signIn(browser, url, reader);
     const res = await browser.get(signedIn.headers.get("location")!);

@@ -16,11 +16,27 @@ function listTasks(token: string, path = "/mcp/tasks"): Promise<Response> {
   return workerFetch(`${ORIGIN}${path}`, legacyPost(token, "2025-11-25", { id: 1, method: "tools/call", params: { name: "list_tasks", arguments: {} } }));
 }
 
+/** A confidential client (DCR with client_secret_basic). */
+async function registerConfidentialClient(): Promise<{ clientId: string; clientSecret: string }> {
+  const res = await workerFetch(`${ORIGIN}/oauth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "cf-connecting-ip": `192.0.2.${crypto.randomUUID()}` },
+    body: JSON.stringify({ redirect_uris: [LOOPBACK_REDIRECT], token_endpoint_auth_method: "client_secret_basic" }),
+  });
+  expect(res.status).toBe(201);
+  const body = await res.json<{ client_id: string; client_secret: string }>();
+  return { clientId: body.client_id, clientSecret: body.client_secret };
+}
+
+function refresh(refreshToken: string, clientId: string): Promise<Response> {
+  return tokenRequest({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: clientId });
+}
+
 async function oauthError(res: Response): Promise<string> {
   return (await res.json<{ error: string }>()).error;
 }
 
-describe("PKCE (S256 only)", () => {
+describe("PKCE (S256 only, every client)", () => {
   it("an authorization request without a code challenge is sent back with invalid_request", async () => {
     const user = await createUser();
     const clientId = await registerClient();
@@ -30,6 +46,36 @@ describe("PKCE (S256 only)", () => {
     expect(callback.searchParams.get("state")).toBe("state-1");
     expect(callback.searchParams.get("iss")).toBe(ORIGIN);
     expect(callback.searchParams.has("code")).toBe(false);
+  });
+
+  it("a confidential client without a code challenge is sent back with invalid_request too (PKCE for every client)", async () => {
+    const user = await createUser();
+    const { clientId } = await registerConfidentialClient();
+    const { callback } = await authorizeInBrowser(new Browser(), authorizeUrl({ clientId, challenge: null, method: null }), user);
+    expect(callback.origin + callback.pathname).toBe(LOOPBACK_REDIRECT);
+    expect(callback.searchParams.get("error")).toBe("invalid_request");
+    expect(callback.searchParams.get("error_description")).toContain("PKCE is required of every client");
+    expect(callback.searchParams.get("state")).toBe("state-1");
+    expect(callback.searchParams.get("iss")).toBe(ORIGIN);
+    expect(callback.searchParams.has("code")).toBe(false);
+  });
+
+  it("a confidential client with S256 PKCE signs in and redeems its code with its secret and verifier", async () => {
+    const user = await createUser();
+    const { clientId, clientSecret } = await registerConfidentialClient();
+    const { verifier, challenge } = await pkce();
+    const { callback } = await authorizeInBrowser(new Browser(), authorizeUrl({ clientId, challenge }), user);
+    const res = await workerFetch(`${ORIGIN}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${btoa(`${clientId}:${clientSecret}`)}` },
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code: callback.searchParams.get("code")!,
+        redirect_uri: LOOPBACK_REDIRECT,
+        code_verifier: verifier,
+      }).toString(),
+    });
+    expect(res.status).toBe(200);
   });
 
   it("the plain method is refused", async () => {
@@ -103,6 +149,36 @@ describe("refresh tokens", () => {
     expect(await oauthError(newest)).toBe("invalid_grant");
     clearTokenCache();
     expect((await listTasks(second.access_token)).status).toBe(401);
+  });
+
+  it("two refreshes of one token (a race, or a retry after a lost response) keep the grant: the superseded one is refused", async () => {
+    const user = await createUser();
+    const { tokens, clientId } = await obtainTokens(user);
+    const first = await (await refresh(tokens.refresh_token, clientId)).json<{ refresh_token: string }>();
+    const second = await refresh(tokens.refresh_token, clientId);
+    expect(second.status, "the token refreshed first is still the grant's previous one").toBe(200);
+    const newest = await second.json<{ access_token: string; refresh_token: string }>();
+
+    // The first answer's token was replaced by the second refresh: refused, and nothing more.
+    const superseded = await refresh(first.refresh_token, clientId);
+    expect(await oauthError(superseded)).toBe("invalid_grant");
+    expect((await listTasks(newest.access_token)).status).toBe(200);
+    expect((await refresh(newest.refresh_token, clientId)).status).toBe(200);
+  });
+
+  it("a refresh presented by another client is refused without revoking the grant, whatever token it presents", async () => {
+    const user = await createUser();
+    const { tokens, clientId } = await obtainTokens(user);
+    const otherClient = await registerClient();
+    // The current token, from the wrong client.
+    expect(await oauthError(await refresh(tokens.refresh_token, otherClient))).toBe("invalid_grant");
+    const first = await (await refresh(tokens.refresh_token, clientId)).json<{ refresh_token: string }>();
+    const second = await refresh(first.refresh_token, clientId);
+    expect(second.status).toBe(200);
+    const current = await second.json<{ refresh_token: string }>();
+    // A token rotated away twice (a replay from the right client), from the wrong client.
+    expect(await oauthError(await refresh(tokens.refresh_token, otherClient))).toBe("invalid_grant");
+    expect((await refresh(current.refresh_token, clientId)).status).toBe(200);
   });
 
   it("a forged refresh token for a real grant is refused without revoking the grant", async () => {

@@ -75,6 +75,11 @@ export function offeredScopes(html: string): string[] {
   return [...html.matchAll(/name="scope" value="([^"]+)"/g)].map((match) => unescapeHtml(match[1]!));
 }
 
+/** The scopes the consent page offers ticked: what a user who just clicks Allow grants. */
+export function tickedScopes(html: string): string[] {
+  return [...html.matchAll(/name="scope" value="([^"]+)" checked>/g)].map((match) => unescapeHtml(match[1]!));
+}
+
 export interface ConsentChoice {
   /** The scopes to leave ticked; default: all offered. */
   scopes?: string[];
@@ -178,13 +183,31 @@ export class TestOAuthProvider implements OAuthClientProvider {
   }
 }
 
+/** How the document server answers for a document: its content type and, for a redirect, where to. */
+export interface ServedAs {
+  contentType?: string;
+  location?: string;
+}
+
 /** Stores a client's metadata document on the test document server; its URL is the client_id. */
-export async function publishClientMetadata(path: string, document: Record<string, unknown> | string, status = 200): Promise<string> {
+export async function publishClientMetadata(
+  path: string,
+  document: Record<string, unknown> | string,
+  status = 200,
+  served: ServedAs = {},
+): Promise<string> {
   const url = `https://${METADATA_HOST}/${path}`;
   const body = typeof document === "string" ? document : JSON.stringify({ client_id: url, ...document });
-  const response = await fetch(`${upstreams().metadata_documents}/documents/${path}`, { method: "PUT", body: JSON.stringify({ body, status }) });
+  const stored = JSON.stringify({ body, status, ...served });
+  const response = await fetch(`${upstreams().metadata_documents}/documents/${path}`, { method: "PUT", body: stored });
   expect(response.status).toBe(204);
   return url;
+}
+
+/** How many times the document server was asked for `path` (by any host name: the test host or its loopback address). */
+export async function documentHits(path: string): Promise<number> {
+  const response = await fetch(`${upstreams().metadata_documents}/hits/${path}`);
+  return (await response.json<{ hits: number }>()).hits;
 }
 
 export function mcpClient(era: Era): Client {

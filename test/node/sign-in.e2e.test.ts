@@ -98,6 +98,8 @@ describe("signing in to the console through the Worker's OAuth pages", () => {
     await expectNoLabelMissing(page);
     await run.shot(page, "02-consent-page");
 
+    // gateway:admin starts unticked (given only on purpose); untick tasks:write from the keyboard.
+    expect(await page.isChecked("#scope-gateway\\:admin")).toBe(false);
     await tabTo(page, "#scope-tasks:write");
     await page.keyboard.press("Space");
     expect(await page.isChecked("#scope-tasks\\:write")).toBe(false);
@@ -108,7 +110,7 @@ describe("signing in to the console through the Worker's OAuth pages", () => {
     const tokens = await consoleTokens(page);
     expect(tokens?.scope.split(" ")).not.toContain("tasks:write");
     expect(tokens?.scope.split(" ")).toContain("tasks:read");
-    expect(await page.locator("#granted").textContent()).toBe("Signed in · 7 permissions");
+    expect(await page.locator("#granted").textContent()).toBe("Signed in · 6 permissions");
     await context.close();
   });
 

@@ -51,6 +51,8 @@ describe("connecting an OAuth-protected source from the console", () => {
   step("Connect, consent at the upstream, back to the console with the source healthy", async () => {
     await openSignInPage(page, run!.base);
     await signInWithApiToken(page, run!.worker.token);
+    // Connecting a source is gateway:admin, which the consent page never ticks in advance.
+    await page.check("#scope-gateway\\:admin");
     await allowAndReturn(page, run!.base);
     const source = await registerSource();
 

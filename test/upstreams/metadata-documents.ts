@@ -1,9 +1,11 @@
 /**
  * A real HTTP server for Client ID Metadata Documents in the tests. Tests (in workerd) store a
- * document with `PUT /documents/<path>` (JSON: { body, status?, contentType? }) and the authorization
- * server fetches it as `https://<METADATA_TEST_HOST>/<path>`: vitest.config.ts routes that reserved
- * test hostname, and only it, to this server (Miniflare's outboundService); every other outbound
- * request passes through untouched. Production never sees either.
+ * document with `PUT /documents/<path>` (JSON: { body, status?, contentType?, location? }) and the
+ * authorization server fetches it as `https://<METADATA_TEST_HOST>/<path>`: vitest.config.ts routes
+ * that reserved test hostname, and only it, to this server (Miniflare's outboundService); every other
+ * outbound request passes through untouched. Production never sees either. The server counts the
+ * GETs of each path (`GET /hits/<path>` answers `{ "hits": n }`), so a test can prove an address was
+ * never fetched — also when a redirect names this server by its loopback address.
  */
 import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from "node:http";
 import { listenOnLoopback } from "./node-http";
@@ -15,10 +17,13 @@ interface StoredDocument {
   body: string;
   status: number;
   contentType: string;
+  /** A redirect's target (sent as `Location`). */
+  location: string | undefined;
 }
 
 export function startMetadataDocumentServer(port: number): Promise<Server> {
   const documents = new Map<string, StoredDocument>();
+  const hits = new Map<string, number>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -26,16 +31,29 @@ export function startMetadataDocumentServer(port: number): Promise<Server> {
       const url = new URL(req.url ?? "/", "http://localhost");
       if (req.method === "PUT" && url.pathname.startsWith("/documents/")) {
         const stored = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Partial<StoredDocument> & { body: string };
-        documents.set(url.pathname.slice("/documents".length), { body: stored.body, status: stored.status ?? 200, contentType: stored.contentType ?? "application/json" });
+        documents.set(url.pathname.slice("/documents".length), {
+          body: stored.body,
+          status: stored.status ?? 200,
+          contentType: stored.contentType ?? "application/json",
+          location: stored.location,
+        });
         res.writeHead(204).end();
         return;
       }
+      if (req.method === "GET" && url.pathname.startsWith("/hits/")) {
+        const count = hits.get(url.pathname.slice("/hits".length)) ?? 0;
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ hits: count }));
+        return;
+      }
+      if (req.method === "GET") hits.set(url.pathname, (hits.get(url.pathname) ?? 0) + 1);
       const document = req.method === "GET" ? documents.get(url.pathname) : undefined;
       if (!document) {
         res.writeHead(404, { "content-type": "text/plain" }).end("no such document");
         return;
       }
-      res.writeHead(document.status, { "content-type": document.contentType, "cache-control": "no-store" }).end(document.body);
+      const redirect = document.location ? { location: document.location } : {};
+      const headers = { "content-type": document.contentType, "cache-control": "no-store", ...redirect };
+      res.writeHead(document.status, headers).end(document.body);
     });
   });
   return listenOnLoopback(server, port);

@@ -10,6 +10,8 @@
  */
 import { OAuthAuthorizationServer, type OAuthHelpers, type TokenSummary } from "@cloudflare/workers-oauth-provider";
 import { log } from "../lib/log";
+import { guardLibraryFetches } from "./library-fetch";
+import { registrationRedirectProblem } from "./redirect-uris";
 import { RESOURCE_PATHS, resourceUrl } from "./resources";
 import { SCOPES } from "./scopes";
 
@@ -34,6 +36,7 @@ export interface GrantProps {
 }
 
 export function createAuthorizationServer(issuer: string, options: AuthorizationServerOptions = {}): OAuthAuthorizationServer<Env> {
+  guardLibraryFetches();
   return new OAuthAuthorizationServer<Env>({
     issuer,
     resources: RESOURCE_PATHS.map((path) => resourceUrl(issuer, path)),
@@ -43,10 +46,16 @@ export function createAuthorizationServer(issuer: string, options: Authorization
     scopesSupported: [...SCOPES],
     clientIdMetadataDocumentEnabled: true,
     // Native apps receive the code on a private-use scheme (RFC 8252 §7.1): Cursor's desktop app
-    // uses cursor://anysphere.cursor-mcp/oauth/callback. PKCE (mandatory for public clients) binds
+    // uses cursor://anysphere.cursor-mcp/oauth/callback. PKCE (required of every client) binds
     // the code to the app that started the flow; the consent page names the scheme and warns that
-    // an app on this computer receives the access (decision 0032).
+    // an app on this computer receives the access (decision 0032). Which schemes: reverse-domain
+    // names, never a browser's (redirect-uris.ts, decision 0053) — checked here at registration and
+    // at /authorize for every client.
     allowPrivateUseRedirectUris: true,
+    clientRegistrationCallback: ({ clientMetadata }) => {
+      const problem = registrationRedirectProblem(clientMetadata["redirect_uris"]);
+      return problem ? { code: "invalid_redirect_uri", description: problem } : undefined;
+    },
     accessTokenTTL: options.accessTokenTTL ?? ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTTL: REFRESH_TOKEN_TTL_SECONDS,
     clientRegistrationTTL: CLIENT_REGISTRATION_TTL_SECONDS,

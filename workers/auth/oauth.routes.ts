@@ -1,16 +1,19 @@
 /**
  * The OAuth endpoints: discovery, token (with revocation), dynamic client registration. The
  * library serves them; in front of it run the checks it leaves to us — the issuer's origin, body
- * size, the SSRF pre-check of a metadata-document client_id, the registration rate limit — and
- * behind it refresh-token reuse detection. /authorize (sign-in and consent) is authorize.routes.ts.
+ * size, a metadata-document client_id's checks and fetch (client-id-guard.ts), the registration
+ * rate limit — and behind it refresh-token reuse detection. /authorize (sign-in and consent) is authorize.routes.ts.
  */
 import { type Context, Hono } from "hono";
 import { authorizationServer, REGISTER_PATH, TOKEN_PATH } from "./authorization-server";
-import { assertFetchableClientId, isClientIdUrl } from "./client-id-guard";
+import { AppError } from "../lib/errors";
+import { isClientIdUrl, prepareClientMetadata } from "./client-id-guard";
+import { withCleanClientName } from "./client-names";
 import { protectedResourceMetadata } from "./discovery";
 import { guardOAuth, oauthError, readLimitedText } from "./oauth-errors";
 import { rememberIssuedRefreshToken, revokeOnReplay } from "./refresh-reuse";
 import { issuerFor, resourcePathOfMetadata } from "./resources";
+import { presentedClientId } from "./token-request";
 
 /** These routes read no per-request variables (no services, no caller): the bindings are all they need. */
 type WorkerEnv = { Bindings: Env };
@@ -64,12 +67,14 @@ async function tokenEndpoint(c: Context<WorkerEnv>, issuer: string): Promise<Res
   const text = await readLimitedText(request);
   if (text === undefined) return oauthError("invalid_request", "The request body is too large", 413);
   const form = new URLSearchParams(text);
-  const clientId = form.get("client_id");
+  const clientId = presentedClientId(request, form);
   if (clientId && isClientIdUrl(clientId)) {
     try {
-      assertFetchableClientId(clientId);
+      await prepareClientMetadata(c.env, request, clientId);
     } catch (error) {
-      return oauthError("invalid_client", error instanceof Error ? error.message : "Invalid client", 401);
+      if (!(error instanceof AppError)) throw error;
+      if (error.code === "rate_limited") return oauthError("temporarily_unavailable", error.message, 429, { "Retry-After": "60" });
+      return oauthError("invalid_client", error.message, 401);
     }
   }
   const forward = new Request(request, { body: text });
@@ -78,11 +83,13 @@ async function tokenEndpoint(c: Context<WorkerEnv>, issuer: string): Promise<Res
   if (response.status === 400 && refreshToken) {
     const error: unknown = await response.clone().json().catch(() => undefined);
     if (typeof error === "object" && error !== null && "error" in error && error.error === "invalid_grant") {
-      await revokeOnReplay(c.env, issuer, refreshToken);
+      await revokeOnReplay(c.env, issuer, refreshToken, clientId);
     }
   }
   const grantType = form.get("grant_type");
-  if (grantType === "authorization_code" || grantType === "refresh_token") await rememberIssuedRefreshToken(c.env, response);
+  if (grantType === "authorization_code" || grantType === "refresh_token") {
+    await rememberIssuedRefreshToken(c.env, response, { clientId, presentedRefreshToken: refreshToken });
+  }
   return response;
 }
 
@@ -94,7 +101,11 @@ async function registrationEndpoint(c: Context<WorkerEnv>, issuer: string): Prom
     if (!success) return oauthError("temporarily_unavailable", "Too many client registrations from this address; try again in a minute", 429, { "Retry-After": "60" });
     const text = await readLimitedText(request);
     if (text === undefined) return oauthError("invalid_client_metadata", "The registration request is too large", 413);
-    return authorizationServer(issuer).fetch(new Request(request, { body: text }), c.env, workerContext(c));
+    // The body may change length (a cleaned client_name): its old Content-Length must not travel on.
+    const headers = new Headers(request.headers);
+    headers.delete("content-length");
+    const registration = new Request(request.url, { method: "POST", headers, body: withCleanClientName(text) });
+    return authorizationServer(issuer).fetch(registration, c.env, workerContext(c));
   }
   return authorizationServer(issuer).fetch(request, c.env, workerContext(c));
 }

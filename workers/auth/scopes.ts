@@ -27,6 +27,17 @@ export const SCOPE_DESCRIPTIONS: Readonly<Record<Scope, string>> = {
   chat: "Talk to the chat agent on your behalf",
 };
 
+/**
+ * Scopes the consent page never ticks in advance, whatever was asked: the user gives them only on
+ * purpose. `gateway:admin` changes what the gateway calls and where (sources, their URLs), which a
+ * steered client could turn into the user's upstream credentials.
+ */
+const GIVEN_ONLY_ON_PURPOSE: ReadonlySet<Scope> = new Set(["gateway:admin"]);
+
+export function tickedByDefault(scope: Scope): boolean {
+  return !GIVEN_ONLY_ON_PURPOSE.has(scope);
+}
+
 const KNOWN = new Set<string>(SCOPES);
 
 export function isScope(value: string): value is Scope {

@@ -14,18 +14,20 @@ import { type Context, Hono } from "hono";
 import { openDb } from "../../lib/db";
 import { AppError } from "../../lib/errors";
 import { AUTHORIZE_PATH, oauthHelpers } from "../authorization-server";
-import { assertFetchableClientId, isClientIdUrl } from "../client-id-guard";
+import { isClientIdUrl, prepareClientMetadata } from "../client-id-guard";
 import { oidcConfigured } from "../oidc/oidc-settings";
 import type { AuthUser } from "../principal";
+import { redirectUriProblem } from "../redirect-uris";
 import { inferResource, resourceFacts, resourceUrl } from "../resources";
 import { normalizeScopes } from "../scopes";
 import { hashToken } from "../tokens";
 import { checkCsrf, clearCookie, csrfToken, endSession, PENDING_COOKIE, pendingCookie, readCookie, safeReturnTo, signedIn, startSession } from "./browser";
 import { type AuthorizeEnv, guarded } from "./failures";
-import { completeFor, consentKey, issuerOfRequest, offeredScopes, pathOfResource } from "./grant";
+import { completeFor, consentKey, issuerOfRequest, parseAuthorization, pathOfResource } from "./grant";
 import { continueAtProvider, OIDC_METHOD_ID, oidcSignInMethod } from "./oidc-sign-in";
 import { consentPage, errorPage, linkConfirmPage, signedInPage, signInPage } from "./pages";
 import { redeemLoginCode, SIGN_IN_METHODS, type SignInMethod } from "./sign-in-methods";
+import { offeredScopes, rememberedGrant } from "./scope-offer";
 import { findConsentScopes, findUsableLink, saveConsent } from "./sign-in.repo";
 
 type WorkerEnv = AuthorizeEnv;
@@ -48,17 +50,21 @@ function signInMethods(env: Env): readonly SignInMethod[] {
 const NOTHING_TO_GRANT = "You signed in with an API token that grants none of the permissions this app asks for. Sign in with a one-time link (or a token with these scopes) instead.";
 
 /**
- * Our checks before the library's: size, repeated parameters, a fetchable metadata-document
- * client_id, and the resource a client that omitted it meant (inferred from its scopes).
+ * Our checks before the library's: size, repeated parameters, the redirect URI's scheme, a
+ * metadata-document client_id's checks and fetch, and the resource a client that omitted it meant
+ * (inferred from its scopes).
  */
-function preparedRequest(request: Request, issuer: string): Request {
+async function preparedRequest(request: Request, issuer: string, env: Env): Promise<Request> {
   if (request.url.length > MAX_AUTHORIZE_URL_CHARS) throw AppError.invalid("The authorization request is too long");
   const url = new URL(request.url);
   for (const name of SINGLE_PARAMETERS) {
     if (url.searchParams.getAll(name).length > 1) throw AppError.invalid(`The parameter ${name} appears more than once`);
   }
+  const redirectUri = url.searchParams.get("redirect_uri");
+  const redirectProblem = redirectUri === null ? undefined : redirectUriProblem(redirectUri);
+  if (redirectProblem) throw AppError.invalid(redirectProblem, "redirect_uri");
   const clientId = url.searchParams.get("client_id");
-  if (clientId && isClientIdUrl(clientId)) assertFetchableClientId(clientId);
+  if (clientId && isClientIdUrl(clientId)) await prepareClientMetadata(env, request, clientId);
   if (!url.searchParams.has("resource")) {
     const scopes = normalizeScopes((url.searchParams.get("scope") ?? "").split(" "));
     url.searchParams.set("resource", resourceUrl(issuer, inferResource(scopes)));
@@ -69,9 +75,9 @@ function preparedRequest(request: Request, issuer: string): Request {
 
 async function showAuthorize(c: Context<WorkerEnv>): Promise<Response> {
   const issuer = issuerOf(c);
-  const request = preparedRequest(c.req.raw, issuer);
+  const request = await preparedRequest(c.req.raw, issuer, c.env);
   const oauth = oauthHelpers(issuer, c.env);
-  const authRequest = await oauth.parseAuthRequest(request);
+  const authRequest = await parseAuthorization(oauth, request, issuer);
   const db = openDb(c.env.DB);
   const session = await signedIn(db, c.req.raw);
   const url = new URL(request.url);
@@ -84,16 +90,18 @@ async function showAuthorize(c: Context<WorkerEnv>): Promise<Response> {
     return signInPage({ methods: signInMethods(c.env), csrf: csrf.token, returnTo, headers });
   }
   const { user } = session;
-  const scopes = offeredScopes(issuer, authRequest, session.scopes);
+  const path = pathOfResource(issuer, authRequest.resource);
+  const scopes = offeredScopes(path, authRequest, session.scopes);
   if (scopes.length === 0) return errorPage(NOTHING_TO_GRANT, 403);
   const remembered = await findConsentScopes(db, consentKey(issuer, authRequest, user.id));
-  if (remembered && scopes.every((scope) => remembered.includes(scope))) return completeFor(issuer, c.env, authRequest, user, scopes);
+  const granted = rememberedGrant(authRequest, scopes, remembered);
+  if (granted) return completeFor(issuer, c.env, authRequest, user, granted);
   const details = await oauth.describeConsent(authRequest);
   const consent = await oauth.beginConsent(authRequest);
-  const path = pathOfResource(issuer, authRequest.resource);
   return consentPage(
     {
       clientName: details.clientName,
+      clientId: details.clientId,
       clientDomain: details.clientDomain,
       redirectUri: details.redirectUri,
       redirectHost: details.redirectHost,
@@ -158,7 +166,8 @@ async function answerConsent(c: Context<WorkerEnv>, form: FormData): Promise<Res
   }
   // The request comes back from storage (never from the form); the user may only narrow its scopes.
   const approved = await oauth.approveConsent(c.req.raw, handle);
-  const offered = offeredScopes(issuer, approved.request, signInNext || !session ? null : session.scopes);
+  const cap = signInNext || !session ? null : session.scopes;
+  const offered = offeredScopes(pathOfResource(issuer, approved.request.resource), approved.request, cap);
   const scopes = offered.filter((scope) => chosen.includes(scope));
   if (scopes.length === 0) {
     approved.headers.set("Location", authorizationErrorRedirect(approved.request, "access_denied", "No permission was allowed"));

@@ -5,7 +5,7 @@
  */
 import { AuthorizationError, CimdFetchError } from "@cloudflare/workers-oauth-provider";
 import type { Context } from "hono";
-import { AppError } from "../../lib/errors";
+import { AppError, retryAfterMs } from "../../lib/errors";
 import { log } from "../../lib/log";
 import { errorPage } from "./pages";
 
@@ -16,7 +16,12 @@ export function authorizationFailure(error: unknown): Response {
   if (error instanceof AuthorizationError && error.redirectTo) return Response.redirect(error.redirectTo, 302);
   if (error instanceof AuthorizationError) return errorPage(error.description);
   if (error instanceof CimdFetchError) return errorPage("This app could not be verified: its client metadata document could not be fetched or is not valid.");
-  if (error instanceof AppError) return errorPage(error.message, error.status === 500 ? 400 : error.status);
+  if (error instanceof AppError) {
+    const page = errorPage(error.message, error.status === 500 ? 400 : error.status);
+    const retryAfter = retryAfterMs(error);
+    if (retryAfter !== undefined) page.headers.set("Retry-After", String(Math.ceil(retryAfter / 1000)));
+    return page;
+  }
   log.error("authorize failed", { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
   return errorPage("The authorization request could not be processed.");
 }

@@ -3,12 +3,13 @@
  * is remembered under, and the grant (the code sent back to the client). Shared by the sign-in and
  * consent pages and by the OpenID Connect callback, so all of them grant by the same rules.
  */
-import type { AuthRequest } from "@cloudflare/workers-oauth-provider";
+import { type AuthRequest, AuthorizationError, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { AppError } from "../../lib/errors";
 import { type GrantProps, oauthHelpers } from "../authorization-server";
 import type { AuthUser } from "../principal";
-import { issuerFor, RESOURCE_PATHS, type ResourcePath, resourceFacts, resourceUrl } from "../resources";
-import { normalizeScopes, type Scope } from "../scopes";
+import { issuerFor, RESOURCE_PATHS, type ResourcePath, resourceUrl } from "../resources";
+import type { Scope } from "../scopes";
+import { unservedScopes } from "./scope-offer";
 import type { ConsentKey } from "./sign-in.repo";
 
 /** This request's issuer; a page error (400) on an origin OAuth cannot use. */
@@ -18,18 +19,27 @@ export function issuerOfRequest(request: Request, selfOrigin: string | undefined
   return issuer;
 }
 
-export function pathOfResource(issuer: string, resource: string | undefined): ResourcePath {
-  return RESOURCE_PATHS.find((path) => resourceUrl(issuer, path) === resource) ?? "";
+/**
+ * The library's parse of an authorization request, plus PKCE for every client: the library asks it
+ * of public clients only, OAuth 2.1 and MCP of all (a confidential client's code is then bound to
+ * the instance that started the flow too). The library already refuses `plain`; a request without a
+ * challenge goes back to the client as `invalid_request`, as the library answers a public client.
+ * A request whose scopes its resource serves none of goes back as `invalid_scope` (scope-offer.ts).
+ */
+export async function parseAuthorization(oauth: OAuthHelpers, request: Request, issuer: string): Promise<AuthRequest> {
+  const parsed = await oauth.parseAuthRequest(request);
+  const back = { redirectUri: parsed.redirectUri, state: parsed.state, ...(parsed.issuer === undefined ? {} : { issuer: parsed.issuer }) };
+  if (!parsed.codeChallenge) {
+    const description = "PKCE is required of every client: send code_challenge with code_challenge_method=S256";
+    throw new AuthorizationError("invalid_request", { description, ...back });
+  }
+  const unserved = unservedScopes(pathOfResource(issuer, parsed.resource), parsed);
+  if (unserved) throw new AuthorizationError("invalid_scope", { description: unserved, ...back });
+  return parsed;
 }
 
-/**
- * What the consent page offers: the known scopes asked for, or — when none — all the resource
- * serves; never more than the sign-in may grant (`cap`: a scoped API token's own, null = all).
- */
-export function offeredScopes(issuer: string, request: AuthRequest, cap: readonly string[] | null): Scope[] {
-  const asked = normalizeScopes(request.scope);
-  const wanted = asked.length > 0 ? asked : [...resourceFacts(pathOfResource(issuer, request.resource)).serves];
-  return cap === null ? wanted : wanted.filter((scope) => cap.includes(scope));
+export function pathOfResource(issuer: string, resource: string | undefined): ResourcePath {
+  return RESOURCE_PATHS.find((path) => resourceUrl(issuer, path) === resource) ?? "";
 }
 
 export function consentKey(issuer: string, request: AuthRequest, userId: number): ConsentKey {

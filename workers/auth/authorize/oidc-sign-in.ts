@@ -15,7 +15,8 @@ import { resourceFacts } from "../resources";
 import type { Scope } from "../scopes";
 import { authorizationUrl, newSignInSecrets, OidcFailure, type OidcFailureKind, providerOrigin } from "../oidc/oidc-client";
 import { oidcDisplayName, oidcSettings } from "../oidc/oidc-settings";
-import { offeredScopes, pathOfResource } from "./grant";
+import { parseAuthorization, pathOfResource } from "./grant";
+import { offeredScopes } from "./scope-offer";
 import { escapeHtml } from "./html";
 import { consentPage, errorPage } from "./pages";
 import type { SignInMethod } from "./sign-in-methods";
@@ -34,7 +35,7 @@ export function oidcSignInMethod(env: Env): SignInMethod {
     async submit(_form, { env: bindings, issuer, returnTo }) {
       const settings = oidcSettings(bindings);
       const oauth = oauthHelpers(issuer, bindings);
-      const request = await oauth.parseAuthRequest(new Request(new URL(returnTo, issuer)));
+      const request = await parseAuthorization(oauth, new Request(new URL(returnTo, issuer)), issuer);
       // The provider is asked for its endpoints now, so one that is down is named on the sign-in page.
       const origin = await providerOrigin(settings).catch((error: unknown) => {
         throw error instanceof OidcFailure ? new AppError("unavailable", `${error.message}. Try again later, or sign in another way.`) : error;
@@ -44,6 +45,7 @@ export function oidcSignInMethod(env: Env): SignInMethod {
       const response = consentPage(
         {
           clientName: details.clientName,
+          clientId: details.clientId,
           clientDomain: details.clientDomain,
           redirectUri: details.redirectUri,
           redirectHost: details.redirectHost,
@@ -51,7 +53,7 @@ export function oidcSignInMethod(env: Env): SignInMethod {
           resource: request.resource ?? issuer,
           resourceName: resourceFacts(pathOfResource(issuer, request.resource)).name,
           userName: undefined,
-          scopes: offeredScopes(issuer, request, null),
+          scopes: offeredScopes(pathOfResource(issuer, request.resource), request, null),
           handle: consent.handle,
           signInWith: { method: OIDC_METHOD_ID, name: settings.displayName, origin },
         },

@@ -1,5 +1,6 @@
 /** The pages of /authorize: sign in, consent, a sign-in link's confirmation, and errors shown here. */
-import { SCOPE_DESCRIPTIONS, type Scope } from "../scopes";
+import { cleanClientName } from "../client-names";
+import { SCOPE_DESCRIPTIONS, type Scope, tickedByDefault } from "../scopes";
 import { errorBox, escapeHtml, hidden, page } from "./html";
 import type { SignInMethod } from "./sign-in-methods";
 
@@ -31,7 +32,9 @@ ${forms}`,
 }
 
 export interface ConsentFacts {
+  /** As the registration or document gave it: cleaned here (client-names.ts), the client id when nothing visible is left. */
   clientName: string;
+  clientId: string;
   /** A metadata-document client's domain (verified: its client_id is a URL there). */
   clientDomain?: string | undefined;
   redirectUri: string;
@@ -51,7 +54,8 @@ export interface ConsentFacts {
 }
 
 export function consentPage(facts: ConsentFacts, headers: Headers): Response {
-  const name = escapeHtml(facts.clientName);
+  const clientName = cleanClientName(facts.clientName, facts.clientId);
+  const name = escapeHtml(clientName);
   const origin = facts.clientDomain
     ? `<p>Published by <strong>${escapeHtml(facts.clientDomain)}</strong> (its identity is a document on that domain).</p>`
     : `<p class="warning">This app registered itself: its name is not verified.</p>`;
@@ -62,13 +66,19 @@ export function consentPage(facts: ConsentFacts, headers: Headers): Response {
     facts.redirectIsLoopback || privateUse
       ? `<p class="warning" role="note"><strong>Access will be sent to an app on this computer (${escapeHtml(facts.redirectHost)}).</strong> Any program on this computer can ${privateUse ? "claim that address" : "listen there"}: continue only if you just started signing in from the app.</p>`
       : "";
+  // What stays ticked is what is granted; a scope given only on purpose (gateway:admin) starts unticked.
   const scopes = facts.scopes
-    .map(
-      (scope) =>
-        `<div class="inline"><input type="checkbox" id="scope-${escapeHtml(scope)}" name="scope" value="${escapeHtml(scope)}" checked>` +
-        `<label for="scope-${escapeHtml(scope)}"><code>${escapeHtml(scope)}</code> — ${escapeHtml(SCOPE_DESCRIPTIONS[scope])}</label></div>`,
-    )
+    .map((scope) => {
+      const id = `scope-${escapeHtml(scope)}`;
+      const checked = tickedByDefault(scope) ? " checked" : "";
+      return (
+        `<div class="inline"><input type="checkbox" id="${id}" name="scope" value="${escapeHtml(scope)}"${checked}>` +
+        `<label for="${id}"><code>${escapeHtml(scope)}</code> — ${escapeHtml(SCOPE_DESCRIPTIONS[scope])}</label></div>`
+      );
+    })
     .join("\n");
+  const unticked = facts.scopes.filter((scope) => !tickedByDefault(scope)).map((scope) => `<code>${escapeHtml(scope)}</code>`);
+  const untickedHelp = unticked.length > 0 ? ` ${unticked.join(", ")} is not ticked: tick it only if you want this app to have it.` : "";
   // The form's answer redirects to the client's callback, and browsers hold that redirect to
   // form-action too: allow its origin — or, for a native app's private-use scheme
   // (cursor://anysphere.cursor-mcp/oauth/callback), that scheme alone (decision 0032).
@@ -88,7 +98,7 @@ export function consentPage(facts: ConsentFacts, headers: Headers): Response {
       : `<p>When you allow it, you sign in with <strong>${escapeHtml(next?.name ?? "your provider")}</strong> next; the app gets access to the account you sign in as.</p>`;
   const allow = next ? `Allow and sign in with ${escapeHtml(next.name)}` : "Allow";
   return page({
-    title: `Allow ${facts.clientName} to use your account?`,
+    title: `Allow ${clientName} to use your account?`,
     headers,
     formAction,
     body: `${who}
@@ -101,7 +111,8 @@ ${hidden("form", "consent")}${hidden("handle", facts.handle)}${next ? hidden("th
 <fieldset class="checks" aria-describedby="scopes-help"><legend class="field-label">It will be able to:</legend>
 ${scopes}
 </fieldset>
-<p class="help" id="scopes-help">Untick what you do not want to allow. You can revoke access by signing in again with fewer permissions.</p>
+<p class="help" id="scopes-help">Untick what you do not want to allow.${untickedHelp}
+You can revoke access by signing in again with fewer permissions.</p>
 <div class="actions"><button class="primary" type="submit" name="decision" value="approve">${allow}</button> <button type="submit" name="decision" value="deny">Deny</button></div>
 </form>`,
   });
