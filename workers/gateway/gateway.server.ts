@@ -25,6 +25,7 @@ import { answerSourceCall, asSourceCall } from "./call-fast-path";
 import { askToConnect } from "./connect-elicitation";
 import { gatewayName, splitGatewayName } from "./gateway-names";
 import type { CallableTool, InventoryRow } from "./sources.repo";
+import { upstreamAnnotationsMeta } from "./upstream-annotations";
 import { authorizationOf } from "./upstream-authorization";
 
 /** How long a 2026-07-28 client may reuse the gateway's tools/list: short, since hiding or adding a source changes it. */
@@ -41,6 +42,7 @@ interface SourceTool {
   description: string;
   inputSchema: JsonObject;
   outputSchema: JsonObject | null;
+  /** The upstream's own annotations: served as its claims under `_meta`, never as the tool's annotations (upstream-annotations.ts). */
   annotations: JsonObject;
   /** Already looked up for this request (a call); absent for a listed tool, looked up when called. */
   target?: CallableTool | undefined;
@@ -116,8 +118,7 @@ function registerSourceTool(server: McpServer, ctx: ToolContext, tool: SourceToo
       description: tool.description,
       inputSchema: upstreamSchema(tool.inputSchema),
       ...(tool.outputSchema ? { outputSchema: upstreamSchema(tool.outputSchema) } : {}),
-      annotations: tool.annotations,
-      _meta: { [SCOPES_META_KEY]: [...SOURCE_TOOL_SCOPES] },
+      _meta: { ...upstreamAnnotationsMeta(tool.annotations), [SCOPES_META_KEY]: [...SOURCE_TOOL_SCOPES] },
     },
     async (args: JsonObject, request) => {
       // The scope gate answered 403 before this; a second lock, as invokeTool has for built-ins.
