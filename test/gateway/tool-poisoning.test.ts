@@ -7,12 +7,14 @@
  * source, and serves the upstream's annotations only as the upstream's claims under `_meta`.
  */
 import { describe, expect, it } from "vitest";
-import { UPSTREAM_ANNOTATIONS_META_KEY } from "../../workers/gateway/upstream-annotations";
 import { connectGateway } from "../helpers/gateway";
 import { textOf } from "../helpers/mcp";
 import { api } from "../helpers/rest";
 import { fixtureUrl, registerSource } from "../helpers/upstreams";
 import { createUser } from "../helpers/users";
+
+/** Where /mcp serves an upstream's own annotations (workers/gateway/upstream-annotations.ts): a contract with clients, spelled out. */
+const UPSTREAM_ANNOTATIONS_META_KEY = "mcp-edge/upstream-annotations";
 
 /** Anything a reader cannot see but a model reads: tags, bidi, zero-width and format characters, C0/C1 controls but \t and \n, ESC. */
 const INVISIBLE = /[\u{E0000}-\u{E007F}\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\x00-\x08\x0B-\x1F\x7F-\x9F]/u;
