@@ -20,7 +20,7 @@ UPDATE source_tools SET
     + length(CAST(input_schema AS BLOB)) + coalesce(length(CAST(output_schema AS BLOB)), 0) + length(CAST(annotations AS BLOB)),
   definition_since = discovered_at;
 --> statement-breakpoint
-INSERT INTO source_tool_pins (source_id, name, definition_hash, definition, approved_at)
+INSERT OR IGNORE INTO source_tool_pins (source_id, name, definition_hash, definition, approved_at)
 SELECT source_id, name, '', json_object('title', title, 'description', description, 'input_schema', json(input_schema),
   'output_schema', json(output_schema), 'annotations', json(annotations)), discovered_at
 FROM source_tools;

@@ -186,6 +186,43 @@ describe("pinned tool definitions (finding 5: rug pulls)", () => {
     await client.close();
   });
 
+  it("keeps tools stored before pinning listed: migration 0014 pins them, and the next discovery adopts or holds each", async () => {
+    const { owner, key, id, slug } = await honestSource();
+    // The source as it was before the migration: no hashes, no pins.
+    await env.DB.batch([
+      env.DB.prepare("UPDATE source_tools SET definition_hash = '', definition_bytes = 0, definition_since = NULL WHERE source_id = ?").bind(id),
+      env.DB.prepare("DELETE FROM source_tool_pins WHERE source_id = ?").bind(id),
+    ]);
+    const migration = env.TEST_MIGRATIONS.find((m) => m.name.includes("tool_pins"))!;
+    const backfill = migration.queries.filter((query) => /^\s*(--[^\n]*\n\s*)*(UPDATE|INSERT)/.test(query));
+    expect(backfill.length).toBe(2);
+    for (const query of backfill) await env.DB.prepare(query).run();
+    const pins = () =>
+      env.DB.prepare("SELECT name, definition_hash AS hash FROM source_tool_pins WHERE source_id = ? ORDER BY name").bind(id).all<{ name: string; hash: string }>();
+    expect((await pins()).results).toEqual([
+      { name: "fetch_page", hash: "" },
+      { name: "summarise", hash: "" },
+    ]);
+    const client = await connectGateway(owner);
+    expect((await toolNames(client)).filter((name) => name.startsWith(`${slug}__`)).sort()).toEqual([`${slug}__fetch_page`, `${slug}__summarise`]);
+
+    // Meanwhile the upstream rewrote fetch_page: the unchanged tool's pin is adopted, the changed one held.
+    await controlFixture("/control/rugpull", { key, variant: "v2" });
+    const refreshed = await api<Detail>(owner, "POST", `/api/sources/${id}/refresh`);
+    expect(refreshed.body.tools.filter((tool) => tool.held).map(({ name, change }) => ({ name, change }))).toEqual([
+      { name: "export_notes", change: "new" },
+      { name: "fetch_page", change: "changed" },
+    ]);
+    const after = (await pins()).results;
+    expect(after[0]).toEqual({ name: "fetch_page", hash: "" });
+    expect(after[1]!.name).toBe("summarise");
+    expect(after[1]!.hash).toMatch(/^[0-9a-f]{64}$/);
+    expect((await toolNames(client)).filter((name) => name.startsWith(`${slug}__`))).toEqual([`${slug}__summarise`]);
+    const changes = await api<ChangeList>(owner, "GET", `/api/sources/${id}/changes`);
+    expect(changes.body.changes.find((change) => change.name === "fetch_page")).toMatchObject({ approved: { description: HONEST }, approved_hash: null });
+    await client.close();
+  });
+
   it("is approved over REST only: /mcp has no tool for it, and /openapi.json lists both routes", async () => {
     const owner = await createUser();
     const client = await connectGateway(owner);
@@ -197,7 +234,8 @@ describe("pinned tool definitions (finding 5: rug pulls)", () => {
   });
 
   it("shows and approves only the owner's own source", async () => {
-    const { id } = await honestSource();
+    const { owner, id } = await honestSource();
+    expect((await api(owner, "GET", `/api/sources/${id}/changes`)).body).toEqual({ source_id: id, changes: [], count: 0 });
     const stranger = await createUser();
     expect((await api(stranger, "GET", `/api/sources/${id}/changes`)).status).toBe(404);
     expect((await api(stranger, "POST", `/api/sources/${id}/changes/approve`, { body: {} })).status).toBe(404);
