@@ -126,7 +126,10 @@ export class GatewaySource extends DurableObject<Env> {
     const learnsKind = config.transport !== "sse" && config.transport !== "stdio";
     const beside = learnsKind && this.warm?.fingerprint === config.fingerprint;
     if (learnsKind && !beside) this.ctx.storage.kv.delete(SESSION_KEY);
-    const list = async (open: McpClientConnection) => ({ listing: await listUpstreamTools(open, config.timeoutMs, this.env), connection: negotiated(open) });
+    const list = async (open: McpClientConnection) => ({
+      listing: await listUpstreamTools(open, config.timeoutMs, this.env),
+      connection: negotiated(open),
+    });
     try {
       const { listing, connection } = beside ? await this.besideWarm(config, list) : await this.withConnection(config, list);
       const kind = kindOf(config, connection);

@@ -84,7 +84,7 @@ describe("gateway faults against real upstreams", { timeout: 60_000 }, () => {
     expect(newSession).not.toBe(oldSession);
   });
 
-  it("follows notifications/tools/list_changed into the /mcp listing once the owner approves the new tool, and keeps the cache hint", async () => {
+  it("follows notifications/tools/list_changed into the /mcp listing once the new tool is approved, and keeps the cache hint", async () => {
     const owner = await createUser();
     const { body: { source } } = await registerSource(owner, fixtureUrl("mutable"), { name: "Shifty", mcp_lifecycle_mode: "singleton" });
     expect(source.last_discovery_error).toBeNull();

@@ -59,9 +59,11 @@ describe("bounds on an upstream's inventory (finding 6)", { timeout: 120_000 }, 
 
     const second = await registerSource(owner, fixtureUrl("bulky"), { name: "Bulky Two" });
     expect(second.status).toBe(201);
-    expect(second.body.source.last_discovery_error).toMatch(
-      /^limit_exceeded: the tools of bulky_two take [\d,]+ bytes; with the [\d,]+ bytes of your other sources' tools that passes the 4,194,304 bytes your sources may list \(GATEWAY_MAX_LISTED_BYTES_PER_USER\)/,
+    const refusal = new RegExp(
+      "^limit_exceeded: the tools of bulky_two take [\\d,]+ bytes; with the [\\d,]+ bytes of your other sources' tools " +
+        "that passes the 4,194,304 bytes your sources may list \\(GATEWAY_MAX_LISTED_BYTES_PER_USER\\)",
     );
+    expect(second.body.source.last_discovery_error).toMatch(refusal);
     expect(second.body.source.tool_count).toBe(0);
 
     // The first source keeps its tools, and its own refresh is not counted twice.

@@ -47,7 +47,8 @@ describe("an upstream's tool text (finding 5)", () => {
     const registered = await registerSource(owner, fixtureUrl("poison"), { name: "Poison" });
     expect(registered.status).toBe(201);
     expect(registered.body.source.last_discovery_error).toBeNull();
-    const detail = await api<{ source: { warnings: string[] }; tools: DetailTool[] }>(owner, "GET", `/api/sources/${registered.body.source.id}`);
+    const path = `/api/sources/${registered.body.source.id}`;
+    const detail = await api<{ source: { warnings: string[] }; tools: DetailTool[] }>(owner, "GET", path);
     expectNothingInvisible(detail.body);
 
     const addTask = detail.body.tools.find((tool) => tool.name === "add_task")!;
@@ -56,7 +57,14 @@ describe("an upstream's tool text (finding 5)", () => {
     expect(addTask.description).toContain("\nSecond line\tkept.");
     expect(addTask.title).toBe("add_taskzerowidthjoinend");
     const descriptionWarning = addTask.warnings.find((warning) => warning.startsWith("description: removed "));
-    for (const kind of ["Unicode tag characters", "bidirectional controls", "zero-width or other invisible format characters", "control characters", "terminal escape sequences"]) {
+    const kinds = [
+      "Unicode tag characters",
+      "bidirectional controls",
+      "zero-width or other invisible format characters",
+      "control characters",
+      "terminal escape sequences",
+    ];
+    for (const kind of kinds) {
       expect(descriptionWarning, kind).toContain(kind);
     }
     expect(addTask.warnings).toEqual(
@@ -99,7 +107,8 @@ describe("an upstream's tool text (finding 5)", () => {
       }
     }
     expect(wipe._meta?.[UPSTREAM_ANNOTATIONS_META_KEY]).toEqual({ readOnlyHint: true, destructiveHint: false });
-    expect(addTask._meta?.[UPSTREAM_ANNOTATIONS_META_KEY]).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    const claims = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+    expect(addTask._meta?.[UPSTREAM_ANNOTATIONS_META_KEY]).toMatchObject(claims);
     // The built-ins keep their own annotations: those are mcp-edge's.
     expect(builtin.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
 

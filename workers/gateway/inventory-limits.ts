@@ -14,9 +14,12 @@ export interface InventoryLimits {
   listedBytesPerUser: number;
 }
 
-export type InventoryLimitVars = Partial<
-  Pick<Env, "GATEWAY_MAX_TOOLS_PER_SOURCE" | "GATEWAY_MAX_TOOL_DESCRIPTION_CHARS" | "GATEWAY_MAX_TOOL_TITLE_CHARS" | "GATEWAY_MAX_LISTED_BYTES_PER_USER">
->;
+type InventoryLimitName =
+  | "GATEWAY_MAX_TOOLS_PER_SOURCE"
+  | "GATEWAY_MAX_TOOL_DESCRIPTION_CHARS"
+  | "GATEWAY_MAX_TOOL_TITLE_CHARS"
+  | "GATEWAY_MAX_LISTED_BYTES_PER_USER";
+export type InventoryLimitVars = Partial<Pick<Env, InventoryLimitName>>;
 
 /** Each limit's setting and the default it has when the setting is unset or not a positive integer. */
 export const INVENTORY_SETTINGS = {

@@ -25,7 +25,8 @@ export interface RawTool {
 export function tooManyTools(count: number, limits: Pick<InventoryLimits, "toolsPerSource">): string | undefined {
   if (count <= limits.toolsPerSource) return undefined;
   const { setting } = INVENTORY_SETTINGS.toolsPerSource;
-  return `tools/list: the upstream lists ${formatCount(count)} tools; a source may have at most ${formatCount(limits.toolsPerSource)} (${setting})`;
+  const limit = formatCount(limits.toolsPerSource);
+  return `tools/list: the upstream lists ${formatCount(count)} tools; a source may have at most ${limit} (${setting})`;
 }
 
 function removedWarning(where: string, counts: RemovedCounts): string[] {

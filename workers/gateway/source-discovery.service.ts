@@ -168,13 +168,21 @@ export class SourceDiscovery {
       pinsRepo.pinsOf(db, row.id),
     ]);
     const bytes = tools.reduce((sum, tool) => sum + tool.bytes, 0);
-    if (besides + bytes > limits.listedBytesPerUser) return { refused: overListedBytes(row.slug, bytes, besides, limits.listedBytesPerUser) };
+    if (besides + bytes > limits.listedBytesPerUser) {
+      return { refused: overListedBytes(row.slug, bytes, besides, limits.listedBytesPerUser) };
+    }
 
-    const plan = await planPins(tools, pins, new Map(previous.map((tool) => [tool.name, tool.definitionHash])), row.lastDiscoveredAt === null, limits);
-    const source = { id: row.id, slug: row.slug };
+    const previousHashes = new Map(previous.map((tool) => [tool.name, tool.definitionHash]));
+    const plan = await planPins(tools, pins, previousHashes, row.lastDiscoveredAt === null, limits);
+    const act = { userId: row.userId, source: { id: row.id, slug: row.slug }, at };
     const events = plan.approveAll
-      ? toolDefinitionEvents({ userId: row.userId, source, action: "approved", via: "registration", at, tools: tools.map(({ tool, hash }) => ({ name: tool.name, change: null, hash, approvedHash: null })) })
-      : toolDefinitionEvents({ userId: row.userId, source, action: "held", via: "discovery", at, tools: plan.detected });
+      ? toolDefinitionEvents({
+          ...act,
+          action: "approved",
+          via: "registration",
+          tools: tools.map(({ tool, hash }) => ({ name: tool.name, change: null, hash, approvedHash: null })),
+        })
+      : toolDefinitionEvents({ ...act, action: "held", via: "discovery", tools: plan.detected });
     const cleaned = listed.filter((tool) => tool.warnings.length > 0).length;
     const { warnings } = await repo.replaceTools(db, row, {
       tools,
@@ -192,7 +200,9 @@ export class SourceDiscovery {
     });
     this.callables.forgetUser(row.userId);
     this.publish(events);
-    if (plan.detected.length > 0) log.warn("gateway tool definitions held", { source_id: row.id, slug: row.slug, tools: plan.detected.length });
+    if (plan.detected.length > 0) {
+      log.warn("gateway tool definitions held", { source_id: row.id, slug: row.slug, tools: plan.detected.length });
+    }
     if (warnings.length > 0) log.warn("gateway discovery warnings", { source_id: row.id, slug: row.slug, warnings });
     return { warnings };
   }
@@ -206,7 +216,8 @@ export class SourceDiscovery {
 function overListedBytes(slug: string, bytes: number, besides: number, limit: number): string {
   const { setting } = INVENTORY_SETTINGS.listedBytesPerUser;
   return (
-    `limit_exceeded: the tools of ${slug} take ${formatCount(bytes)} bytes; with the ${formatCount(besides)} bytes of your other sources' tools ` +
-    `that passes the ${formatCount(limit)} bytes your sources may list (${setting}); the inventory was left as it was`
+    `limit_exceeded: the tools of ${slug} take ${formatCount(bytes)} bytes; with the ${formatCount(besides)} bytes ` +
+    `of your other sources' tools that passes the ${formatCount(limit)} bytes your sources may list (${setting}); ` +
+    "the inventory was left as it was"
   );
 }

@@ -25,13 +25,14 @@ export interface SourceDetail {
   tools: SourceToolView[];
 }
 
-/** The warning a source carries while some of its tools wait for approval: the answer of the refresh that held them, and every read after. */
+/** The warning a source carries while some of its tools wait for approval: in the refresh that held them, and every read after. */
 function heldWarning(row: SourceRow, held: number): string[] {
   if (held === 0) return [];
   const tools = held === 1 ? "1 tool is" : `${held} tools are`;
   return [
-    `${tools} held — not listed on /mcp and not callable — because the upstream changed their definitions or added them since you approved ` +
-      `this source's tools: see GET /api/sources/${row.id}/changes, then approve with POST /api/sources/${row.id}/changes/approve or in the console`,
+    `${tools} held — not listed on /mcp and not callable — because the upstream changed their definitions or added them ` +
+      `since you approved this source's tools: see GET /api/sources/${row.id}/changes, then approve with ` +
+      `POST /api/sources/${row.id}/changes/approve or in the console`,
   ];
 }
 
@@ -71,7 +72,12 @@ export function toView(row: SourceRow & { heldToolCount?: number }, toolCount: n
 }
 
 /** `hiddenAliases`: the aliases of this source's tools the owner hid. */
-export function toDetail(row: SourceRow, tools: readonly PinnedToolRow[], aliases: readonly SourceAliasRow[], hiddenAliases: ReadonlySet<string>): SourceDetail {
+export function toDetail(
+  row: SourceRow,
+  tools: readonly PinnedToolRow[],
+  aliases: readonly SourceAliasRow[],
+  hiddenAliases: ReadonlySet<string>,
+): SourceDetail {
   const heldToolCount = tools.filter(isHeld).length;
   return {
     source: toView({ ...row, heldToolCount }, tools.length),

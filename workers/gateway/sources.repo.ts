@@ -83,7 +83,11 @@ export async function listSources(db: Db, userId: number): Promise<(SourceRow & 
     .groupBy(sourceTools.sourceId)
     .as("tc");
   const rows = await db
-    .select({ source: sources, toolCount: sql<number>`coalesce(${toolCount.n}, 0)`, heldToolCount: sql<number>`coalesce(${toolCount.held}, 0)` })
+    .select({
+      source: sources,
+      toolCount: sql<number>`coalesce(${toolCount.n}, 0)`,
+      heldToolCount: sql<number>`coalesce(${toolCount.held}, 0)`,
+    })
     .from(sources)
     .leftJoin(toolCount, eq(toolCount.sourceId, sources.id))
     .where(eq(sources.userId, userId))
@@ -371,22 +375,10 @@ export async function findCallableTool(db: Db, userId: number, slug: string, ali
   if (!query) callableQueries.set(db, (query = prepareCallable(db)));
   const row = await query.get({ userId, slug, alias });
   if (!row) return undefined;
-  const { toolName, toolAlias, title, description, inputSchemaJson, outputSchemaJson, annotationsJson, idempotent, output, held, ...source } = row;
-  return {
-    source,
-    tool: {
-      name: toolName,
-      alias: toolAlias,
-      title,
-      description,
-      inputSchemaJson,
-      outputSchemaJson,
-      annotationsJson,
-      idempotent: idempotent === 1,
-      output,
-      held: held === 1,
-    },
-  };
+  const { toolName, toolAlias, idempotent, held, ...rest } = row;
+  const { title, description, inputSchemaJson, outputSchemaJson, annotationsJson, output, ...source } = rest;
+  const text = { title, description, inputSchemaJson, outputSchemaJson, annotationsJson, output };
+  return { source, tool: { name: toolName, alias: toolAlias, ...text, idempotent: idempotent === 1, held: held === 1 } };
 }
 
 /** A source by id alone, whoever owns it: for the Worker's own internal callers (the inventory entry point), never a user's request. */

@@ -48,7 +48,9 @@ function changeOf(slug: string, tool: repo.PinnedToolRow, pin: StoredPin | undef
     name: tool.name,
     gateway_name: gatewayName(slug, tool.alias),
     change: pin ? "changed" : "new",
-    changed_fields: DEFINITION_FIELDS.filter((field) => approved === undefined || canonicalJson(approved[field]) !== canonicalJson(current[field])),
+    changed_fields: DEFINITION_FIELDS.filter(
+      (field) => approved === undefined || canonicalJson(approved[field]) !== canonicalJson(current[field]),
+    ),
     approved: approved ?? null,
     current,
     definition_hash: tool.definitionHash,
@@ -64,7 +66,10 @@ export class ToolChangeService {
     this.callables = deps.callables ?? isolateCallables;
   }
 
-  private async held(userId: number, sourceId: number): Promise<{ source: repo.SourceRow; held: repo.PinnedToolRow[]; pins: Map<string, StoredPin> }> {
+  private async held(
+    userId: number,
+    sourceId: number,
+  ): Promise<{ source: repo.SourceRow; held: repo.PinnedToolRow[]; pins: Map<string, StoredPin> }> {
     const source = await repo.getSource(this.deps.db, userId, sourceId);
     if (!source) throw AppError.notFound("Source", sourceId);
     const [tools, pins] = await Promise.all([repo.toolsOf(this.deps.db, sourceId), pinsRepo.pinsOf(this.deps.db, sourceId)]);
@@ -111,7 +116,8 @@ export class ToolChangeService {
 }
 
 function notHeld(sourceId: number, name: string): never {
-  throw new AppError("not_found", `Source ${sourceId} has no held tool named ${JSON.stringify(name.slice(0, 200))}; GET /api/sources/${sourceId}/changes lists them`, {
+  const named = JSON.stringify(name.slice(0, 200));
+  throw new AppError("not_found", `Source ${sourceId} has no held tool named ${named}; GET /api/sources/${sourceId}/changes lists them`, {
     details: { field: "tools" },
   });
 }

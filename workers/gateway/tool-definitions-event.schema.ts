@@ -24,13 +24,19 @@ export const toolDefinitionsEventSchema = eventEnvelopeSchema.extend({
     source_id: z.int(),
     source_slug: z.string(),
     action: z.enum(["held", "approved"]),
-    /** `discovery`: registration, refresh, the cron or a list_changed; `registration`: the first successful discovery's approval; `owner`: REST or the console. */
+    /**
+     * `discovery`: registration, refresh, the cron or a list_changed; `registration`: the first
+     * successful discovery's approval; `owner`: REST or the console.
+     */
     via: z.enum(["discovery", "registration", "owner"]),
     tools: z
       .array(
         z.object({
           name: z.string().max(EVENT_NAME_CHARS).describe("The upstream's tool name (its first 64 characters)"),
-          change: z.enum(["new", "changed"]).nullable().describe("held: no approved definition of this name, or another one; null for approvals"),
+          change: z
+            .enum(["new", "changed"])
+            .nullable()
+            .describe("held: no approved definition of this name, or another one; null for approvals"),
           definition_hash: z.string(),
           approved_hash: z.string().nullable().describe("held: the hash approved before; null when none"),
         }),

@@ -62,7 +62,9 @@ export interface HashedTool {
 }
 
 export async function hashTools(tools: readonly UpstreamTool[]): Promise<HashedTool[]> {
-  return Promise.all(tools.map(async (tool) => ({ tool, hash: await definitionHash(tool.name, definitionOf(tool)), bytes: definitionBytes(tool) })));
+  return Promise.all(
+    tools.map(async (tool) => ({ tool, hash: await definitionHash(tool.name, definitionOf(tool)), bytes: definitionBytes(tool) })),
+  );
 }
 
 export interface StoredPin {
@@ -128,7 +130,8 @@ export async function planPins(
       adopt.push({ name: tool.name, hash });
       continue;
     }
-    held.push({ name: tool.name, change: pin ? "changed" : "new", hash, approvedHash: pin && pin.definitionHash !== "" ? pin.definitionHash : null });
+    const approvedHash = pin && pin.definitionHash !== "" ? pin.definitionHash : null;
+    held.push({ name: tool.name, change: pin ? "changed" : "new", hash, approvedHash });
   }
   const detected = held.filter((tool) => previousHashes.get(tool.name) !== tool.hash);
   return { approveAll: false, adopt, held, detected };
@@ -140,8 +143,9 @@ export function heldToolRefusal(source: { id: number; slug: string }, tool: { al
   const approve = `/api/sources/${source.id}/changes/approve`;
   return new AppError(
     "conflict",
-    `${name} is held: its definition changed upstream, or it is new, since you approved this source's tools, so it is not called ` +
-      `until you approve it — in the console's Gateway sources, or with POST ${approve} (GET /api/sources/${source.id}/changes shows what changed)`,
+    `${name} is held: its definition changed upstream, or it is new, since you approved this source's tools, so it is not ` +
+      `called until you approve it — in the console's Gateway sources, or with POST ${approve} ` +
+      `(GET /api/sources/${source.id}/changes shows what changed)`,
     { details: { reason: "tool_definition_held", tool: name, source_id: source.id, approve } },
   );
 }

@@ -27,13 +27,19 @@ const KIND_NAMES: Record<RemovedKind, [one: string, many: string]> = {
  * SOS, PM and APC strings (to ST), two-byte escapes — and their 8-bit C1 forms. A string sequence
  * left unterminated runs to the end of the text, as a terminal would hide it.
  */
-const ESCAPE_SEQUENCE =
-  /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[PX^_][^\x1b]*(?:\x1b\\)?|[ -/]*[0-~])?|\x9b[0-?]*[ -/]*[@-~]|[\x90\x98\x9d-\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?/g;
+const ESCAPE_SEQUENCE = new RegExp(
+  [
+    String.raw`\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[PX^_][^\x1b]*(?:\x1b\\)?|[ -/]*[0-~])?`,
+    String.raw`\x9b[0-?]*[ -/]*[@-~]`,
+    String.raw`[\x90\x98\x9d-\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?`,
+  ].join("|"),
+  "g",
+);
 const TAG = /[\u{E0000}-\u{E007F}]/gu;
 const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
 /** Variation selectors 17–256 (never needed by text), and any selector 1–16 not right after a character of its own. */
 const VARIATION = /[\u{E0100}-\u{E01EF}]|(?:^|(?<=[\uFE00-\uFE0F]))[\uFE00-\uFE0F]/gu;
-/** Every other format character (Cf: zero-width space, joiners, word joiner, BOM, soft hyphen …) and the Hangul fillers that render as nothing. */
+/** Every other format character (Cf: zero-width space, joiners, word joiner, BOM, soft hyphen …) and the blank Hangul fillers. */
 const FORMAT = /[\p{Cf}\u115F\u1160\u3164\uFFA0]/gu;
 /** C0 and C1 controls and DEL, but tab and line feed (a description keeps them). */
 const CONTROL_KEEPING_LINES = /[\0-\x08\x0B-\x1F\x7F-\x9F]/g;

@@ -61,7 +61,11 @@ export interface UpstreamListing {
  * the upstream's protocol error, and so is a list longer than the per-source limit (`limits`, the
  * Worker's vars); each tool's text is cleaned and bounded (listed-tools.ts).
  */
-export async function listUpstreamTools(connection: McpClientConnection, timeoutMs: number, limitVars: InventoryLimitVars): Promise<UpstreamListing> {
+export async function listUpstreamTools(
+  connection: McpClientConnection,
+  timeoutMs: number,
+  limitVars: InventoryLimitVars,
+): Promise<UpstreamListing> {
   const listing = await listAllTools(connection, timeoutMs);
   const limits = inventoryLimits(limitVars);
   const tooMany = tooManyTools(listing.tools.length, limits);
