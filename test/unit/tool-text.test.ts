@@ -7,6 +7,8 @@ import { describe, expect, it } from "vitest";
 import { inventoryLimits } from "../../workers/gateway/inventory-limits";
 import { boundTool, tooManyTools } from "../../workers/gateway/listed-tools";
 import { cleanText, describeRemoved, type RemovedCounts, shorten } from "../../workers/gateway/tool-text";
+import { toolDefinitionEvents } from "../../workers/gateway/tool-definition-events";
+import { toolDefinitionsEventSchema } from "../../workers/gateway/tool-definitions-event.schema";
 import { definitionHash, definitionOf, hashTools, planPins } from "../../workers/gateway/tool-pins";
 import type { UpstreamTool } from "../../workers/gateway/upstream.types";
 
@@ -197,5 +199,28 @@ describe("planPins", () => {
     expect(plan.adopt).toEqual([{ name: "a", hash: tools[0]!.hash }]);
     const held = plan.held.map(({ name, change, approvedHash }) => ({ name, change, approvedHash }));
     expect(held).toEqual([{ name: "b", change: "changed", approvedHash: null }]);
+  });
+});
+
+describe("toolDefinitionEvents", () => {
+  it("splits an act into messages of at most 5 tools, small enough for a queue batch of 100, names cleaned and cut", () => {
+    const hash = "a".repeat(64);
+    const name = (i: number) => `${"界".repeat(70)}\u0000${i}`;
+    const tools = Array.from({ length: 12 }, (_, i) => ({ name: name(i), change: "changed" as const, hash, approvedHash: hash }));
+    const source = { id: 2, slug: "s".repeat(40) };
+    const events = toolDefinitionEvents({ userId: 1, source, action: "held", via: "discovery", tools, at: "2026-11-27T00:00:00.000Z" });
+    const { tool_definitions: first } = events[0]!;
+    expect(events.map(({ tool_definitions: act }) => [act.tools.length, act.part, act.parts])).toEqual([
+      [5, 1, 3],
+      [5, 2, 3],
+      [2, 3, 3],
+    ]);
+    for (const event of events) {
+      expect(toolDefinitionsEventSchema.safeParse(event).success).toBe(true);
+      // 100 such messages fit the 256 KB a queue batch (and so the outbox relay's batch) may carry.
+      expect(new TextEncoder().encode(JSON.stringify(event)).byteLength * 100).toBeLessThan(256 * 1024);
+    }
+    expect(first.tools[0]!.name).toBe(`${"界".repeat(63)}…`);
+    expect(new Set(events.map((event) => event.event_id)).size).toBe(3);
   });
 });

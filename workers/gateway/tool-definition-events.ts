@@ -2,7 +2,7 @@
  * The TOOL_DEFINITIONS events of one act on a source's pins (a discovery that held changes, an
  * approval), split into messages of at most TOOLS_PER_EVENT tools (tool-definitions-event.schema.ts).
  */
-import { shorten } from "./tool-text";
+import { cleanText, shorten } from "./tool-text";
 import { EVENT_NAME_CHARS, type ToolDefinitionsEvent, TOOLS_PER_EVENT } from "./tool-definitions-event.schema";
 
 export interface PinAct {
@@ -32,7 +32,7 @@ export function toolDefinitionEvents(act: PinAct): ToolDefinitionsEvent[] {
         action: act.action,
         via: act.via,
         tools: tools.map((tool) => ({
-          name: shorten(tool.name, EVENT_NAME_CHARS),
+          name: shorten(cleanText(tool.name, "title"), EVENT_NAME_CHARS),
           change: tool.change,
           definition_hash: tool.hash,
           approved_hash: tool.approvedHash,
