@@ -10,11 +10,12 @@ import * as z from "zod";
 import { eventEnvelopeSchema } from "../events/envelope.schema";
 
 /**
- * Tools per message, each entry at most ~270 bytes: a message stays under 2.5 KB, so the outbox
- * relay's batch of 100 stays under the 256 KB a queue batch may carry.
+ * Tools per message. An entry takes at most ~390 bytes (a name of 64 characters without controls is
+ * at most 192 bytes of UTF-8, two hashes 128) and the rest of a message ~330, so a message stays
+ * under 2.3 KB and the outbox relay's batch of 100 under the 256 KB a queue batch may carry.
  */
-export const TOOLS_PER_EVENT = 8;
-/** Characters of a tool's name an event keeps. */
+export const TOOLS_PER_EVENT = 5;
+/** Characters of a tool's name an event keeps (cleaned as a title: no control characters to escape). */
 export const EVENT_NAME_CHARS = 64;
 
 export const toolDefinitionsEventSchema = eventEnvelopeSchema.extend({
