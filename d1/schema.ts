@@ -407,10 +407,44 @@ export const sourceTools = sqliteTable(
     description: text("description").notNull().default(""),
     inputSchema: text("input_schema", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     outputSchema: text("output_schema", { mode: "json" }).$type<Record<string, unknown>>(),
+    /** The upstream's own annotations, text cleaned: its claims, never served as the gateway's (decision 0049). */
     annotations: text("annotations", { mode: "json" }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
     discoveredAt: text("discovered_at").notNull(),
+    /**
+     * SHA-256 of the definition as stored (name, title, description, schemas, annotations; canonical
+     * JSON): the tool is listed and callable only while a pin of the same name holds this hash.
+     * '' for rows stored before pinning (migration 0014), until their next discovery.
+     */
+    definitionHash: text("definition_hash").notNull().default(""),
+    /** When this definition (this hash) was first discovered: when a change was detected. */
+    definitionSince: text("definition_since"),
+    /** UTF-8 bytes of its name, title, description, schemas and annotations: what it adds to its owner's listing. */
+    definitionBytes: integer("definition_bytes").notNull().default(0),
+    /** What cleaning and bounding changed in its text at the last discovery (JSON array of strings). */
+    textWarnings: text("text_warnings", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
   },
   (t) => [uniqueIndex("source_tools_name_idx").on(t.sourceId, t.name), uniqueIndex("source_tools_alias_idx").on(t.sourceId, t.alias)],
+);
+
+/**
+ * The definitions the owner approved, one per tool of a source (decision 0049): registering the
+ * source approves what its first successful discovery lists; any later change — or a tool new since
+ * — waits for the owner's approval over REST or in the console. A pin of a tool the upstream no
+ * longer lists is dropped. `definition` is kept so a held change can be shown against it.
+ */
+export const sourceToolPins = sqliteTable(
+  "source_tool_pins",
+  {
+    sourceId: integer("source_id").notNull().references(() => sources.id, { onDelete: "cascade" }),
+    /** The upstream's tool name (source_tools.name). */
+    name: text("name").notNull(),
+    /** The approved definition's hash; '' for a definition pinned by migration 0014, hashed at the next discovery. */
+    definitionHash: text("definition_hash").notNull(),
+    /** The approved definition: {title, description, input_schema, output_schema, annotations}. */
+    definition: text("definition", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    approvedAt: text("approved_at").notNull(),
+  },
+  (t) => [uniqueIndex("source_tool_pins_name_idx").on(t.sourceId, t.name)],
 );
 
 /**

@@ -137,7 +137,10 @@ export class GatewaySource extends DurableObject<Env> {
     const learnsKind = config.transport !== "sse" && config.transport !== "stdio";
     const beside = learnsKind && this.warm?.fingerprint === config.fingerprint;
     if (learnsKind && !beside) this.ctx.storage.kv.delete(SESSION_KEY);
-    const list = async (open: McpClientConnection) => ({ listing: await listUpstreamTools(open, config.timeoutMs), connection: negotiated(open) });
+    const list = async (open: McpClientConnection) => ({
+      listing: await listUpstreamTools(open, config.timeoutMs, this.env),
+      connection: negotiated(open),
+    });
     try {
       const { listing, connection } = beside ? await this.besideWarm(config, list) : await this.withConnection(config, list);
       const kind = kindOf(config, connection);
@@ -341,7 +344,7 @@ export class GatewaySource extends DurableObject<Env> {
         const { config } = warm;
         try {
           const { listUpstreamTools } = await upstreamSide();
-          const listing = await listUpstreamTools(connection, config.timeoutMs);
+          const listing = await listUpstreamTools(connection, config.timeoutMs, this.env);
           const staleAt = this.keepInventory(listing);
           await this.env.GATEWAY_INVENTORY.toolsChanged({ sourceId: config.sourceId, toolsJson: JSON.stringify(listing.tools), inventoryStaleAt: staleAt });
         } catch (error) {

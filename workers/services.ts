@@ -11,6 +11,7 @@ import { SourceCalls } from "./gateway/source-calls.service";
 import { SourceDiscovery } from "./gateway/source-discovery.service";
 import { SourceHealthService } from "./gateway/source-health.service";
 import { SourceRegistry } from "./gateway/source-registry.service";
+import { ToolChangeService } from "./gateway/tool-changes.service";
 import { queueToolCallAudit, type ToolCallAudit } from "./gateway/tool-call-audit";
 import { type Db, openDb } from "./lib/db";
 import { RateLimitService } from "./limits/rate-limits.service";
@@ -31,6 +32,8 @@ export interface Services {
   /** Calls of sources' tools on /mcp (the one lookup, both call paths). */
   sourceCalls: SourceCalls;
   sourceHealth: SourceHealthService;
+  /** Sources' tools held for their owner's approval since their definitions changed upstream, and approving them (REST only). */
+  toolChanges: ToolChangeService;
   /** Each user's hidden tools (REST, admin tools, the /mcp listing). */
   hiddenTools: HiddenToolService;
   /** The GATEWAY_CALL audit of every tool call on /mcp, built-in or source. */
@@ -66,9 +69,19 @@ export function upstreamAuthorizations(env: Env, db: Db, waitUntil: (promise: Pr
   });
 }
 
-/** Builds the gateway's discovery service: the registry and the Worker's inventory entry point share it. */
-export function sourceDiscovery(env: Env, db: Db, authorizer: UpstreamAuthorizations = upstreamAuthorizations(env, db, () => undefined)): SourceDiscovery {
-  return new SourceDiscovery({ db, env, breakers: isolateBreakers, callables: isolateCallables, authorizer });
+/**
+ * Builds the gateway's discovery service: the registry, the cron and the Worker's inventory entry
+ * point share it. `waitUntil` sends the events a discovery commits at once; without it the outbox
+ * relay sends them.
+ */
+export function sourceDiscovery(
+  env: Env,
+  db: Db,
+  waitUntil?: (promise: Promise<unknown>) => void,
+  authorizer: UpstreamAuthorizations = upstreamAuthorizations(env, db, () => undefined),
+): SourceDiscovery {
+  const events = waitUntil ? queueEventSink(env.EVENTS, waitUntil) : undefined;
+  return new SourceDiscovery({ db, env, events, breakers: isolateBreakers, callables: isolateCallables, authorizer });
 }
 
 /**
@@ -102,6 +115,7 @@ export function createServices(
   let sources: SourceRegistry | undefined;
   let sourceCalls: SourceCalls | undefined;
   let sourceHealth: SourceHealthService | undefined;
+  let toolChanges: ToolChangeService | undefined;
   let hiddenTools: HiddenToolService | undefined;
   let toolCallAudit: ToolCallAudit | undefined;
   let thinking: ThinkingService | undefined;
@@ -119,7 +133,7 @@ export function createServices(
       return (sources ??= new SourceRegistry({
         db,
         env,
-        discovery: sourceDiscovery(env, db, services.upstreamAuth),
+        discovery: sourceDiscovery(env, db, waitUntil, services.upstreamAuth),
         breakers: isolateBreakers,
         callables: isolateCallables,
         authorizer: services.upstreamAuth,
@@ -145,6 +159,9 @@ export function createServices(
     },
     get sourceHealth() {
       return (sourceHealth ??= new SourceHealthService(db, env.GATEWAY_SOURCE, isolateBreakers));
+    },
+    get toolChanges() {
+      return (toolChanges ??= new ToolChangeService({ db, events: queueEventSink(env.EVENTS, waitUntil), callables: isolateCallables }));
     },
     get hiddenTools() {
       return (hiddenTools ??= new HiddenToolService(db, isolateCallables));

@@ -4,12 +4,15 @@
 // upstream uses OAuth and is not (or no longer) connected has a Connect button: it asks for the
 // connect link (POST /api/sources/:id/authorize) and opens it in this tab; the upstream's consent
 // comes back to this panel. A connected one can be disconnected (its tokens revoked upstream).
+// Each source opens its review (source-review.js): tools held since their definitions changed
+// upstream, with an Approve button, and what was removed from its tools' text.
 import { api } from "./api.js";
 import { errorView } from "./step-up.js";
 import { clear, formatMs, formatRate, formatTime, h } from "./dom.js";
+import { renderSourceReview } from "./source-review.js";
 
 /** A source as GET /api/sources lists it (the fields shown here). */
-/** @typedef {{ id: number, name: string, slug: string, url: string, tool_count?: number }} Source */
+/** @typedef {{ id: number, name: string, slug: string, url: string, tool_count?: number, held_tool_count?: number }} Source */
 /**
  * GET /api/sources/:id/health (the fields shown here), or the error that answered instead.
  * @typedef {{ error?: unknown, state?: string, authorization?: string | null, breaker?: string, tool_count?: number, last_discovery_error?: string | null,
@@ -91,6 +94,33 @@ function authorizationActions(source, health, reload) {
 }
 
 /**
+ * "Review N held" (or "Details") under the tool count: opens the source's review in a row below.
+ * @param {Source} source
+ * @param {() => void} reload
+ */
+function reviewToggle(source, reload) {
+  const held = source.held_tool_count ?? 0;
+  const toggle = h("button", { type: "button", class: held > 0 ? "primary" : "", "aria-expanded": "false", "data-review": source.slug },
+    held > 0 ? `Review ${held} held` : "Details");
+  /** @type {HTMLTableRowElement | null} */
+  let open = null;
+  toggle.addEventListener("click", () => {
+    if (open) {
+      open.remove();
+      open = null;
+      toggle.setAttribute("aria-expanded", "false");
+      return;
+    }
+    const container = h("div", {});
+    open = h("tr", { class: "source-review-row", "data-review-of": source.slug }, h("td", { colspan: "9" }, container));
+    toggle.closest("tr")?.after(open);
+    toggle.setAttribute("aria-expanded", "true");
+    void renderSourceReview(container, source.id, reload);
+  });
+  return h("div", {}, held > 0 ? h("span", { class: "bad small" }, `${held} held `) : null, toggle);
+}
+
+/**
  * @param {Source} source
  * @param {SourceHealth} health
  * @param {() => void} reload
@@ -107,7 +137,7 @@ function sourceRow(source, health, reload) {
   return h("tr", { "data-source": source.slug }, name,
     h("td", {}, h("span", { class: `state state-${health.state}` }, String(health.state).replace("_", " ")), authorizationActions(source, health, reload)),
     h("td", {}, h("span", { class: `breaker breaker-${health.breaker}` }, String(health.breaker).replace("_", "-"))),
-    h("td", {}, String(health.tool_count ?? source.tool_count)),
+    h("td", {}, String(health.tool_count ?? source.tool_count), reviewToggle(source, reload)),
     h("td", {}, calls.window ? `${formatRate(calls.error_rate)} of ${calls.window}` : "no calls yet"),
     h("td", {}, formatMs(calls.p50_ms)),
     h("td", {}, formatMs(calls.p95_ms)),

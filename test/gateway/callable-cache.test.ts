@@ -63,7 +63,18 @@ describe("callable tools kept per isolate", { timeout: 60_000 }, () => {
         discoverResult: null,
         upstreamAuth: "none",
       },
-      tool: { name: "t", alias: "t", title: null, description: "", inputSchemaJson: "{}", outputSchemaJson: null, annotationsJson: "{}", idempotent: false, output: "none" },
+      tool: {
+        name: "t",
+        alias: "t",
+        title: null,
+        description: "",
+        inputSchemaJson: "{}",
+        outputSchemaJson: null,
+        annotationsJson: "{}",
+        idempotent: false,
+        output: "none",
+        held: false,
+      },
     };
     cache.set(7, "s__t", tool);
     expect(cache.get(8, "s__t")).toBeUndefined();

@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { connectGateway } from "../helpers/gateway";
 import { textOf } from "../helpers/mcp";
+import { api } from "../helpers/rest";
 import { eventually } from "../helpers/eventually";
 import { controlFixture, fixtureUrl, registerSource, toolNames, upstreams } from "../helpers/upstreams";
 import { sourceStatus } from "../helpers/upstreams-status";
@@ -83,7 +84,7 @@ describe("gateway faults against real upstreams", { timeout: 60_000 }, () => {
     expect(newSession).not.toBe(oldSession);
   });
 
-  it("follows notifications/tools/list_changed into the /mcp listing, and keeps the cache hint", async () => {
+  it("follows notifications/tools/list_changed into the /mcp listing once the new tool is approved, and keeps the cache hint", async () => {
     const owner = await createUser();
     const { body: { source } } = await registerSource(owner, fixtureUrl("mutable"), { name: "Shifty", mcp_lifecycle_mode: "singleton" });
     expect(source.last_discovery_error).toBeNull();
@@ -97,11 +98,16 @@ describe("gateway faults against real upstreams", { timeout: 60_000 }, () => {
     const changed = await controlFixture("/control/mutable", { tools: ["alpha", fresh] });
     expect(changed["sessions_notified"]).toBeGreaterThanOrEqual(1);
 
+    // A tool new since the owner approved the source's tools is held until they approve it (decision 0049).
+    await eventually(async () => {
+      const { body } = await api<{ source: { held_tool_count: number } }>(owner, "GET", `/api/sources/${source.id}`);
+      return body.source.held_tool_count === 1 ? body : undefined;
+    }, "list_changed to reach the inventory");
     const client = await connectGateway(owner);
-    const names = await eventually(async () => {
-      const now = await toolNames(client);
-      return now.includes(`shifty__${fresh}`) ? now : undefined;
-    }, "the gateway listing to show the new tool");
+    expect(await toolNames(client)).not.toContain(`shifty__${fresh}`);
+    expect((await api(owner, "POST", `/api/sources/${source.id}/changes/approve`, { body: { tools: [fresh] } })).status).toBe(200);
+    const names = await toolNames(client);
+    expect(names).toContain(`shifty__${fresh}`);
     expect(names).toContain("shifty__alpha");
     expect(names).not.toContain("shifty__beta");
     const called = await client.callTool({ name: `shifty__${fresh}`, arguments: {} });

@@ -38,6 +38,8 @@ const ROUTES = [
   "get /api/sources/{source_id}",
   "patch /api/sources/{source_id}",
   "post /api/sources/{source_id}/refresh",
+  "get /api/sources/{source_id}/changes",
+  "post /api/sources/{source_id}/changes/approve",
   "delete /api/sources/{source_id}",
   "get /api/sources/{source_id}/health",
   "post /api/sources/{source_id}/authorize",
@@ -56,6 +58,7 @@ const WITH_BODY = [
   "post /api/documents",
   "post /api/sources",
   "patch /api/sources/{source_id}",
+  "post /api/sources/{source_id}/changes/approve",
   "post /api/sources/{source_id}/authorize",
 ];
 

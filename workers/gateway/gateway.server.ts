@@ -34,6 +34,7 @@ import { gatewayName, splitGatewayName } from "./gateway-names";
 import { pageOf, withNextCursor } from "./list-pages";
 import type { CallableTool, InventoryRow } from "./sources.repo";
 import type { ConnectRequest } from "./upstream.types";
+import { upstreamAnnotationsMeta } from "./upstream-annotations";
 
 /** How long a 2026-07-28 client may reuse the gateway's tools/list: short, since hiding or adding a source changes it. */
 export const GATEWAY_LIST_TTL_MS = 30_000;
@@ -49,6 +50,7 @@ interface SourceTool {
   description: string;
   inputSchema: JsonObject;
   outputSchema: JsonObject | null;
+  /** The upstream's own annotations: served as its claims under `_meta`, never as the tool's annotations (upstream-annotations.ts). */
   annotations: JsonObject;
   /** Already looked up for this request (a call); absent for a listed tool, looked up when called. */
   target?: CallableTool | undefined;
@@ -128,8 +130,7 @@ function registerSourceTool(server: McpServer, ctx: ToolContext, tool: SourceToo
       description: tool.description,
       inputSchema: upstreamSchema(tool.inputSchema),
       ...(tool.outputSchema ? { outputSchema: upstreamSchema(tool.outputSchema) } : {}),
-      annotations: tool.annotations,
-      _meta: { [SCOPES_META_KEY]: [...SOURCE_TOOL_SCOPES] },
+      _meta: { ...upstreamAnnotationsMeta(tool.annotations), [SCOPES_META_KEY]: [...SOURCE_TOOL_SCOPES] },
     },
     async (args: JsonObject, request) => {
       // The scope gate answered 403 before this; a second lock, as invokeTool has for built-ins.

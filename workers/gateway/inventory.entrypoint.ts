@@ -13,6 +13,6 @@ export class GatewayInventory extends WorkerEntrypoint<Env> {
     // Imported here, not at the top: the entry module exports this class, so a static import would
     // put drizzle and every service on each new isolate's startup path (decision 0034).
     const [{ openDb }, { sourceDiscovery }] = await Promise.all([import("../lib/db"), import("../services")]);
-    await sourceDiscovery(this.env, openDb(this.env.DB)).toolsChanged(change);
+    await sourceDiscovery(this.env, openDb(this.env.DB), (promise) => this.ctx.waitUntil(promise)).toolsChanged(change);
   }
 }

@@ -3,7 +3,8 @@
  * inventory is older than GATEWAY_REDISCOVERY_MINUTES (default 15) or whose upstream's tools/list
  * cache hint has expired, at most REDISCOVERY_BATCH per run, oldest attempt first — so a large
  * catalog is worked through over several minutes instead of in one long cron run. Failures are
- * recorded on the source (last_discovery_error) and logged; nothing here throws.
+ * recorded on the source (last_discovery_error) and logged; nothing here throws. A tool whose
+ * definition changed upstream is held for its owner's approval, as on every discovery (decision 0049).
  */
 import type { Db } from "../lib/db";
 import { log } from "../lib/log";
@@ -27,10 +28,15 @@ export async function rediscoverSources(
   env: Env,
   now = Date.now(),
 ): Promise<{ checked: number; failed: number }> {
+  // The events a rediscovery commits (changed tool definitions held) are sent before the run ends.
+  const sending: Promise<unknown>[] = [];
   try {
-    return await sourceDiscovery(env, db).rediscoverDue(rediscoveryIntervalMs(env.GATEWAY_REDISCOVERY_MINUTES), REDISCOVERY_BATCH, now);
+    const discovery = sourceDiscovery(env, db, (promise) => sending.push(promise));
+    return await discovery.rediscoverDue(rediscoveryIntervalMs(env.GATEWAY_REDISCOVERY_MINUTES), REDISCOVERY_BATCH, now);
   } catch (error) {
     log.error("gateway rediscovery run failed", { error: String(error) });
     return { checked: 0, failed: 0 };
+  } finally {
+    await Promise.allSettled(sending);
   }
 }

@@ -21,6 +21,7 @@ import { secretBox, type SecretBox } from "./secrets";
 import type { SourceCallOutcome } from "./source-call-result";
 import { type CallableTool, findCallableTool } from "./sources.repo";
 import { callStatelessSource } from "./stateless-path";
+import { heldToolRefusal } from "./tool-pins";
 import type { ToolCallAudit } from "./tool-call-audit";
 import {
   authorizationOutcome,
@@ -81,10 +82,12 @@ export class SourceCalls {
   /**
    * Calls a tool `find` returned for this same user, for a tools/call that has spent the user's
    * tool-call unit (mcp/tool-call-limit.ts); upstream failures come back as typed error results, never thrown.
+   * A tool held for its owner's approval (decision 0049) is refused with a thrown `conflict`, before anything is sent.
    */
   async call(userId: number, target: CallableTool, args: Record<string, unknown>): Promise<SourceCallOutcome> {
     const started = Date.now();
     const { source, tool } = target;
+    if (tool.held) throw heldToolRefusal(source, tool);
     const config = await upstreamConfig(source, this.secrets, this.deps.env);
     const outcome =
       source.upstreamAuth === "oauth" ? await this.callAuthorized(userId, target, config, args, started) : await this.send(userId, target, config, args);

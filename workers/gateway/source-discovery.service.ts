@@ -1,10 +1,16 @@
 /**
- * Discovering sources' tools: the source's Durable Object connects and lists, this service writes
- * what it found to D1 — the inventory with its aliases, the upstream's kind (stateless or
- * sessionful), the negotiated protocol version — or the error. The one writer of the inventory:
- * registration, refresh, the scheduled rediscovery and a warm connection's list_changed (handed
- * over by the object through the Worker's inventory entry point) all come through here.
+ * Discovering sources' tools: the source's Durable Object connects and lists (refusing more tools
+ * than a source may have, cleaning and bounding their text), this service writes what it found to
+ * D1 — the inventory with its aliases and pins, the upstream's kind (stateless or sessionful), the
+ * negotiated protocol version — or the error. The one writer of the inventory: registration,
+ * refresh, the scheduled rediscovery and a warm connection's list_changed (handed over by the object
+ * through the Worker's inventory entry point) all come through here. Each writes the pins of
+ * decision 0049: the first successful discovery approves what it lists; later a changed definition,
+ * or a tool new since, is held — not listed, not callable — until the owner approves it, and the
+ * change is recorded (TOOL_DEFINITIONS). A discovery that would take the user's listed bytes past
+ * their limit is refused (decision 0050).
  */
+import type { EventSink } from "../events/event-sink";
 import { nowIso } from "../lib/clock";
 import type { Db } from "../lib/db";
 import { AppError } from "../lib/errors";
@@ -12,15 +18,22 @@ import { isJsonObject } from "../lib/json";
 import { log } from "../lib/log";
 import type { BreakerView } from "./breaker-view";
 import { type CallableToolCache, isolateCallables } from "./callable-cache";
+import { formatCount, INVENTORY_SETTINGS, type InventoryLimitVars, inventoryLimits } from "./inventory-limits";
 import { secretBox, type SecretBox } from "./secrets";
 import * as repo from "./sources.repo";
+import { toolDefinitionEvents } from "./tool-definition-events";
+import type { ToolDefinitionsEvent } from "./tool-definitions-event.schema";
+import { hashTools, planPins } from "./tool-pins";
+import * as pinsRepo from "./tool-pins.repo";
 import { authorizationMessage, isAuthorizationNeeded, type UpstreamAuthorizer, withBearer } from "./upstream-authorization";
 import { upstreamConfig } from "./upstream-config";
 import { type InventoryChange, type UpstreamTool, upstreamToolsSchema } from "./upstream.types";
 
 export interface SourceDiscoveryDeps {
   db: Db;
-  env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS">;
+  env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS"> & InventoryLimitVars;
+  /** Where committed TOOL_DEFINITIONS events go at once; without it the outbox relay sends them (the cron, after its grace). */
+  events?: EventSink | undefined;
   /** This isolate's breaker view: a discovery's verdict on the breaker reaches it at once. */
   breakers: BreakerView;
   /** The callable tools kept (this isolate's unless a test brings its own): a new inventory drops what was looked up of its owner. */
@@ -85,14 +98,15 @@ export class SourceDiscovery {
       discoverResult: isJsonObject(discover) ? discover : null,
     };
     const staleAt = outcome.inventoryStaleAt;
-    const warnings = await this.write(row, parseTools(outcome.toolsJson), attemptedAt, staleAt, learned);
+    const written = await this.write(row, parseTools(outcome.toolsJson), attemptedAt, staleAt, learned);
+    if ("refused" in written) return failed(written.refused);
     return {
       ...row,
       ...learned,
       lastDiscoveredAt: attemptedAt,
       lastDiscoveryAttemptAt: attemptedAt,
       lastDiscoveryError: null,
-      discoveryWarnings: warnings,
+      discoveryWarnings: written.warnings,
       inventoryStaleAt: staleAt,
     };
   }
@@ -102,7 +116,9 @@ export class SourceDiscovery {
     const row = await repo.getSourceById(this.deps.db, change.sourceId);
     // Deleted meanwhile: nothing to write (the object was reset with it).
     if (!row) return;
-    await this.write(row, parseTools(change.toolsJson), nowIso(), change.inventoryStaleAt);
+    const at = nowIso();
+    const written = await this.write(row, parseTools(change.toolsJson), at, change.inventoryStaleAt);
+    if ("refused" in written) await repo.recordDiscoveryError(this.deps.db, row.id, written.refused, at);
   }
 
   /**
@@ -131,16 +147,77 @@ export class SourceDiscovery {
     return namespace.get(namespace.idFromName(String(sourceId)));
   }
 
+  /**
+   * Writes the new inventory with its pins and their events, unless it would take the owner's
+   * listed bytes past their limit: then nothing is written and the refusal says why. Returns the
+   * source's warnings (alias clashes, text cleaned or shortened).
+   */
   private async write(
-    row: Pick<repo.SourceRow, "id" | "slug" | "userId">,
-    tools: readonly UpstreamTool[],
+    row: Pick<repo.SourceRow, "id" | "slug" | "userId" | "lastDiscoveredAt">,
+    listed: readonly UpstreamTool[],
     at: string,
     staleAt: string | null,
     learned?: repo.LearnedUpstream,
-  ): Promise<string[]> {
-    const { warnings } = await repo.replaceTools(this.deps.db, row, tools, at, staleAt, learned);
+  ): Promise<{ warnings: string[] } | { refused: string }> {
+    const { db } = this.deps;
+    const limits = inventoryLimits(this.deps.env);
+    const tools = await hashTools(listed);
+    const [besides, previous, pins] = await Promise.all([
+      repo.listedBytesBeside(db, row.userId, row.id),
+      repo.toolsOf(db, row.id),
+      pinsRepo.pinsOf(db, row.id),
+    ]);
+    const bytes = tools.reduce((sum, tool) => sum + tool.bytes, 0);
+    if (besides + bytes > limits.listedBytesPerUser) {
+      return { refused: overListedBytes(row.slug, bytes, besides, limits.listedBytesPerUser) };
+    }
+
+    const previousHashes = new Map(previous.map((tool) => [tool.name, tool.definitionHash]));
+    const plan = await planPins(tools, pins, previousHashes, row.lastDiscoveredAt === null, limits);
+    const act = { userId: row.userId, source: { id: row.id, slug: row.slug }, at };
+    const events = plan.approveAll
+      ? toolDefinitionEvents({
+          ...act,
+          action: "approved",
+          via: "registration",
+          tools: tools.map(({ tool, hash }) => ({ name: tool.name, change: null, hash, approvedHash: null })),
+        })
+      : toolDefinitionEvents({ ...act, action: "held", via: "discovery", tools: plan.detected });
+    const cleaned = listed.filter((tool) => tool.warnings.length > 0).length;
+    const { warnings } = await repo.replaceTools(db, row, {
+      tools,
+      previous,
+      discoveredAt: at,
+      staleAt,
+      learned,
+      warnings: cleaned > 0 ? [`${formatCount(cleaned)} of its tools had text removed or shortened; each tool's warnings say what`] : [],
+      after: [
+        ...(plan.approveAll ? [pinsRepo.approveInventory(row.id, at)] : []),
+        ...plan.adopt.map(({ name, hash }) => pinsRepo.adoptLegacyPin(db, row.id, name, hash)),
+        pinsRepo.dropGonePins(db, row.id),
+        ...events.map((event) => pinsRepo.insertOutboxEvent(db, event)),
+      ],
+    });
     this.callables.forgetUser(row.userId);
-    if (warnings.length > 0) log.warn("gateway alias clash", { source_id: row.id, slug: row.slug, warnings });
-    return warnings;
+    this.publish(events);
+    if (plan.detected.length > 0) {
+      log.warn("gateway tool definitions held", { source_id: row.id, slug: row.slug, tools: plan.detected.length });
+    }
+    if (warnings.length > 0) log.warn("gateway discovery warnings", { source_id: row.id, slug: row.slug, warnings });
+    return { warnings };
   }
+
+  /** Committed events go to the queue now, at most 100 to a batch; a failed send is left to the outbox relay. */
+  private publish(events: readonly ToolDefinitionsEvent[]): void {
+    for (let i = 0; i < events.length; i += 100) this.deps.events?.publish(events.slice(i, i + 100));
+  }
+}
+
+function overListedBytes(slug: string, bytes: number, besides: number, limit: number): string {
+  const { setting } = INVENTORY_SETTINGS.listedBytesPerUser;
+  return (
+    `limit_exceeded: the tools of ${slug} take ${formatCount(bytes)} bytes; with the ${formatCount(besides)} bytes ` +
+    `of your other sources' tools that passes the ${formatCount(limit)} bytes your sources may list (${setting}); ` +
+    "the inventory was left as it was"
+  );
 }

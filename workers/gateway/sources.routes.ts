@@ -6,6 +6,8 @@ import * as z from "zod";
 import { defineRoute } from "../http/api-route";
 import { urlNumber } from "../http/url-number";
 import {
+  approveChangesInput,
+  approveChangesResult,
   createSourceInput,
   deleteSourceResult,
   fields,
@@ -15,6 +17,7 @@ import {
   sourceDetail,
   sourceHealthSchema,
   sourceList,
+  toolChangeList,
   updateSourceInput,
 } from "./sources.schema";
 
@@ -67,11 +70,32 @@ export const sourceRoutes = [
     method: "post",
     path: "/api/sources/{source_id}/refresh",
     scopes: ["gateway:admin"],
-    summary: "Discover the source's tools again",
+    summary: "Discover the source's tools again; tools whose definitions changed upstream are held for your approval (see warnings)",
     tag: TAG,
     params: idParams,
     response: sourceDetail,
     handle: ({ params }, c) => c.var.services.sources.refresh(c.var.user.id, params.source_id),
+  }),
+  defineRoute({
+    method: "get",
+    path: "/api/sources/{source_id}/changes",
+    scopes: ["gateway:read"],
+    summary: "The source's tools held since their definitions changed upstream (or they are new): approved and current definitions",
+    tag: TAG,
+    params: idParams,
+    response: toolChangeList,
+    handle: ({ params }, c) => c.var.services.toolChanges.list(c.var.user.id, params.source_id),
+  }),
+  defineRoute({
+    method: "post",
+    path: "/api/sources/{source_id}/changes/approve",
+    scopes: ["gateway:admin"],
+    summary: "Approve held tool definitions (all, or the tools named), so /mcp lists and calls them again",
+    tag: TAG,
+    params: idParams,
+    body: approveChangesInput,
+    response: approveChangesResult,
+    handle: ({ params, body }, c) => c.var.services.toolChanges.approve(c.var.user.id, params.source_id, body.tools),
   }),
   defineRoute({
     method: "delete",

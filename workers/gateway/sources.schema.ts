@@ -214,8 +214,19 @@ export const sourceToolSchema = z.object({
   gateway_name: z.string().describe("<slug>__<alias>: the name to call on /mcp"),
   aliases: z.array(z.string()).describe("Older gateway names (of a renamed upstream tool) that still call this tool"),
   hidden: z.boolean().describe("Hidden from your /mcp list"),
-  description: z.string(),
-  annotations: z.record(z.string(), z.unknown()),
+  title: z.string().nullable().describe("The upstream's title, cleaned; /mcp serves it followed by the source's slug: <title> (<slug>)"),
+  description: z
+    .string()
+    .describe("As the upstream wrote it, with invisible, bidirectional and control characters and escape sequences removed"),
+  annotations: z
+    .record(z.string(), z.unknown())
+    .describe("The upstream's own claims (readOnlyHint …): /mcp serves them as _meta[\"mcp-edge/upstream-annotations\"], not as its own"),
+  warnings: z.array(z.string()).describe("What was removed from or shortened in the tool's text at the last discovery"),
+  held: z.boolean().describe("Its definition changed upstream, or it is new, since you approved: not listed or callable until approved"),
+  change: z
+    .enum(["new", "changed"])
+    .nullable()
+    .describe("Why it is held: no approved definition of this name, or another one; null when not held"),
 });
 
 export const sourceSchema = z.object({
@@ -243,7 +254,12 @@ export const sourceSchema = z.object({
   tool_count: z.int(),
   last_discovered_at: z.string().nullable(),
   last_discovery_error: z.string().nullable(),
-  warnings: z.array(z.string()).describe("Non-fatal findings of the last discovery, such as alias clashes"),
+  warnings: z
+    .array(z.string())
+    .describe("Non-fatal findings: tools held for your approval, alias clashes, tool text cleaned or shortened at the last discovery"),
+  held_tool_count: z
+    .int()
+    .describe("Tools whose definition changed upstream (or that are new) since you approved: see /api/sources/{id}/changes"),
   inventory_stale_at: z.string().nullable().describe("When the upstream's tools/list cache hint expires"),
   created_at: z.string(),
   updated_at: z.string(),
@@ -254,6 +270,59 @@ export const sourceResult = z.object({ source: sourceSchema });
 export const sourceDetail = z.object({ source: sourceSchema, tools: z.array(sourceToolSchema) });
 export const sourceList = z.object({ sources: z.array(sourceSchema), count: z.int() });
 export const deleteSourceResult = z.object({ deleted: z.literal(true), id: z.int() });
+
+// ---- pinned tool definitions (decision 0049) ---------------------------------------------------
+
+const jsonObjectField = z.record(z.string(), z.unknown());
+export const DEFINITION_FIELDS = ["title", "description", "input_schema", "output_schema", "annotations"] as const;
+
+export const toolDefinitionSchema = z.object({
+  title: z.string().nullable(),
+  description: z.string(),
+  input_schema: jsonObjectField,
+  output_schema: jsonObjectField.nullable(),
+  annotations: jsonObjectField.describe("The upstream's own claims"),
+});
+
+export const toolChangeSchema = z.object({
+  name: z.string().describe("The tool's name on the upstream"),
+  gateway_name: z.string().describe("<slug>__<alias>: its name on /mcp once approved"),
+  change: z
+    .enum(["new", "changed"])
+    .describe("new: no definition of this name was approved (a tool added, or renamed, since); changed: another one was"),
+  changed_fields: z.array(z.enum(DEFINITION_FIELDS)).describe("What differs from the approved definition; every field for a new tool"),
+  approved: toolDefinitionSchema.nullable().describe("The definition you approved; null for a new tool"),
+  current: toolDefinitionSchema.describe("The definition the upstream lists now, waiting for your approval"),
+  definition_hash: z
+    .string()
+    .describe("SHA-256 of the current definition (canonical JSON of name, title, description, schemas, annotations)"),
+  approved_hash: z.string().nullable().describe("SHA-256 of the approved definition; null when none, or pinned before hashes were kept"),
+  detected_at: z.string().nullable().describe("When a discovery first found the current definition"),
+});
+
+export const toolChangeList = z.object({
+  source_id: z.int(),
+  changes: z.array(toolChangeSchema).describe("Tools held — not listed on /mcp, not callable — until you approve them"),
+  count: z.int(),
+});
+
+export const approveChangesInput = z.object({
+  tools: z
+    .array(z.string().min(1).max(1024))
+    .min(1)
+    .max(1000)
+    .optional()
+    .describe("The upstream names of the held tools to approve; absent approves every held tool of the source"),
+});
+
+export const approveChangesResult = toolChangeList.extend({
+  approved: z
+    .array(z.object({ name: z.string(), definition_hash: z.string() }))
+    .describe("The definitions approved now; the tools are listed and callable"),
+});
+
+export type ToolChangeList = z.output<typeof toolChangeList>;
+export type ApproveChangesResult = z.output<typeof approveChangesResult>;
 
 /**
  * "My GitHub (prod)" → "my_github_prod": lower-case [a-z0-9_], no leading, trailing or doubled

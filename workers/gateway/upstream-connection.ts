@@ -8,6 +8,8 @@ import { type FetchLike, type McpClientConnection, type McpEndpoint, connectMcp,
 import { BRIDGE_ENV_HEADER, encodeBridgeEnv } from "../mcp-client/bridge-protocol";
 import { McpClientError } from "../mcp-client/errors";
 import { storedJsonProblem } from "../lib/stored-json";
+import { type InventoryLimitVars, inventoryLimits } from "./inventory-limits";
+import { boundTool, tooManyTools } from "./listed-tools";
 import { checkUpstreamUrl } from "./upstream-failure";
 import type { UpstreamConfig, UpstreamTool } from "./upstream.types";
 
@@ -54,17 +56,26 @@ export interface UpstreamListing {
 }
 
 /**
- * Every tool of the upstream. A tool's schemas and annotations are stored (source_tools) and listed
- * on the owner's /mcp: one no common client can parse is refused here, as the upstream's protocol error.
+ * Every tool of the upstream, as the inventory keeps it. A tool's schemas and annotations are stored
+ * (source_tools) and listed on the owner's /mcp: one no common client can parse is refused here, as
+ * the upstream's protocol error, and so is a list longer than the per-source limit (`limits`, the
+ * Worker's vars); each tool's text is cleaned and bounded (listed-tools.ts).
  */
-export async function listUpstreamTools(connection: McpClientConnection, timeoutMs: number): Promise<UpstreamListing> {
+export async function listUpstreamTools(
+  connection: McpClientConnection,
+  timeoutMs: number,
+  limitVars: InventoryLimitVars,
+): Promise<UpstreamListing> {
   const listing = await listAllTools(connection, timeoutMs);
+  const limits = inventoryLimits(limitVars);
+  const tooMany = tooManyTools(listing.tools.length, limits);
+  if (tooMany) throw new McpClientError("protocol", tooMany, false, false);
   const tools = listing.tools.map((tool): UpstreamTool => {
     for (const [field, value] of [["inputSchema", tool.inputSchema], ["outputSchema", tool.outputSchema], ["annotations", tool.annotations]] as const) {
       const problem = value === undefined ? undefined : storedJsonProblem(value, MAX_TOOL_JSON_BYTES);
       if (problem) throw new McpClientError("protocol", `tools/list: tool "${tool.name.slice(0, 64)}" ${field}: ${problem}`, false, false);
     }
-    return {
+    const raw = {
       name: tool.name,
       title: tool.title ?? tool.annotations?.title ?? null,
       description: tool.description ?? "",
@@ -72,6 +83,7 @@ export async function listUpstreamTools(connection: McpClientConnection, timeout
       outputSchema: tool.outputSchema ?? null,
       annotations: { ...tool.annotations },
     };
+    return boundTool(raw, limits);
   });
   return { tools, ttlMs: listing.ttlMs };
 }

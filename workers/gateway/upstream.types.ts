@@ -57,6 +57,7 @@ export interface UpstreamConfig {
 
 const jsonObject = z.record(z.string(), z.unknown());
 
+/** A tool as listed from its upstream, its text already cleaned and bounded (upstream-connection.ts). */
 export const upstreamToolSchema = z.object({
   name: z.string().min(1),
   title: z.string().nullable(),
@@ -64,6 +65,8 @@ export const upstreamToolSchema = z.object({
   inputSchema: jsonObject,
   outputSchema: jsonObject.nullable(),
   annotations: jsonObject,
+  /** What cleaning and bounding changed in its text ("description: removed 12 Unicode tag characters"). */
+  warnings: z.array(z.string()).default([]),
 });
 export type UpstreamTool = z.output<typeof upstreamToolSchema>;
 export const upstreamToolsSchema = z.array(upstreamToolSchema);
