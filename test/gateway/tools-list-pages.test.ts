@@ -3,7 +3,7 @@
  * a user with more tools than one page gets `nextCursor`, the official SDK client follows it (on
  * both eras) and lists every tool once, a cursor the gateway did not issue is answered -32602, and
  * a normal user's list is one page. The big inventory is one real source whose stored tool rows
- * are multiplied in D1 (as a discovery of a large upstream would store them).
+ * are multiplied in D1, each with its pin (as a discovery of a large upstream would store them).
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -29,6 +29,13 @@ async function userWithManyTools(): Promise<{ owner: TestUser; slug: string }> {
       "FROM n, source_tools t WHERE t.source_id = ? AND t.name = 'echo'",
   )
     .bind(EXTRA_TOOLS, body.source.id)
+    .run();
+  // Each multiplied tool approved as it stands (a pin matching its stored hash), as a discovery would pin it.
+  await env.DB.prepare(
+    "INSERT INTO source_tool_pins (source_id, name, definition_hash, definition, approved_at) " +
+      "SELECT source_id, name, definition_hash, '{}', discovered_at FROM source_tools WHERE source_id = ? AND name LIKE 'echo\\_%' ESCAPE '\\'",
+  )
+    .bind(body.source.id)
     .run();
   return { owner, slug: body.source.slug };
 }

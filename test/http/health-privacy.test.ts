@@ -8,6 +8,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { PIPELINES, type RagHealth } from "../../workers/rag/rag.schema";
 import { registerTasksSource } from "../helpers/gateway";
+import { until } from "../helpers/eventually";
 import { callOk, connect } from "../helpers/mcp";
 import { api } from "../helpers/rest";
 import { createUser, type TestUser } from "../helpers/users";
@@ -30,6 +31,11 @@ async function stuckEvent(user: TestUser): Promise<void> {
   )
     .bind(crypto.randomUUID(), user.id, createdAt)
     .run();
+}
+
+async function undeliveredOf(user: TestUser): Promise<number> {
+  const row = await env.DB.prepare("SELECT count(*) AS n FROM outbox WHERE user_id = ? AND delivered_at IS NULL").bind(user.id).first<{ n: number }>();
+  return row?.n ?? 0;
 }
 
 function minutesAgo(minutes: number): string {
@@ -57,6 +63,8 @@ describe("health privacy", { timeout: 60_000 }, () => {
     await loggedQuery(bob, "rag_colbert", "error", 77_777, bobErrorAt);
     await loggedQuery(bob, "rag_colbert", "ok", 66_666, minutesAgo(8));
     await registerTasksSource(bob, bob, { name: "Bobs Source" });
+    // Registering records its tool definitions' approval (TOOL_DEFINITIONS events): let the queue deliver those first.
+    await until(async () => (await undeliveredOf(bob)) === 0, "the registration's events delivered");
     await stuckEvent(bob);
     await stuckEvent(bob);
 
