@@ -4,7 +4,7 @@
  *
  *   entry        workers/index.ts, workers/app.ts, workers/api-app.ts (the REST app, built on first use),
  *                workers/agent-mcp.ts (the MCP endpoints for the agent Worker), workers/self-calls.ts
- *                (the app for the Worker's own SELF requests), workers/agent/worker.ts (the chat
+ *                (the app for the Worker's own SELF requests), workers/agent-worker/worker.ts (the chat
  *                agent's own Worker)
  *   registries   workers/mcp-servers.ts, workers/queue-events.ts (lists the entry wires up)
  *   adapters     workers/http/, workers/mcp/, *.routes.ts, *.tools.ts, *.server.ts, *.resources.ts,
@@ -21,7 +21,7 @@
  *
  * There are no exceptions: a new one must be one edge, say why, and name what removes it.
  */
-const ENTRY = "^workers/(index|app|api-app|agent-mcp|self-calls|agent/worker)[.]ts$";
+const ENTRY = "^workers/(index|app|api-app|agent-mcp|self-calls|agent-worker/worker)[.]ts$";
 const REGISTRIES = "^workers/(mcp-servers|queue-events)[.]ts$";
 const COMPOSITION = "^workers/services[.]ts$";
 const ADAPTERS =
@@ -125,9 +125,9 @@ module.exports = {
     {
       name: "only-the-entry-imports-durable-objects",
       comment:
-        "Each Worker's entry re-exports its classes (workers/index.ts; the agent's workers/agent/worker.ts, ChatAgent); everything else reaches an object through its binding (Env['THINKING'] …), typed by wrangler types.",
+        "Each Worker's entry re-exports its classes (workers/index.ts; the agent's workers/agent-worker/worker.ts, ChatAgent); everything else reaches an object through its binding (Env['THINKING'] …), typed by wrangler types.",
       severity: "error",
-      from: { path: "^workers/", pathNot: "^workers/(index|agent/worker)[.]ts$" },
+      from: { path: "^workers/", pathNot: "^workers/(index|agent-worker/worker)[.]ts$" },
       to: { path: "^durable-objects/" },
     },
     {
@@ -137,6 +137,16 @@ module.exports = {
       severity: "error",
       from: { path: "^durable-objects/" },
       to: { path: `${REPOSITORIES}|${SERVICES}|${COMPOSITION}|[.](routes|tools|entrypoint)[.]ts$` },
+    },
+    {
+      name: "agent-core-is-runtime-neutral",
+      comment:
+        "workers/agent/ is run by the agent Worker and by `npx mcp-edge chat` in Node: no cloudflare:* module or workerd package, no Worker entry, wiring, adapter or Durable Object (the agent Worker's side is workers/agent-worker/, the main Worker's /api/chat workers/chat/).",
+      severity: "error",
+      from: { path: "^workers/agent/" },
+      to: {
+        path: "^cloudflare:|^node_modules/(workerd|@cloudflare/[^/]+|hono|agents|@modelcontextprotocol/server)/|^workers/[^/]+[.]ts$|^workers/(agent-worker|chat|http|mcp)/|^durable-objects/",
+      },
     },
     {
       name: "the-worker-imports-nothing-outside-it",

@@ -3,7 +3,7 @@
  * own SQLite (the newest MAX_STORED_MESSAGES messages, i.e. 50 turns) and runs the runtime-neutral
  * agent (workers/agent/chat-session.ts) while warm.
  *
- * It lives in the chat agent's own Worker (workers/agent/worker.ts), reached from the main Worker's
+ * It lives in the chat agent's own Worker (workers/agent-worker/worker.ts), reached from the main Worker's
  * /api/chat through the ChatService entrypoint. It imports no library at load: the agent core (the
  * AI SDK, the model providers, the MCP client) is imported by the first message, and the object is
  * a plain Durable Object (SQLite and one alarm are all it needs), not an Agents SDK `Agent`
@@ -30,7 +30,7 @@ import { log } from "../workers/lib/log";
 const agentCore = onFirstUse(async () => {
   const [{ ChatSession }, { turnMcpAccess, sessionOptions }, { principalWire }] = await Promise.all([
     import("../workers/agent/chat-session"),
-    import("../workers/agent/worker-config"),
+    import("../workers/agent-worker/worker-config"),
     import("../workers/auth/principal-wire"),
   ]);
   return { ChatSession, turnMcpAccess, sessionOptions, principalWire };
