@@ -22,5 +22,5 @@ module.exports = {
     },
   ],
   // The agent Worker's entry (workers/agent-worker/worker.ts) is wiring too: it re-exports ChatAgent.
-  options: { ...main.options, exclude: { path: "^workers/[^/]+[.]ts$|^workers/agent-worker/worker[.]ts$" } },
+  options: { ...main.options, exclude: { path: `^workers/[^/]+[.]ts$|^workers/agent-worker/worker[.]ts$|${main.options.exclude.path}` } },
 };
