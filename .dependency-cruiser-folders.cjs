@@ -21,6 +21,6 @@ module.exports = {
       to: { circular: true },
     },
   ],
-  // The agent Worker's entry (workers/agent/worker.ts) is wiring too: it re-exports ChatAgent.
-  options: { ...main.options, exclude: { path: "^workers/[^/]+[.]ts$|^workers/agent/worker[.]ts$" } },
+  // The agent Worker's entry (workers/agent-worker/worker.ts) is wiring too: it re-exports ChatAgent.
+  options: { ...main.options, exclude: { path: `^workers/[^/]+[.]ts$|^workers/agent-worker/worker[.]ts$|${main.options.exclude.path}` } },
 };

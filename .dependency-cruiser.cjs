@@ -1,37 +1,46 @@
 /**
  * The dependency direction of docs/architecture.md ("Layers"), checked by `npm run lint:deps`
- * (and .ci/run). Layers, top to bottom; a module imports only from its own layer or below:
+ * (and .ci/run). The layers are .dependency-cruiser-layers.cjs, which places every source file of
+ * workers/, durable-objects/ and d1/ in exactly one (bin/check-layers.ts checks that first, so no
+ * file is outside these rules; decision 0059). Top to bottom:
  *
- *   entry        workers/index.ts, workers/app.ts, workers/api-app.ts (the REST app, built on first use),
- *                workers/agent-mcp.ts (the MCP endpoints for the agent Worker), workers/self-calls.ts
- *                (the app for the Worker's own SELF requests), workers/agent/worker.ts (the chat
- *                agent's own Worker)
- *   registries   workers/mcp-servers.ts, workers/queue-events.ts (lists the entry wires up)
- *   adapters     workers/http/, workers/mcp/, *.routes.ts, *.tools.ts, *.server.ts, *.resources.ts,
- *                *.consumer.ts, *.cron.ts, *.relay.ts, *.entrypoint.ts (RPC entry points of the
- *                Worker), gateway/call-fast-path.ts
- *   composition  workers/services.ts (builds the domain services; adapters reach them through it)
- *   services     *.service.ts and the unsuffixed domain modules beside them
- *   repositories *.repo.ts, *.statements.ts
- *   schema       *.schema.ts, d1/
+ *   entry, durable objects  each Worker's entry and RPC entry points; the Durable Object classes
+ *   registries              the server and queue-event lists the entry wires up
+ *   adapters                HTTP, MCP, queue and cron edges
+ *   composition             workers/services.ts (builds the domain services; adapters reach them through it)
+ *   domain                  services and the unsuffixed domain modules beside them
+ *   mcp client              the one outbound MCP client
+ *   repositories            drizzle on D1
+ *   schema                  zod field schemas, the drizzle tables
+ *   lib                     primitives
  *
- * Durable Objects (durable-objects/) host domain code and are reached from it only through the
- * bindings typed by the generated Env, never by importing the class. The folder-level cycle check
- * is in .dependency-cruiser-folders.cjs (it needs the root wiring files left out).
+ * Durable Objects host their area's logic and are reached from it only through the bindings typed
+ * by the generated Env, never by importing the class. The folder-level cycle check is in
+ * .dependency-cruiser-folders.cjs (it needs the root wiring files left out).
  *
  * There are no exceptions: a new one must be one edge, say why, and name what removes it.
  */
-const ENTRY = "^workers/(index|app|api-app|agent-mcp|self-calls|agent/worker)[.]ts$";
-const REGISTRIES = "^workers/(mcp-servers|queue-events)[.]ts$";
-const COMPOSITION = "^workers/services[.]ts$";
-const ADAPTERS =
-  "^workers/(http|mcp)/|[.](routes|tools|server|resources|consumer|cron|relay|entrypoint)[.]ts$|^workers/gateway/call-fast-path[.]ts$";
+const { LAYERS } = require("./.dependency-cruiser-layers.cjs");
+
+const ENTRY = LAYERS.entry;
+const DURABLE_OBJECTS = LAYERS["durable objects"];
+const REGISTRIES = LAYERS.registries;
+const ADAPTERS = LAYERS.adapters;
+const COMPOSITION = LAYERS.composition;
+const DOMAIN = LAYERS.domain;
+const MCP_CLIENT = LAYERS["mcp client"];
+const REPOSITORIES = LAYERS.repositories;
+const SCHEMA = LAYERS.schema;
+const LIB = LAYERS.lib;
+/** The domain's services: what the composition root wires and the adapters call. */
 const SERVICES = "[.]service[.]ts$";
-const REPOSITORIES = "[.](repo|statements)[.]ts$";
-const SCHEMA = "[.]schema[.]ts$|^d1/";
+/** The Workers' entries that export Durable Object classes (the main Worker's and the agent Worker's). */
+const CLASS_EXPORTING_ENTRIES = "^workers/(index|agent-worker/worker)[.]ts$";
 const OUTSIDE_THE_WORKER = "^(bin|bench|eval|test)/";
-/** What only Workers-side adapters and the agent may use: the HTTP framework and the MCP SDKs. */
+/** The HTTP framework and the MCP SDKs (server, client, the Agents SDK): for the adapters, and the client SDK for mcp-client/. */
 const HTTP_AND_MCP_LIBRARIES = "^node_modules/(hono|@modelcontextprotocol/[^/]+|agents)/";
+const MCP_CLIENT_LIBRARY = "^node_modules/@modelcontextprotocol/client/";
+const BUILD_OUTPUT = "^(workers|durable-objects|d1)/(.*/|)dist/";
 
 /** @type {import("dependency-cruiser").IConfiguration} */
 module.exports = {
@@ -45,7 +54,9 @@ module.exports = {
     },
     {
       name: "entry-is-imported-by-nothing",
-      comment: "workers/index.ts, app.ts and api-app.ts wire everything; only the entry itself and the tests may import them.",
+      comment:
+        "The entries (workers/index.ts, app.ts, api-app.ts, the RPC entry points, the agent Worker's worker.ts) wire everything; only "
+        + "entries and the tests import them.",
       severity: "error",
       from: { pathNot: `${ENTRY}|^test/` },
       to: { path: ENTRY },
@@ -67,7 +78,8 @@ module.exports = {
     {
       name: "adapters-are-imported-only-by-adapters",
       comment:
-        "Domain code (services, repositories, schema, Durable Objects, lib) never depends on an HTTP route, MCP tool or server, queue consumer or cron.",
+        "Nothing below the adapters (the composition root, the domain, the MCP client, repositories, schema, lib, the Durable Objects) "
+        + "depends on an HTTP route, MCP tool or server, queue consumer or cron.",
       severity: "error",
       from: { pathNot: `${ENTRY}|${REGISTRIES}|${ADAPTERS}|${OUTSIDE_THE_WORKER}` },
       to: { path: ADAPTERS },
@@ -94,49 +106,104 @@ module.exports = {
       to: { path: "^workers/http/" },
     },
     {
-      name: "domain-imports-no-http-or-mcp-library",
-      comment: "Services, repositories and schemas know no Hono, no MCP SDK and no Agents SDK: adapters translate.",
+      name: "below-the-adapters-no-http-or-mcp-library",
+      comment:
+        "The composition root, the domain, repositories, schemas, lib and the Durable Objects know no Hono, no MCP SDK and no Agents "
+        + "SDK: adapters translate, and the MCP client (workers/mcp-client/) is the one user of the SDK's client.",
       severity: "error",
-      from: { path: `${SERVICES}|${REPOSITORIES}|${SCHEMA}|^workers/lib/` },
+      from: { path: `${COMPOSITION}|${DOMAIN}|${REPOSITORIES}|${SCHEMA}|${LIB}|${DURABLE_OBJECTS}` },
       to: { path: HTTP_AND_MCP_LIBRARIES },
     },
     {
-      name: "services-do-not-import-up",
-      comment: "A domain service imports repositories, schemas, lib and other services; never the composition root or the entry.",
+      name: "mcp-client-uses-only-the-client-sdk",
+      comment: "The outbound MCP client speaks through the SDK's client only: no Hono, no server SDK, no Agents SDK.",
       severity: "error",
-      from: { path: SERVICES },
+      from: { path: MCP_CLIENT },
+      to: { path: HTTP_AND_MCP_LIBRARIES, pathNot: MCP_CLIENT_LIBRARY },
+    },
+    {
+      name: "mcp-client-imports-only-lib",
+      comment: "The outbound MCP client knows no area: the gateway, the chat agent and the CLI each hand it what it needs.",
+      severity: "error",
+      from: { path: MCP_CLIENT },
+      to: { path: "^(workers|durable-objects|d1)/", pathNot: `${MCP_CLIENT}|${LIB}` },
+    },
+    {
+      name: "domain-does-not-import-up",
+      comment:
+        "Domain code imports other domain code, the MCP client, repositories, schemas and lib; never the composition root, a registry "
+        + "or an entry.",
+      severity: "error",
+      from: { path: DOMAIN },
       to: { path: `${COMPOSITION}|${REGISTRIES}|${ENTRY}` },
     },
     {
       name: "repositories-import-only-down",
-      comment: "A repository knows drizzle, D1 and the schema; never a service, an adapter or a Durable Object.",
+      comment:
+        "A repository knows drizzle, D1, the schema and the domain's types and pure rules (an alias plan, a pinned definition's hash, a "
+        + "principal's shape); never a service, the MCP client, the wiring or a Durable Object.",
       severity: "error",
       from: { path: REPOSITORIES },
-      to: { path: `${SERVICES}|${COMPOSITION}|${REGISTRIES}|${ENTRY}|^durable-objects/` },
+      to: { path: `${SERVICES}|${MCP_CLIENT}|${COMPOSITION}|${REGISTRIES}|${ENTRY}|^durable-objects/` },
     },
     {
       name: "schema-imports-only-schema",
       comment:
-        "Schemas (zod field schemas, event schemas, the drizzle tables) import nothing of ours but other schemas and lib/ primitives (the bottom layer: pure rules such as the storable date range or the stored-JSON limits).",
+        "Schemas (zod field schemas, event schemas, the drizzle tables) import nothing of ours but other schemas and lib/ primitives "
+        + "(the bottom layer: pure rules such as the storable date range or the stored-JSON limits).",
       severity: "error",
       from: { path: SCHEMA },
-      to: { path: "^(workers|durable-objects|d1)/", pathNot: `${SCHEMA}|^workers/lib/` },
+      to: { path: "^(workers|durable-objects|d1)/", pathNot: `${SCHEMA}|${LIB}` },
+    },
+    {
+      name: "lib-is-the-bottom",
+      comment: "lib/ primitives import only each other, and the drizzle tables (lib/db.ts opens D1 with them).",
+      severity: "error",
+      from: { path: LIB },
+      to: { path: "^(workers|durable-objects)/", pathNot: LIB },
     },
     {
       name: "only-the-entry-imports-durable-objects",
       comment:
-        "Each Worker's entry re-exports its classes (workers/index.ts; the agent's workers/agent/worker.ts, ChatAgent); everything else reaches an object through its binding (Env['THINKING'] …), typed by wrangler types.",
+        "Each Worker's entry re-exports its classes (workers/index.ts; the agent's workers/agent-worker/worker.ts, ChatAgent); "
+        + "everything else reaches an object through its binding (Env['THINKING'] …), typed by wrangler types.",
       severity: "error",
-      from: { path: "^workers/", pathNot: "^workers/(index|agent/worker)[.]ts$" },
+      from: { path: "^workers/", pathNot: CLASS_EXPORTING_ENTRIES },
       to: { path: "^durable-objects/" },
     },
     {
-      name: "durable-objects-import-no-repositories-routes-or-tools",
+      name: "durable-objects-import-no-repositories-or-services",
       comment:
-        "A Durable Object keeps its own storage; D1 and the HTTP/MCP surface belong to the services and adapters (the gateway's source object hands a changed tool list to the Worker's inventory entry point over its binding).",
+        "A Durable Object wires its own storage to its area's logic; D1, the services and the HTTP/MCP surface are the Worker's (the "
+        + "gateway's source object hands a changed tool list to the Worker's inventory entry point over its binding).",
       severity: "error",
       from: { path: "^durable-objects/" },
-      to: { path: `${REPOSITORIES}|${SERVICES}|${COMPOSITION}|[.](routes|tools|entrypoint)[.]ts$` },
+      to: { path: `${REPOSITORIES}|${SERVICES}|${COMPOSITION}|${REGISTRIES}` },
+    },
+    {
+      name: "agent-core-is-runtime-neutral",
+      comment:
+        "workers/agent/ is run by the agent Worker and by `npx mcp-edge chat` in Node: no cloudflare:* module or workerd package, no "
+        + "Worker entry, wiring, adapter or Durable Object (the agent Worker's side is workers/agent-worker/, the main Worker's /api/chat "
+        + "workers/chat/).",
+      severity: "error",
+      from: { path: "^workers/agent/" },
+      to: {
+        path: [
+          "^cloudflare:",
+          "^node_modules/(workerd|@cloudflare/[^/]+|hono|agents|@modelcontextprotocol/server)/",
+          "^workers/[^/]+[.]ts$",
+          "^workers/(agent-worker|chat|http|mcp)/",
+          "^durable-objects/",
+        ].join("|"),
+      },
+    },
+    {
+      name: "oauth-library-only-in-auth",
+      comment: "Only workers/auth/ (our authorization server) uses @cloudflare/workers-oauth-provider.",
+      severity: "error",
+      from: { path: "^(workers|durable-objects|d1)/", pathNot: "^workers/auth/" },
+      to: { path: "^node_modules/@cloudflare/workers-oauth-provider/" },
     },
     {
       name: "the-worker-imports-nothing-outside-it",
@@ -158,6 +225,9 @@ module.exports = {
     // swc parses the TypeScript instead, type-only imports included.
     parser: "swc",
     doNotFollow: { path: "node_modules" },
+    // Build output is not source: wrangler once wrote the agent Worker's bundle inside its folder
+    // (workers/agent/dist/, git-ignored), where it may still sit in an older checkout.
+    exclude: { path: BUILD_OUTPUT },
     // Modules the workerd runtime and the vitest pool provide.
     builtInModules: { add: ["cloudflare:workers", "cloudflare:test", "cloudflare:sockets", "cloudflare:email"] },
     tsConfig: { fileName: "tsconfig.json" },

@@ -186,7 +186,7 @@ export default defineConfig(async () => {
         {
           plugins: [
             cloudflareTest({
-              wrangler: { configPath: "./workers/agent/wrangler.toml" },
+              wrangler: { configPath: "./workers/agent-worker/wrangler.toml" },
               miniflare: {
                 bindings: { ...agentVars, TEST_MIGRATIONS: migrations, TEST_UPSTREAMS: bindings.TEST_UPSTREAMS },
                 d1Databases: { DB: MAIN_DATABASE_ID },

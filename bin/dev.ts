@@ -1,7 +1,7 @@
 /**
  * npm run dev: migrate and seed the local D1, make sure the demo user has a token, then run both
  * Workers in one `wrangler dev` on http://localhost:8787 (or the PORT given) — the main Worker (wrangler.toml) and,
- * behind its AGENT binding, the chat agent's (workers/agent/wrangler.toml) — with local D1, Queues
+ * behind its AGENT binding, the chat agent's (workers/agent-worker/wrangler.toml) — with local D1, Queues
  * and Durable Objects and working service bindings between them.
  */
 import { spawn } from "node:child_process";
@@ -36,11 +36,11 @@ function gatewayDevVars(): string[] {
 
 /**
  * The agent Worker's dev settings. `--var` reaches only the first config's Worker, so they go in
- * the agent's own workers/agent/.dev.vars (git-ignored, read by wrangler dev for that Worker): its
+ * the agent's own workers/agent-worker/.dev.vars (git-ignored, read by wrangler dev for that Worker): its
  * MCP tools are the main Worker's gateway on this port. Any other line there (a model key, say) is kept.
  */
 function writeAgentDevVars(): void {
-  const file = join(ROOT, "workers", "agent", ".dev.vars");
+  const file = join(ROOT, "workers", "agent-worker", ".dev.vars");
   const settings: Record<string, string> = { SELF_ORIGIN: `http://localhost:${PORT}`, MCP_URL: `http://localhost:${PORT}/mcp` };
   const kept = existsSync(file) ? readFileSync(file, "utf8").split("\n").filter((line) => line.trim() !== "" && !Object.keys(settings).some((name) => line.startsWith(`${name}=`))) : [];
   writeFileSync(file, [...kept, ...Object.entries(settings).map(([name, value]) => `${name}=${value}`), ""].join("\n"), { mode: 0o600 });
@@ -76,7 +76,7 @@ mcp-edge local servers
   (saved in .wrangler/demo-token; more users: npm run token -- create --user <name>)
 `);
   writeAgentDevVars();
-  const configs = ["-c", "wrangler.toml", "-c", "workers/agent/wrangler.toml"];
+  const configs = ["-c", "wrangler.toml", "-c", "workers/agent-worker/wrangler.toml"];
   const child = spawn(WRANGLER, ["dev", ...configs, "--port", PORT, "--ip", "127.0.0.1", "--test-scheduled", ...gatewayDevVars(), ...process.argv.slice(2)], {
     cwd: ROOT,
     stdio: "inherit",

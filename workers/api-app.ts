@@ -5,7 +5,7 @@
  * (the server list, the names of the tools that can be hidden), so building them loads the servers.
  */
 import { Hono } from "hono";
-import { mountChatRoutes } from "./agent/chat.routes";
+import { mountChatRoutes } from "./chat/chat.routes";
 import { createGatewayServer, gatewayBuiltinNames } from "./gateway/gateway.server";
 import { sourceAuthorizationRoutes } from "./gateway/source-authorization.routes";
 import { hiddenToolRoutes, sourceRoutes } from "./gateway/sources.routes";

@@ -221,8 +221,8 @@ export async function startupVariants(root: string, tmp: string): Promise<Startu
     { name: "mcp-edge", build: "wrangler deploy --dry-run (wrangler.toml)", bundle: await wranglerBundle(root, join(dir, "mcp-edge.bundle")) },
     {
       name: "mcp-edge-agent",
-      build: "wrangler deploy --dry-run (workers/agent/wrangler.toml)",
-      bundle: await wranglerBundle(root, join(dir, "mcp-edge-agent.bundle"), join(root, "workers/agent/wrangler.toml")),
+      build: "wrangler deploy --dry-run (workers/agent-worker/wrangler.toml)",
+      bundle: await wranglerBundle(root, join(dir, "mcp-edge-agent.bundle"), join(root, "workers/agent-worker/wrangler.toml")),
     },
     {
       name: "template peer",

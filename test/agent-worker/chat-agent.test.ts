@@ -161,8 +161,9 @@ describe("the ChatAgent Durable Object connects lazily and shuts down cleanly", 
       await instance.alarm();
       const stillConnected = (await instance.status()).mcp_connected;
       // As if the 10 minutes had passed since the last message.
-      // (lastActivity is private to the object: set as the clock would have left it.)
-      Reflect.set(instance, "lastActivity", Date.now() - 601_000);
+      // (lastActivity is private to the object's turns, workers/agent-worker/chat-turns.ts: set as
+      // the clock would have left it.)
+      Reflect.set(Reflect.get(instance, "turns"), "lastActivity", Date.now() - 601_000);
       await instance.idleShutdown();
       return { idleAlarmSet: idleAlarmInMs !== null && idleAlarmInMs > 590_000 && idleAlarmInMs <= 600_000, stillConnected };
     });

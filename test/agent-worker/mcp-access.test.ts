@@ -1,12 +1,12 @@
 /**
- * How the agent Worker's MCP requests go out (workers/agent/worker-config.ts), with its real
+ * How the agent Worker's MCP requests go out (workers/agent-worker/worker-config.ts), with its real
  * MCP_EDGE binding to the main Worker beside it: MCP_URL on the main Worker's origin goes over the
  * binding with the caller's principal and no credentials at all (MCP_TOKEN is not used there); any
  * other MCP_URL goes to the network with the MCP_TOKEN secret, never over the binding.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { isOwnOrigin, turnMcpAccess } from "../../workers/agent/worker-config";
+import { isOwnOrigin, turnMcpAccess } from "../../workers/agent-worker/worker-config";
 import type { PrincipalWire } from "../../workers/auth/principal-wire";
 import { createUser } from "../helpers/users";
 

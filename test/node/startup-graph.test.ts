@@ -97,9 +97,9 @@ describe("the Worker's startup path", () => {
   });
 });
 
-/** The chat agent's libraries and code, which live in its own Worker (workers/agent/worker.ts). */
+/** The chat agent's libraries and code, which live in its own Worker (workers/agent-worker/worker.ts). */
 const AGENT_PACKAGES = ["ai", "@ai-sdk/openai-compatible", "@ai-sdk/provider", "@ai-sdk/provider-utils", "workers-ai-provider"];
-const AGENT_MODULES = /^(durable-objects\/chat-agent\.do|workers\/agent\/(worker|chat-session|chat-loop|mcp-tools|tools|identity|worker-config)|workers\/agent\/models\/)/;
+const AGENT_MODULES = /^(durable-objects\/chat-agent\.do|workers\/agent-worker\/|workers\/agent\/(chat-session|chat-loop|mcp-tool-loader|tools|identity)|workers\/agent\/models\/)/;
 
 describe("the chat agent is its own Worker", () => {
   it("the main Worker's bundle holds none of it, not even behind import()", async () => {
@@ -109,7 +109,7 @@ describe("the chat agent is its own Worker", () => {
   });
 
   it("the agent Worker's bundle holds it (the check above looks at the real names)", async () => {
-    const inputs = Object.keys((await metafileOf("workers/agent/worker.ts")).inputs);
+    const inputs = Object.keys((await metafileOf("workers/agent-worker/worker.ts")).inputs);
     const packages = new Set(inputs.map(packageOf));
     for (const pkg of ["ai", "workers-ai-provider", "@ai-sdk/openai-compatible"]) expect(packages).toContain(pkg);
     expect(inputs).toContain("durable-objects/chat-agent.do.ts");

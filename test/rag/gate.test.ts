@@ -6,10 +6,10 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { AcquireRequest, GateDecision } from "../../durable-objects/rag-gate.do";
 import { AppError } from "../../workers/lib/errors";
 import { admit, perUserLimit } from "../../workers/rag/fair-share";
 import { QueryGate } from "../../workers/rag/gate";
+import type { AcquireRequest, GateDecision } from "../../workers/rag/pipeline-leases";
 import type { PipelineName } from "../../workers/rag/rag.schema";
 import { connect } from "../helpers/mcp";
 import { callError } from "../helpers/tasks";

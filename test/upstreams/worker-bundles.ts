@@ -49,7 +49,7 @@ async function auxiliaryWorker(config: string, entry: string, name: string, over
 
 /** The agent Worker beside the main Worker under test in `project`: its MCP_EDGE binding reaches the runner. */
 export function agentAuxiliaryWorker(project: string, vars: Record<string, string>): Promise<WorkerOptions> {
-  return auxiliaryWorker("workers/agent/wrangler.toml", "workers/agent/worker.ts", "mcp-edge-agent", (options) => ({
+  return auxiliaryWorker("workers/agent-worker/wrangler.toml", "workers/agent-worker/worker.ts", "mcp-edge-agent", (options) => ({
     ...options,
     bindings: { ...options.bindings, ...vars },
     serviceBindings: { ...options.serviceBindings, MCP_EDGE: { name: runnerName(project), entrypoint: "AgentMcp" } },

@@ -39,7 +39,7 @@ export interface HistoryMessage {
   at: string;
 }
 
-/** One message for the agent, validated by the main Worker's /api/chat (chat.routes.ts). */
+/** One message for the agent, validated by the main Worker's /api/chat (workers/chat/chat.routes.ts). */
 export interface ChatRequest {
   /** Trimmed, 1..4000 characters. */
   message: string;

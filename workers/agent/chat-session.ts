@@ -8,7 +8,7 @@
  * bad moment does not cost the MCP tools for the whole warm period; a connection that lost its
  * server (a forgotten session, a broken transport) is replaced on the next turn.
  */
-import type { FetchLike } from "@modelcontextprotocol/client";
+import type { FetchLike } from "../mcp-client/connect";
 import type { ChatEvent, ChatIdentity, ChatResult, HistoryMessage } from "./agent.types";
 import { runTurn } from "./chat-loop";
 import { type LoadedMcp, type McpConnection, loadMcpTools } from "./mcp-tool-loader";

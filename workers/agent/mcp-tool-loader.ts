@@ -11,8 +11,15 @@
  * assumed. Runtime-neutral: the caller supplies `fetch` (the Worker passes one that routes its own
  * origin through SELF; Node uses the global).
  */
-import type { FetchLike } from "@modelcontextprotocol/client";
-import { callMcpTool, closeMcp, connectMcp, listAllTools, type McpClientConnection, sessionIdOf } from "../mcp-client/connect";
+import {
+  callMcpTool,
+  closeMcp,
+  connectMcp,
+  type FetchLike,
+  listAllTools,
+  type McpClientConnection,
+  sessionIdOf,
+} from "../mcp-client/connect";
 import { describeError, McpClientError } from "../mcp-client/errors";
 import { log } from "../lib/log";
 

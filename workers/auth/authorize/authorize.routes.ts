@@ -22,7 +22,7 @@ import { inferResource, resourceFacts, resourceUrl } from "../resources";
 import { normalizeScopes } from "../scopes";
 import { hashToken } from "../tokens";
 import { checkCsrf, clearCookie, csrfToken, endSession, PENDING_COOKIE, pendingCookie, readCookie, safeReturnTo, signedIn, startSession } from "./browser";
-import { type AuthorizeEnv, guarded } from "./failures";
+import { authorizationFailure } from "./failures";
 import { completeFor, consentKey, issuerOfRequest, parseAuthorization, pathOfResource } from "./grant";
 import { continueAtProvider, OIDC_METHOD_ID, oidcSignInMethod } from "./oidc-sign-in";
 import { consentPage, errorPage, linkConfirmPage, signedInPage, signInPage } from "./pages";
@@ -30,7 +30,21 @@ import { redeemLoginCode, SIGN_IN_METHODS, type SignInMethod } from "./sign-in-m
 import { offeredScopes, rememberedGrant } from "./scope-offer";
 import { findConsentScopes, findUsableLink, saveConsent } from "./sign-in.repo";
 
+/** These routes read no per-request variables (no services, no caller): the bindings are all they need. */
+export type AuthorizeEnv = { Bindings: Env };
+
 type WorkerEnv = AuthorizeEnv;
+
+/** A handler of the /authorize pages whose every failure answers as failures.ts says, never a 500. */
+export function guarded(handle: (c: Context<AuthorizeEnv>) => Promise<Response>) {
+  return async (c: Context<AuthorizeEnv>) => {
+    try {
+      return await handle(c);
+    } catch (error) {
+      return authorizationFailure(error);
+    }
+  };
+}
 
 /** Authorization requests are links; anything longer than this is not one a client sends. */
 const MAX_AUTHORIZE_URL_CHARS = 8 * 1024;

@@ -1,16 +1,13 @@
 /**
  * How the /authorize pages fail: errors of the library shown here or sent back to the client as
  * its table says (only once the client and redirect URI are validated), ours shown here, and
- * anything unexpected logged and shown as a plain page — never a 500 with a stack trace.
+ * anything unexpected logged and shown as a plain page — never a 500 with a stack trace. The routes
+ * wrap their handlers with it (authorize.routes.ts#guarded).
  */
 import { AuthorizationError, CimdFetchError } from "@cloudflare/workers-oauth-provider";
-import type { Context } from "hono";
 import { AppError, retryAfterMs } from "../../lib/errors";
 import { log } from "../../lib/log";
 import { errorPage } from "./pages";
-
-/** These routes read no per-request variables (no services, no caller): the bindings are all they need. */
-export type AuthorizeEnv = { Bindings: Env };
 
 export function authorizationFailure(error: unknown): Response {
   if (error instanceof AuthorizationError && error.redirectTo) return Response.redirect(error.redirectTo, 302);
@@ -24,14 +21,4 @@ export function authorizationFailure(error: unknown): Response {
   }
   log.error("authorize failed", { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
   return errorPage("The authorization request could not be processed.");
-}
-
-export function guarded(handle: (c: Context<AuthorizeEnv>) => Promise<Response>) {
-  return async (c: Context<AuthorizeEnv>) => {
-    try {
-      return await handle(c);
-    } catch (error) {
-      return authorizationFailure(error);
-    }
-  };
 }

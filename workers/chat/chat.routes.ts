@@ -4,12 +4,14 @@
  *          tool_call / tool_result / reply / done (or error) with Accept: text/event-stream
  *   GET    → the stored conversation        DELETE → forget it, close connections (204)
  * The main Worker's side of the chat: it validates the request and hands it to the chat agent's
- * own Worker over the AGENT service binding (ChatService, workers/agent/worker.ts), passing the
- * caller's principal — never their bearer token. Each user talks to their own ChatAgent, named by
+ * own Worker over the AGENT service binding (ChatService, workers/agent-worker/worker.ts), passing
+ * the caller's principal — never their bearer token. Each user talks to their own ChatAgent, named by
  * their id there; failures answer with the REST error shape, never a 500.
  */
 import type { Context, Hono } from "hono";
 import * as z from "zod";
+import type { ChatFailure, ChatOutcome, ChatRequest, ChatResult, HistoryMessage } from "../agent/agent.types";
+import { resolveTimeZone } from "../agent/intent/zoned-time";
 import { refusal } from "../auth/access";
 import { type PrincipalWire, toWire } from "../auth/principal-wire";
 import type { Scope } from "../auth/scopes";
@@ -18,8 +20,6 @@ import { readJsonBody } from "../http/json-body";
 import { AppError, isErrorCode } from "../lib/errors";
 import { log } from "../lib/log";
 import { parseInput } from "../lib/validation";
-import { resolveTimeZone } from "./intent/zoned-time";
-import type { ChatFailure, ChatOutcome, ChatRequest, ChatResult, HistoryMessage } from "./agent.types";
 
 export const MAX_MESSAGE_CHARS = 4000;
 

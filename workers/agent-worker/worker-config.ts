@@ -5,11 +5,11 @@
  *   no token exists on this side to send; the main Worker applies that principal's scopes and
  *   audience as it would the token's;
  * - any other MCP_URL: over the network with the MCP_TOKEN secret when set, else no credentials.
- * The bindings come from the generated AgentEnv (workers/agent/wrangler.toml) and
- * workers/agent/env.d.ts (the secrets, which must never be in [vars]).
+ * The bindings come from the generated AgentEnv (workers/agent-worker/wrangler.toml) and
+ * workers/agent-worker/env.d.ts (the secrets, which must never be in [vars]).
  */
+import type { ChatSessionOptions, TurnMcpAccess } from "../agent/chat-session";
 import type { PrincipalWire } from "../auth/principal-wire";
-import type { ChatSessionOptions, TurnMcpAccess } from "./chat-session";
 
 /** How one MCP request goes out: the shape the outbound MCP client takes. */
 export type RequestFetch = (request: Request) => Promise<Response>;

@@ -1,10 +1,10 @@
 /**
  * The agent Worker's secrets and optional bindings: the only part of `AgentEnv` typed by hand.
- * Everything workers/agent/wrangler.toml declares is generated into
- * workers/agent/worker-configuration.d.ts (`npm run types`, checked fresh by .ci/run).
+ * Everything workers/agent-worker/wrangler.toml declares is generated into
+ * workers/agent-worker/worker-configuration.d.ts (`npm run types`, checked fresh by .ci/run).
  */
 interface AgentHandTypedBindings {
-  /** Workers AI for the agent's model (uncomment `[ai]` in workers/agent/wrangler.toml, then delete this line). */
+  /** Workers AI for the agent's model (uncomment `[ai]` in workers/agent-worker/wrangler.toml, then delete this line). */
   AI?: Ai;
   /** Secret: the key for AGENT_OPENAI_BASE_URL. */
   AGENT_OPENAI_API_KEY?: string;

@@ -1,5 +1,5 @@
 /**
- * The chat agent's Worker (mcp-edge-agent, workers/agent/wrangler.toml): the ChatAgent Durable
+ * The chat agent's Worker (mcp-edge-agent, workers/agent-worker/wrangler.toml): the ChatAgent Durable
  * Objects and, imported by the first message, the agent core with the AI SDK and the model
  * providers — none of which the main Worker bundles (docs/decisions/0036).
  *
@@ -10,8 +10,8 @@
  * ChatAgent (named by the user id), so a chat never reaches another user's conversation.
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
+import type { ChatOutcome, ChatRequest, HistoryMessage } from "../agent/agent.types";
 import type { PrincipalWire } from "../auth/principal-wire";
-import type { ChatOutcome, ChatRequest, HistoryMessage } from "./agent.types";
 
 export { ChatAgent } from "../../durable-objects/chat-agent.do";
 
