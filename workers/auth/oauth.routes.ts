@@ -8,10 +8,10 @@ import { type Context, Hono } from "hono";
 import { authorizationServer, REGISTER_PATH, TOKEN_PATH } from "./authorization-server";
 import { AppError } from "../lib/errors";
 import { isClientIdUrl, prepareClientMetadata } from "./client-id-guard";
-import { withCleanClientName } from "./client-names";
 import { protectedResourceMetadata } from "./discovery";
 import { guardOAuth, oauthError, readLimitedText } from "./oauth-errors";
 import { rememberIssuedRefreshToken, revokeOnReplay } from "./refresh-reuse";
+import { cleanedRegistration } from "./registration-body";
 import { issuerFor, resourcePathOfMetadata } from "./resources";
 import { presentedClientId } from "./token-request";
 
@@ -101,10 +101,10 @@ async function registrationEndpoint(c: Context<WorkerEnv>, issuer: string): Prom
     if (!success) return oauthError("temporarily_unavailable", "Too many client registrations from this address; try again in a minute", 429, { "Retry-After": "60" });
     const text = await readLimitedText(request);
     if (text === undefined) return oauthError("invalid_client_metadata", "The registration request is too large", 413);
-    // The body may change length (a cleaned client_name): its old Content-Length must not travel on.
+    // The body may change length (a cleaned client_name, a dropped client_uri): its old Content-Length must not travel on.
     const headers = new Headers(request.headers);
     headers.delete("content-length");
-    const registration = new Request(request.url, { method: "POST", headers, body: withCleanClientName(text) });
+    const registration = new Request(request.url, { method: "POST", headers, body: cleanedRegistration(text) });
     return authorizationServer(issuer).fetch(registration, c.env, workerContext(c));
   }
   return authorizationServer(issuer).fetch(request, c.env, workerContext(c));
