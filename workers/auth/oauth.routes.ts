@@ -2,13 +2,15 @@
  * The OAuth endpoints: discovery, token (with revocation), dynamic client registration. The
  * library serves them; in front of it run the checks it leaves to us — the issuer's origin, body
  * size, a metadata-document client_id's checks and fetch (client-id-guard.ts), the registration
- * rate limit — and behind it refresh-token reuse detection. /authorize (sign-in and consent) is authorize.routes.ts.
+ * rate limit — and behind it refresh-token reuse detection and the end of the grants a
+ * newly exchanged code replaces (grant-replacement.ts). /authorize (sign-in and consent) is authorize.routes.ts.
  */
 import { type Context, Hono } from "hono";
 import { authorizationServer, REGISTER_PATH, TOKEN_PATH } from "./authorization-server";
 import { AppError } from "../lib/errors";
 import { isClientIdUrl, prepareClientMetadata } from "./client-id-guard";
 import { protectedResourceMetadata } from "./discovery";
+import { endReplacedGrants } from "./grant-replacement";
 import { guardOAuth, oauthError, readLimitedText } from "./oauth-errors";
 import { rememberIssuedRefreshToken, revokeOnReplay } from "./refresh-reuse";
 import { cleanedRegistration } from "./registration-body";
@@ -87,6 +89,7 @@ async function tokenEndpoint(c: Context<WorkerEnv>, issuer: string): Promise<Res
     }
   }
   const grantType = form.get("grant_type");
+  if (grantType === "authorization_code") await endReplacedGrants(c.env, issuer, response);
   if (grantType === "authorization_code" || grantType === "refresh_token") {
     await rememberIssuedRefreshToken(c.env, response, { clientId, presentedRefreshToken: refreshToken });
   }
