@@ -72,9 +72,9 @@ async function browserUser(c: Context<AppEnv>): Promise<{ userId: number } | { r
   if (session) return { userId: session.user.id };
   const url = new URL(c.req.url);
   const returnTo = `${url.pathname}${url.search}`;
-  const csrf = csrfToken(c.req.raw);
+  const csrf = await csrfToken(c.req.raw);
   const headers = new Headers();
-  if (csrf.cookie) headers.append("Set-Cookie", csrf.cookie);
+  headers.append("Set-Cookie", csrf.cookie);
   headers.append("Set-Cookie", pendingCookie(returnTo));
   return { response: signInPage({ methods: SIGN_IN_METHODS, csrf: csrf.token, returnTo, headers }) };
 }
@@ -125,9 +125,8 @@ async function confirmConnect(c: Context<AppEnv>): Promise<Response> {
   const source = await sourcesRepo.getSource(openDb(c.env.DB), signed.userId, sourceId);
   if (!source) throw AppError.notFound("Source", sourceId);
   const confirmation = await authorizations(c).confirmation(signed.userId, sourceId);
-  const csrf = csrfToken(c.req.raw);
-  const headers = new Headers();
-  if (csrf.cookie) headers.append("Set-Cookie", csrf.cookie);
+  const csrf = await csrfToken(c.req.raw);
+  const headers = new Headers({ "Set-Cookie": csrf.cookie });
   const returnTo = c.req.query("return_to") === "console" ? "console" : "page";
   const shown = { id: source.id, name: source.name, url: source.mcpServerUrl };
   return connectPage({ source: shown, confirmation, csrf: csrf.token, returnTo, headers });
@@ -136,7 +135,7 @@ async function confirmConnect(c: Context<AppEnv>): Promise<Response> {
 /** The connect page's form: only from this origin, with this browser's CSRF token, by the signed-in owner. */
 async function startConnect(c: Context<AppEnv>): Promise<Response> {
   const form = await readForm(c.req.raw);
-  checkCsrf(c.req.raw, form);
+  await checkCsrf(c.req.raw, form);
   const session = await signedIn(openDb(c.env.DB), c.req.raw);
   if (!session) throw new AppError("forbidden", "Sign in to mcp-edge first: open the connect link again");
   const sourceId = sourceIdOf(form.get("source_id"));

@@ -83,9 +83,9 @@ async function showAuthorize(c: Context<WorkerEnv>): Promise<Response> {
   const url = new URL(request.url);
   if (!session) {
     const returnTo = `${url.pathname}${url.search}`;
-    const csrf = csrfToken(c.req.raw);
+    const csrf = await csrfToken(c.req.raw);
     const headers = new Headers();
-    if (csrf.cookie) headers.append("Set-Cookie", csrf.cookie);
+    headers.append("Set-Cookie", csrf.cookie);
     headers.append("Set-Cookie", pendingCookie(returnTo));
     return signInPage({ methods: signInMethods(c.env), csrf: csrf.token, returnTo, headers });
   }
@@ -131,7 +131,7 @@ async function readForm(request: Request): Promise<FormData> {
 }
 
 async function signIn(c: Context<WorkerEnv>, form: FormData): Promise<Response> {
-  checkCsrf(c.req.raw, form);
+  await checkCsrf(c.req.raw, form);
   const returnTo = safeReturnTo(form.get("return_to"));
   if (!returnTo) throw AppError.invalid("This form does not belong to an authorization request");
   const methods = signInMethods(c.env);
@@ -143,8 +143,9 @@ async function signIn(c: Context<WorkerEnv>, form: FormData): Promise<Response> 
     return "response" in result ? result.response : await finishSignIn(c, result.user, method.id, returnTo, result.scopes);
   } catch (error) {
     if (!(error instanceof AppError) || error.code === "internal") throw error;
-    const csrf = csrfToken(c.req.raw);
-    return signInPage({ methods, csrf: csrf.token, returnTo, error: error.message, status: error.status });
+    const csrf = await csrfToken(c.req.raw);
+    const headers = new Headers({ "Set-Cookie": csrf.cookie });
+    return signInPage({ methods, csrf: csrf.token, returnTo, error: error.message, status: error.status, headers });
   }
 }
 
@@ -190,15 +191,13 @@ async function showLink(c: Context<WorkerEnv>): Promise<Response> {
   const code = c.req.query("code") ?? "";
   const user = code.length > 0 && code.length <= 128 ? await findUsableLink(openDb(c.env.DB), await hashToken(code), new Date().toISOString()) : undefined;
   if (!user) return errorPage("This sign-in link is not valid: it was already used, has expired, or was copied incompletely. Print a new one with `npm run token -- login-link --user NAME`.");
-  const csrf = csrfToken(c.req.raw);
-  const headers = new Headers();
-  if (csrf.cookie) headers.append("Set-Cookie", csrf.cookie);
-  return linkConfirmPage(user.name, code, csrf.token, headers);
+  const csrf = await csrfToken(c.req.raw);
+  return linkConfirmPage(user.name, code, csrf.token, new Headers({ "Set-Cookie": csrf.cookie }));
 }
 
 async function useLink(c: Context<WorkerEnv>): Promise<Response> {
   const form = await readForm(c.req.raw);
-  checkCsrf(c.req.raw, form);
+  await checkCsrf(c.req.raw, form);
   const code = form.get("code");
   if (typeof code !== "string" || code === "" || code.length > 128) throw AppError.invalid("This sign-in link has no code");
   const db = openDb(c.env.DB);
