@@ -15,7 +15,9 @@ function register(metadata: Record<string, unknown>): Promise<Response> {
   return workerFetch(`${ORIGIN}/oauth/register`, {
     method: "POST",
     headers: { "content-type": "application/json", "cf-connecting-ip": `192.0.2.${crypto.randomUUID()}` },
-    body: JSON.stringify({ client_name: "Display test", redirect_uris: [LOOPBACK_REDIRECT], token_endpoint_auth_method: "none", ...metadata }),
+    body: JSON.stringify({
+      client_name: "Display test", redirect_uris: [LOOPBACK_REDIRECT], token_endpoint_auth_method: "none", ...metadata,
+    }),
   });
 }
 

@@ -8,7 +8,17 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { clearTokenCache } from "../../workers/auth/auth.service";
 import { workerFetch } from "../helpers/mcp";
-import { authorizeInBrowser, authorizeUrl, Browser, type IssuedTokens, LOOPBACK_REDIRECT, ORIGIN, pkce, registerClient, tokenRequest } from "../helpers/oauth";
+import {
+  authorizeInBrowser,
+  authorizeUrl,
+  Browser,
+  type IssuedTokens,
+  LOOPBACK_REDIRECT,
+  ORIGIN,
+  pkce,
+  registerClient,
+  tokenRequest,
+} from "../helpers/oauth";
 import { legacyPost } from "../helpers/rpc";
 import { createUser, type TestUser } from "../helpers/users";
 
@@ -27,7 +37,8 @@ function replayWarnings(): string[] {
 }
 
 function callTool(token: string, name: string, args: Record<string, unknown> = {}, path = "/mcp/tasks"): Promise<Response> {
-  return workerFetch(`${ORIGIN}${path}`, legacyPost(token, "2025-11-25", { id: 1, method: "tools/call", params: { name, arguments: args } }));
+  const call = { id: 1, method: "tools/call", params: { name, arguments: args } };
+  return workerFetch(`${ORIGIN}${path}`, legacyPost(token, "2025-11-25", call));
 }
 
 function refresh(refreshToken: string, clientId: string): Promise<Response> {
@@ -44,7 +55,8 @@ async function authorize(browser: Browser, user: TestUser, clientId: string, sco
 }
 
 async function exchange(clientId: string, code: string, verifier: string): Promise<IssuedTokens> {
-  const res = await tokenRequest({ grant_type: "authorization_code", code, client_id: clientId, redirect_uri: LOOPBACK_REDIRECT, code_verifier: verifier });
+  const fields = { grant_type: "authorization_code", code, client_id: clientId, redirect_uri: LOOPBACK_REDIRECT, code_verifier: verifier };
+  const res = await tokenRequest(fields);
   expect(res.status).toBe(200);
   return res.json<IssuedTokens>();
 }
