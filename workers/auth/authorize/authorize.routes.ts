@@ -21,12 +21,13 @@ import { redirectUriProblem } from "../redirect-uris";
 import { inferResource, resourceFacts, resourceUrl } from "../resources";
 import { normalizeScopes } from "../scopes";
 import { hashToken } from "../tokens";
-import { checkCsrf, clearCookie, csrfToken, endSession, PENDING_COOKIE, pendingCookie, readCookie, safeReturnTo, signedIn, startSession } from "./browser";
+import { checkCsrf, clearCookie, csrfToken, endSession, PENDING_COOKIE, readCookie, safeReturnTo, signedIn, startSession } from "./browser";
+import { sessionOrSignIn, signInMethods, signInPageFor } from "./browser-session";
 import { type AuthorizeEnv, guarded } from "./failures";
 import { completeFor, consentKey, issuerOfRequest, parseAuthorization, pathOfResource } from "./grant";
-import { continueAtProvider, OIDC_METHOD_ID, oidcSignInMethod } from "./oidc-sign-in";
-import { consentPage, errorPage, linkConfirmPage, signedInPage, signInPage } from "./pages";
-import { redeemLoginCode, SIGN_IN_METHODS, type SignInMethod } from "./sign-in-methods";
+import { continueAtProvider, OIDC_METHOD_ID } from "./oidc-sign-in";
+import { consentPage, errorPage, linkConfirmPage, signedInPage } from "./pages";
+import { redeemLoginCode } from "./sign-in-methods";
 import { offeredScopes, rememberedGrant } from "./scope-offer";
 import { findConsentScopes, findUsableLink, saveConsent } from "./sign-in.repo";
 
@@ -40,11 +41,6 @@ const SINGLE_PARAMETERS = ["response_type", "client_id", "redirect_uri", "scope"
 
 function issuerOf(c: Context<WorkerEnv>): string {
   return issuerOfRequest(c.req.raw, c.env.SELF_ORIGIN);
-}
-
-/** The sign-in methods of this Worker: its OpenID provider first when one is configured, then the built-in ones. */
-function signInMethods(env: Env): readonly SignInMethod[] {
-  return oidcConfigured(env) ? [oidcSignInMethod(env), ...SIGN_IN_METHODS] : SIGN_IN_METHODS;
 }
 
 const NOTHING_TO_GRANT = "You signed in with an API token that grants none of the permissions this app asks for. Sign in with a one-time link (or a token with these scopes) instead.";
@@ -78,18 +74,13 @@ async function showAuthorize(c: Context<WorkerEnv>): Promise<Response> {
   const request = await preparedRequest(c.req.raw, issuer, c.env);
   const oauth = oauthHelpers(issuer, c.env);
   const authRequest = await parseAuthorization(oauth, request, issuer);
-  const db = openDb(c.env.DB);
-  const session = await signedIn(db, c.req.raw);
   const url = new URL(request.url);
-  if (!session) {
-    const returnTo = `${url.pathname}${url.search}`;
-    const csrf = await csrfToken(c.req.raw);
-    const headers = new Headers();
-    headers.append("Set-Cookie", csrf.cookie);
-    headers.append("Set-Cookie", pendingCookie(returnTo));
-    return signInPage({ methods: signInMethods(c.env), csrf: csrf.token, returnTo, headers });
-  }
+  // The request as prepared (a resource inferred) is what the sign-in returns to.
+  const signed = await sessionOrSignIn(c.env, c.req.raw, `${url.pathname}${url.search}`);
+  if ("response" in signed) return signed.response;
+  const { session } = signed;
   const { user } = session;
+  const db = openDb(c.env.DB);
   const path = pathOfResource(issuer, authRequest.resource);
   const scopes = offeredScopes(path, authRequest, session.scopes);
   if (scopes.length === 0) return errorPage(NOTHING_TO_GRANT, 403);
@@ -143,9 +134,7 @@ async function signIn(c: Context<WorkerEnv>, form: FormData): Promise<Response> 
     return "response" in result ? result.response : await finishSignIn(c, result.user, method.id, returnTo, result.scopes);
   } catch (error) {
     if (!(error instanceof AppError) || error.code === "internal") throw error;
-    const csrf = await csrfToken(c.req.raw);
-    const headers = new Headers({ "Set-Cookie": csrf.cookie });
-    return signInPage({ methods, csrf: csrf.token, returnTo, error: error.message, status: error.status, headers });
+    return signInPageFor(c.env, c.req.raw, { returnTo, error: error.message, status: error.status });
   }
 }
 

@@ -8,6 +8,8 @@ export function signInPage(options: {
   methods: readonly SignInMethod[];
   csrf: string;
   returnTo: string;
+  /** What signing in is for: the page's title, and a line above the methods. */
+  purpose: { title: string; intro: string };
   error?: string | undefined;
   status?: number;
   headers?: Headers;
@@ -23,10 +25,10 @@ ${method.fields()}
     )
     .join("\n<hr>\n");
   return page({
-    title: "Sign in to authorize an app",
+    title: options.purpose.title,
     status: options.status ?? 200,
     ...(options.headers ? { headers: options.headers } : {}),
-    body: `${options.error ? errorBox(options.error) : ""}<p>An app asked to use mcp-edge on your behalf. Sign in first; you will then see what it asks for and can allow or deny it.</p>
+    body: `${options.error ? errorBox(options.error) : ""}<p>${escapeHtml(options.purpose.intro)}</p>
 ${forms}`,
   });
 }
