@@ -1,14 +1,17 @@
 /**
- * The OAuth endpoints: discovery, token (with revocation), dynamic client registration. The
- * library serves them; in front of it run the checks it leaves to us — the issuer's origin, body
- * size, a metadata-document client_id's checks and fetch (client-id-guard.ts), the registration
- * rate limit — and behind it refresh-token reuse detection and the end of the grants a
- * newly exchanged code replaces (grant-replacement.ts). /authorize (sign-in and consent) is authorize.routes.ts.
+ * The OAuth endpoints: discovery, token (with revocation), dynamic client registration, and the
+ * console's own client id (console-client.ts). The library serves the first three; in front of it
+ * run the checks it leaves to us — the issuer's origin, body size, a metadata-document client_id's
+ * checks and fetch (client-id-guard.ts), the registration rate limit and the registration's
+ * cleaning (registration-body.ts) — and behind it refresh-token reuse detection and the end of
+ * the grants a newly exchanged code replaces (grant-replacement.ts). /authorize (sign-in and
+ * consent) is authorize.routes.ts.
  */
 import { type Context, Hono } from "hono";
 import { authorizationServer, REGISTER_PATH, TOKEN_PATH } from "./authorization-server";
 import { AppError } from "../lib/errors";
 import { isClientIdUrl, prepareClientMetadata } from "./client-id-guard";
+import { CONSOLE_CLIENT_PATH, consoleClientId, consoleRedirectUri } from "./console-client";
 import { protectedResourceMetadata } from "./discovery";
 import { endReplacedGrants } from "./grant-replacement";
 import { guardOAuth, oauthError, readLimitedText } from "./oauth-errors";
@@ -113,6 +116,12 @@ async function registrationEndpoint(c: Context<WorkerEnv>, issuer: string): Prom
   return authorizationServer(issuer).fetch(request, c.env, workerContext(c));
 }
 
+/** The console's own client (console-client.ts): what it signs in with, on this origin only. */
+async function consoleClient(c: Context<WorkerEnv>, issuer: string): Promise<Response> {
+  const body = { client_id: await consoleClientId(issuer, c.env), redirect_uri: consoleRedirectUri(issuer) };
+  return new Response(JSON.stringify(body), { headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
+}
+
 /** Routes one library-served endpoint: the issuer check first, then the endpoint under guard. */
 function served(endpoint: string, handle: (c: Context<WorkerEnv>, issuer: string) => Promise<Response>) {
   return (c: Context<WorkerEnv>) => {
@@ -133,5 +142,6 @@ export function oauthRoutes(): Hono<WorkerEnv> {
   );
   app.all(TOKEN_PATH, served("token", tokenEndpoint));
   app.all(REGISTER_PATH, served("registration", registrationEndpoint));
+  app.get(CONSOLE_CLIENT_PATH, served("console client", consoleClient));
   return app;
 }

@@ -23,6 +23,7 @@ import { normalizeScopes } from "../scopes";
 import { hashToken } from "../tokens";
 import { checkCsrf, clearCookie, csrfToken, endSession, PENDING_COOKIE, readCookie, safeReturnTo, signedIn, startSession } from "./browser";
 import { sessionOrSignIn, signInMethods, signInPageFor } from "./browser-session";
+import { clientFacts } from "./client-facts";
 import { type AuthorizeEnv, guarded } from "./failures";
 import { completeFor, consentKey, issuerOfRequest, parseAuthorization, pathOfResource } from "./grant";
 import { continueAtProvider, OIDC_METHOD_ID } from "./oidc-sign-in";
@@ -87,16 +88,11 @@ async function showAuthorize(c: Context<WorkerEnv>): Promise<Response> {
   const remembered = await findConsentScopes(db, consentKey(issuer, authRequest, user.id));
   const granted = rememberedGrant(authRequest, scopes, remembered);
   if (granted) return completeFor(issuer, c.env, authRequest, user, granted);
-  const details = await oauth.describeConsent(authRequest);
+  const client = await clientFacts(oauth, issuer, c.env, authRequest);
   const consent = await oauth.beginConsent(authRequest);
   return consentPage(
     {
-      clientName: details.clientName,
-      clientId: details.clientId,
-      clientDomain: details.clientDomain,
-      redirectUri: details.redirectUri,
-      redirectHost: details.redirectHost,
-      redirectIsLoopback: details.redirectIsLoopback,
+      ...client,
       resource: authRequest.resource ?? issuer,
       resourceName: resourceFacts(path).name,
       userName: user.name,

@@ -17,6 +17,7 @@ import { resourceFacts } from "../resources";
 import type { Scope } from "../scopes";
 import { authorizationUrl, newSignInSecrets, OidcFailure, type OidcFailureKind, providerOrigin } from "../oidc/oidc-client";
 import { oidcDisplayName, oidcSettings } from "../oidc/oidc-settings";
+import { clientFacts } from "./client-facts";
 import { parseAuthorization, pathOfResource } from "./grant";
 import { offeredScopes } from "./scope-offer";
 import { escapeHtml } from "./html";
@@ -52,16 +53,11 @@ export function oidcSignInMethod(env: Env): SignInMethod {
       const request = await parseAuthorization(oauth, new Request(new URL(returnTo, issuer)), issuer);
       // The provider is asked for its endpoints now, so one that is down is named on the sign-in page.
       const origin = await reachable(providerOrigin(settings));
-      const details = await oauth.describeConsent(request);
+      const client = await clientFacts(oauth, issuer, bindings, request);
       const consent = await oauth.beginConsent(request);
       const response = consentPage(
         {
-          clientName: details.clientName,
-          clientId: details.clientId,
-          clientDomain: details.clientDomain,
-          redirectUri: details.redirectUri,
-          redirectHost: details.redirectHost,
-          redirectIsLoopback: details.redirectIsLoopback,
+          ...client,
           resource: request.resource ?? issuer,
           resourceName: resourceFacts(pathOfResource(issuer, request.resource)).name,
           userName: undefined,
