@@ -1,20 +1,18 @@
 // @ts-check
 // The console signs in like any browser-based MCP client: a public OAuth client (no secret) with
-// PKCE S256, registered by Dynamic Client Registration at first use and kept in localStorage,
-// asking for the root resource (this origin: every route) and no `scope` — so the consent page
-// offers every scope. Tokens go to sessionStorage; the access token is refreshed before it expires
-// and once more when the Worker answers 401; signing out revokes both tokens and ends the
-// sign-in session of the /authorize page. Endpoints come from the authorization server metadata.
+// PKCE S256, asking for the root resource (this origin: every route) and no `scope` — so the
+// consent page offers every scope. Its client is the one the Worker registered for it
+// (GET /oauth/console-client, decision 0055), so the consent page names it as this server's own
+// app; the id is kept in localStorage for refreshing and signing out. Tokens go to sessionStorage;
+// the access token is refreshed before it expires and once more when the Worker answers 401;
+// signing out revokes both tokens and ends the sign-in session of the /authorize page. Endpoints
+// come from the authorization server metadata.
 import { clearTokens, forgetClient, getClient, getTokens, setClient, setPending, setTokens, takePending } from "./session.js";
 
-const CLIENT_NAME = "mcp-edge console";
+/** Where the Worker hands out the console's own client id and redirect URI. */
+const CONSOLE_CLIENT_PATH = "/oauth/console-client";
 /** Refresh this long before the access token expires, so no request goes out with a dying one. */
 const REFRESH_MARGIN_MS = 60_000;
-/**
- * A registration unused for 30 days is deleted by the server; a stored one older than this since
- * its last use is replaced before it could be refused at /authorize (which shows an error page).
- */
-const REGISTRATION_REUSE_MS = 20 * 24 * 60 * 60 * 1000;
 
 export class SignInError extends Error {}
 
@@ -26,10 +24,6 @@ function metadata() {
   });
   metadataRequest.catch(() => { metadataRequest = undefined; });
   return metadataRequest;
-}
-
-function redirectUri() {
-  return `${location.origin}/`;
 }
 
 /** @param {ArrayBuffer | Uint8Array} bytes */
@@ -50,27 +44,15 @@ async function oauthErrorOf(response) {
   return { error: body.error ?? `http_${response.status}`, description: body.error_description ?? response.statusText };
 }
 
-/** @param {{ registration_endpoint: string }} meta */
-async function registeredClient(meta) {
-  const stored = getClient();
-  if (stored && stored.redirect_uri === redirectUri() && Date.now() - (stored.last_used_at ?? 0) < REGISTRATION_REUSE_MS) return stored;
-  const response = await fetch(meta.registration_endpoint, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      client_name: CLIENT_NAME,
-      redirect_uris: [redirectUri()],
-      token_endpoint_auth_method: "none",
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-    }),
-  });
+/** The console's own client, as the Worker registered it (asked for at every sign-in: one small request). */
+async function consoleClient() {
+  const response = await fetch(CONSOLE_CLIENT_PATH, { cache: "no-store" });
   if (!response.ok) {
     const { error, description } = await oauthErrorOf(response);
-    throw new SignInError(`The console could not register with the Worker: ${description} (${error})`);
+    throw new SignInError(`The Worker did not name the console's OAuth client: ${description} (${error})`);
   }
-  const { client_id } = await response.json();
-  const client = { client_id, redirect_uri: redirectUri(), last_used_at: Date.now() };
+  const { client_id, redirect_uri } = await response.json();
+  const client = { client_id, redirect_uri, last_used_at: Date.now() };
   setClient(client);
   return client;
 }
@@ -79,7 +61,7 @@ async function registeredClient(meta) {
 /** @param {{ scopes?: string[] }} [options] */
 export async function beginSignIn({ scopes } = {}) {
   const meta = await metadata();
-  const client = await registeredClient(meta);
+  const client = await consoleClient();
   const verifier = randomString();
   const challenge = base64url(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier)));
   const state = randomString();

@@ -1,8 +1,8 @@
 // @ts-check
 // The console's OAuth state in the browser. Tokens live in sessionStorage: they survive reloads of
 // this tab, are gone when it closes, and are sent nowhere but this Worker's own origin. The
-// client registration (a public client: its id is no secret) lives in localStorage, so every tab
-// of this browser reuses it — and with it the consent the user gave it.
+// console's client id (the Worker's own registration of it, decision 0055; a public client: its id
+// is no secret) lives in localStorage, for refreshing and revoking tokens in every tab.
 const TOKENS = "mcp-edge.oauth-tokens";
 const PENDING = "mcp-edge.oauth-pending";
 const CLIENT = "mcp-edge.oauth-client";
@@ -62,7 +62,7 @@ export function setPending(pending) {
 }
 
 /**
- * { client_id, redirect_uri, last_used_at } of this browser's registration, or undefined.
+ * { client_id, redirect_uri, last_used_at } of the console's client as last fetched, or undefined.
  * @returns {ClientRegistration | undefined}
  */
 export function getClient() {

@@ -9,7 +9,9 @@
  */
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sqlString, wrangler } from "../../bin/lib/wrangler";
 import { createLocalLoginCode } from "../../bin/lib/wrangler-dev";
+import { generateToken, hashToken } from "../../workers/auth/tokens";
 import {
   allowAndReturn,
   type ConsoleBrowser,
@@ -32,6 +34,7 @@ let setupError: unknown;
 beforeAll(async () => {
   try {
     run = await startConsoleBrowser("sign-in", USER);
+    await createOwnUsers(run.persistTo);
   } catch (error) {
     setupError = error;
   }
@@ -74,6 +77,33 @@ function focusIsVisible(page: Page): Promise<boolean> {
   });
 }
 
+/**
+ * Users of their own for the tests that must see the consent page: the console is one client for
+ * every browser (the Worker registers it, decision 0055), so a user's remembered consent would
+ * answer for it in the next test's fresh browser too. Made in one `wrangler d1 execute` (each
+ * run of wrangler costs seconds); their API tokens by name.
+ */
+const OWN_USERS = ["signin-step-up", "signin-deny", "signin-phone", "signin-refresh"] as const;
+const tokens = new Map<string, string>();
+
+async function createOwnUsers(persistTo: string): Promise<void> {
+  const statements: string[] = [];
+  for (const name of OWN_USERS) {
+    const token = generateToken();
+    tokens.set(name, token);
+    const hash = sqlString(await hashToken(token));
+    statements.push(
+      `INSERT INTO users (name) VALUES (${sqlString(name)}) ON CONFLICT(name) DO NOTHING;`,
+      `INSERT INTO api_tokens (user_id, token_hash, label) SELECT id, ${hash}, 'test' FROM users WHERE name = ${sqlString(name)};`,
+    );
+  }
+  wrangler(["d1", "execute", "DB", "--local", "--persist-to", persistTo, "--command", statements.join("\n")], { quiet: true });
+}
+
+function tokenOf(name: (typeof OWN_USERS)[number]): string {
+  return tokens.get(name)!;
+}
+
 async function expectFits(page: Page): Promise<void> {
   expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
 }
@@ -94,7 +124,11 @@ describe("signing in to the console through the Worker's OAuth pages", () => {
     await page.keyboard.type(run.worker.token);
     await page.keyboard.press("Enter");
     await page.locator("h2", { hasText: "Allow mcp-edge console to use your account?" }).waitFor();
-    expect(await page.locator("main").textContent()).toContain(`Signed in as ${USER}`);
+    const consent = await page.locator("main").textContent();
+    expect(consent).toContain(`Signed in as ${USER}`);
+    // The Worker registered the console itself (decision 0055): named as this server's own app, not unverified.
+    expect(consent).toContain("This is this server's own app, registered by mcp-edge itself");
+    expect(consent).not.toContain("registered itself: its name is not verified");
     await expectNoLabelMissing(page);
     await run.shot(page, "02-consent-page");
 
@@ -115,9 +149,10 @@ describe("signing in to the console through the Worker's OAuth pages", () => {
   });
 
   test("a call that needs a permission left out offers a step-up; after re-consent it succeeds", async (run) => {
+    const token = tokenOf("signin-step-up");
     const { page, context } = await run.newPage();
     await openSignInPage(page, run.base);
-    await signInWithApiToken(page, run.worker.token);
+    await signInWithApiToken(page, token);
     await page.uncheck("#scope-tasks\\:write");
     await allowAndReturn(page, run.base);
 
@@ -149,12 +184,13 @@ describe("signing in to the console through the Worker's OAuth pages", () => {
   test("signs in with a one-time link opened in the same browser", async (run) => {
     const { page, context } = await run.newPage();
     await openSignInPage(page, run.base);
-    // What `npm run token -- login-link --user signin` prints, opened in the browser that started signing in.
-    const code = await createLocalLoginCode(USER, { persistTo: run.persistTo });
+    // What `npm run token -- login-link --user signin-link` prints, opened in the browser that started signing in.
+    const user = "signin-link";
+    const code = await createLocalLoginCode(user, { persistTo: run.persistTo });
     await page.goto(`${run.base}/authorize/link?code=${encodeURIComponent(code)}`);
     await page.locator("h2", { hasText: "Sign in with this link?" }).waitFor();
     await run.shot(page, "05-link-confirmation");
-    await page.locator("button", { hasText: `Sign in as ${USER}` }).click();
+    await page.locator("button", { hasText: `Sign in as ${user}` }).click();
     // Back to the authorization in progress: the console's consent page.
     await page.locator("h2", { hasText: "Allow mcp-edge console to use your account?" }).waitFor();
     await allowAndReturn(page, run.base);
@@ -167,9 +203,10 @@ describe("signing in to the console through the Worker's OAuth pages", () => {
   });
 
   test("deny on the consent page leaves the console signed out, with the reason", async (run) => {
+    const token = tokenOf("signin-deny");
     const { page, context } = await run.newPage();
     await openSignInPage(page, run.base);
-    await signInWithApiToken(page, run.worker.token);
+    await signInWithApiToken(page, token);
     await page.locator("button[name=decision][value=deny]").click();
     await page.waitForURL((url) => url.origin === run.base && url.pathname === "/");
     const notice = page.locator(".signin-status [role=alert]");
@@ -183,11 +220,12 @@ describe("signing in to the console through the Worker's OAuth pages", () => {
   });
 
   test("the sign-in and consent pages fit a phone screen", async (run) => {
+    const token = tokenOf("signin-phone");
     const { page, context } = await run.newPage({ viewport: { width: 390, height: 844 } });
     await openSignInPage(page, run.base);
     await expectFits(page);
     await run.shot(page, "07-phone-sign-in");
-    await signInWithApiToken(page, run.worker.token);
+    await signInWithApiToken(page, token);
     await expectFits(page);
     await run.shot(page, "08-phone-consent");
     await allowAndReturn(page, run.base);
@@ -196,9 +234,10 @@ describe("signing in to the console through the Worker's OAuth pages", () => {
   });
 
   test("refreshes the access token before it expires, and once more when the Worker answers 401", async (run) => {
+    const token = tokenOf("signin-refresh");
     const { page, context } = await run.newPage();
     await openSignInPage(page, run.base);
-    await signInWithApiToken(page, run.worker.token);
+    await signInWithApiToken(page, token);
     await allowAndReturn(page, run.base);
     const first = (await consoleTokens(page))!;
 

@@ -7,7 +7,7 @@
  * control and format characters (and the invisible fillers that pass for letters), its runs of
  * white space become one space, and it is cut to MAX_CLIENT_NAME_CHARS characters.
  */
-import { isJsonObject } from "../lib/json";
+import type { JsonObject } from "../lib/json";
 
 export const MAX_CLIENT_NAME_CHARS = 100;
 
@@ -25,19 +25,12 @@ export function cleanClientName(name: string, fallback = ""): string {
 }
 
 /**
- * A dynamic registration's JSON with its `client_name` cleaned (RFC 7591 §3.2.1 lets the server
- * replace a requested value; the response names what was registered). Anything that is not a JSON
- * object is passed on as it came, for the library to refuse.
+ * A dynamic registration with its `client_name` cleaned (RFC 7591 §3.2.1 lets the server replace a
+ * requested value; the response names what was registered); a name with nothing visible left is dropped.
  */
-export function withCleanClientName(registration: string): string {
-  let metadata: unknown;
-  try {
-    metadata = JSON.parse(registration);
-  } catch {
-    return registration;
-  }
-  if (!isJsonObject(metadata) || typeof metadata["client_name"] !== "string") return registration;
+export function withCleanClientName(metadata: JsonObject): JsonObject {
+  if (typeof metadata["client_name"] !== "string") return metadata;
   const name = cleanClientName(metadata["client_name"]);
   const { client_name: _dropped, ...rest } = metadata;
-  return JSON.stringify(name === "" ? rest : { ...rest, client_name: name });
+  return name === "" ? rest : { ...rest, client_name: name };
 }

@@ -1,17 +1,22 @@
 /**
- * The OAuth endpoints: discovery, token (with revocation), dynamic client registration. The
- * library serves them; in front of it run the checks it leaves to us — the issuer's origin, body
- * size, a metadata-document client_id's checks and fetch (client-id-guard.ts), the registration
- * rate limit — and behind it refresh-token reuse detection. /authorize (sign-in and consent) is authorize.routes.ts.
+ * The OAuth endpoints: discovery, token (with revocation), dynamic client registration, and the
+ * console's own client id (console-client.ts). The library serves the first three; in front of it
+ * run the checks it leaves to us — the issuer's origin, body size, a metadata-document client_id's
+ * checks and fetch (client-id-guard.ts), the registration rate limit and the registration's
+ * cleaning (registration-body.ts) — and behind it refresh-token reuse detection and the end of
+ * the grants a newly exchanged code replaces (grant-replacement.ts). /authorize (sign-in and
+ * consent) is authorize.routes.ts.
  */
 import { type Context, Hono } from "hono";
 import { authorizationServer, REGISTER_PATH, TOKEN_PATH } from "./authorization-server";
 import { AppError } from "../lib/errors";
 import { isClientIdUrl, prepareClientMetadata } from "./client-id-guard";
-import { withCleanClientName } from "./client-names";
+import { CONSOLE_CLIENT_PATH, consoleClientId, consoleRedirectUri } from "./console-client";
 import { protectedResourceMetadata } from "./discovery";
+import { endReplacedGrants } from "./grant-replacement";
 import { guardOAuth, oauthError, readLimitedText } from "./oauth-errors";
 import { rememberIssuedRefreshToken, revokeOnReplay } from "./refresh-reuse";
+import { cleanedRegistration } from "./registration-body";
 import { issuerFor, resourcePathOfMetadata } from "./resources";
 import { presentedClientId } from "./token-request";
 
@@ -87,6 +92,7 @@ async function tokenEndpoint(c: Context<WorkerEnv>, issuer: string): Promise<Res
     }
   }
   const grantType = form.get("grant_type");
+  if (grantType === "authorization_code") await endReplacedGrants(c.env, issuer, response);
   if (grantType === "authorization_code" || grantType === "refresh_token") {
     await rememberIssuedRefreshToken(c.env, response, { clientId, presentedRefreshToken: refreshToken });
   }
@@ -101,13 +107,19 @@ async function registrationEndpoint(c: Context<WorkerEnv>, issuer: string): Prom
     if (!success) return oauthError("temporarily_unavailable", "Too many client registrations from this address; try again in a minute", 429, { "Retry-After": "60" });
     const text = await readLimitedText(request);
     if (text === undefined) return oauthError("invalid_client_metadata", "The registration request is too large", 413);
-    // The body may change length (a cleaned client_name): its old Content-Length must not travel on.
+    // The body may change length (a cleaned client_name, a dropped client_uri): its old Content-Length must not travel on.
     const headers = new Headers(request.headers);
     headers.delete("content-length");
-    const registration = new Request(request.url, { method: "POST", headers, body: withCleanClientName(text) });
+    const registration = new Request(request.url, { method: "POST", headers, body: cleanedRegistration(text) });
     return authorizationServer(issuer).fetch(registration, c.env, workerContext(c));
   }
   return authorizationServer(issuer).fetch(request, c.env, workerContext(c));
+}
+
+/** The console's own client (console-client.ts): what it signs in with, on this origin only. */
+async function consoleClient(c: Context<WorkerEnv>, issuer: string): Promise<Response> {
+  const body = { client_id: await consoleClientId(issuer, c.env), redirect_uri: consoleRedirectUri(issuer) };
+  return new Response(JSON.stringify(body), { headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
 }
 
 /** Routes one library-served endpoint: the issuer check first, then the endpoint under guard. */
@@ -130,5 +142,6 @@ export function oauthRoutes(): Hono<WorkerEnv> {
   );
   app.all(TOKEN_PATH, served("token", tokenEndpoint));
   app.all(REGISTER_PATH, served("registration", registrationEndpoint));
+  app.get(CONSOLE_CLIENT_PATH, served("console client", consoleClient));
   return app;
 }

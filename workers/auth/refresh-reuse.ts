@@ -74,6 +74,11 @@ export async function rememberIssuedRefreshToken(env: Env, response: Response, r
   await env.OAUTH_KV.put(key, JSON.stringify(issued), { expirationTtl: REFRESH_TOKEN_TTL_SECONDS, metadata });
 }
 
+/** A grant ended on purpose (replaced by a newer one): its tokens are then unknown here, never a replay. */
+export async function forgetIssuedRefreshTokens(env: Env, userId: string, grantId: string): Promise<void> {
+  await env.OAUTH_KV.delete(keyOf({ userId, grantId }));
+}
+
 /**
  * After the library refused a refresh token with `invalid_grant`: revoke the grant (and all its
  * tokens) when the refusal is a replay as described above. Returns whether it did.

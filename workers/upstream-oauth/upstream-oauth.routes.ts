@@ -18,10 +18,10 @@
  * server says in its errors is never shown: only its OAuth error code (oauth-failure-text.ts).
  */
 import { type Context, Hono } from "hono";
-import { checkCsrf, clearCookie, csrfToken, pendingCookie, readCookie, setCookie, signedIn } from "../auth/authorize/browser";
-import { errorPage, signInPage } from "../auth/authorize/pages";
+import { checkCsrf, clearCookie, csrfToken, readCookie, setCookie, signedIn } from "../auth/authorize/browser";
+import { sessionOrSignIn } from "../auth/authorize/browser-session";
+import { errorPage } from "../auth/authorize/pages";
 import { page, escapeHtml } from "../auth/authorize/html";
-import { SIGN_IN_METHODS } from "../auth/authorize/sign-in-methods";
 import { issuerFor } from "../auth/resources";
 import { randomSecret } from "../auth/tokens";
 import * as sourcesRepo from "../gateway/sources.repo";
@@ -66,17 +66,10 @@ function authorizations(c: Context<AppEnv>) {
   return upstreamAuthorizations(c.env, openDb(c.env.DB), (promise) => c.executionCtx.waitUntil(promise), originOf(c));
 }
 
-/** The signed-in user of this browser, or the sign-in page that comes back here afterwards. */
+/** The signed-in user of this browser, or the sign-in page (every sign-in method) that comes back here afterwards. */
 async function browserUser(c: Context<AppEnv>): Promise<{ userId: number } | { response: Response }> {
-  const session = await signedIn(openDb(c.env.DB), c.req.raw);
-  if (session) return { userId: session.user.id };
-  const url = new URL(c.req.url);
-  const returnTo = `${url.pathname}${url.search}`;
-  const csrf = csrfToken(c.req.raw);
-  const headers = new Headers();
-  if (csrf.cookie) headers.append("Set-Cookie", csrf.cookie);
-  headers.append("Set-Cookie", pendingCookie(returnTo));
-  return { response: signInPage({ methods: SIGN_IN_METHODS, csrf: csrf.token, returnTo, headers }) };
+  const signed = await sessionOrSignIn(c.env, c.req.raw);
+  return "response" in signed ? signed : { userId: signed.session.user.id };
 }
 
 /** Opens the flow in this browser: binds it with a fresh cookie of its own and sends the browser to the authorization server. */
@@ -125,9 +118,8 @@ async function confirmConnect(c: Context<AppEnv>): Promise<Response> {
   const source = await sourcesRepo.getSource(openDb(c.env.DB), signed.userId, sourceId);
   if (!source) throw AppError.notFound("Source", sourceId);
   const confirmation = await authorizations(c).confirmation(signed.userId, sourceId);
-  const csrf = csrfToken(c.req.raw);
-  const headers = new Headers();
-  if (csrf.cookie) headers.append("Set-Cookie", csrf.cookie);
+  const csrf = await csrfToken(c.req.raw);
+  const headers = new Headers({ "Set-Cookie": csrf.cookie });
   const returnTo = c.req.query("return_to") === "console" ? "console" : "page";
   const shown = { id: source.id, name: source.name, url: source.mcpServerUrl };
   return connectPage({ source: shown, confirmation, csrf: csrf.token, returnTo, headers });
@@ -136,7 +128,7 @@ async function confirmConnect(c: Context<AppEnv>): Promise<Response> {
 /** The connect page's form: only from this origin, with this browser's CSRF token, by the signed-in owner. */
 async function startConnect(c: Context<AppEnv>): Promise<Response> {
   const form = await readForm(c.req.raw);
-  checkCsrf(c.req.raw, form);
+  await checkCsrf(c.req.raw, form);
   const session = await signedIn(openDb(c.env.DB), c.req.raw);
   if (!session) throw new AppError("forbidden", "Sign in to mcp-edge first: open the connect link again");
   const sourceId = sourceIdOf(form.get("source_id"));

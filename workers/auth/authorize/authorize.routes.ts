@@ -21,12 +21,14 @@ import { redirectUriProblem } from "../redirect-uris";
 import { inferResource, resourceFacts, resourceUrl } from "../resources";
 import { normalizeScopes } from "../scopes";
 import { hashToken } from "../tokens";
-import { checkCsrf, clearCookie, csrfToken, endSession, PENDING_COOKIE, pendingCookie, readCookie, safeReturnTo, signedIn, startSession } from "./browser";
+import { checkCsrf, clearCookie, csrfToken, endSession, PENDING_COOKIE, readCookie, safeReturnTo, signedIn, startSession } from "./browser";
+import { sessionOrSignIn, signInMethods, signInPageFor } from "./browser-session";
+import { clientFacts } from "./client-facts";
 import { authorizationFailure } from "./failures";
 import { completeFor, consentKey, issuerOfRequest, parseAuthorization, pathOfResource } from "./grant";
-import { continueAtProvider, OIDC_METHOD_ID, oidcSignInMethod } from "./oidc-sign-in";
-import { consentPage, errorPage, linkConfirmPage, signedInPage, signInPage } from "./pages";
-import { redeemLoginCode, SIGN_IN_METHODS, type SignInMethod } from "./sign-in-methods";
+import { continueAtProvider, OIDC_METHOD_ID } from "./oidc-sign-in";
+import { consentPage, errorPage, linkConfirmPage, signedInPage } from "./pages";
+import { redeemLoginCode } from "./sign-in-methods";
 import { offeredScopes, rememberedGrant } from "./scope-offer";
 import { findConsentScopes, findUsableLink, saveConsent } from "./sign-in.repo";
 
@@ -54,11 +56,6 @@ const SINGLE_PARAMETERS = ["response_type", "client_id", "redirect_uri", "scope"
 
 function issuerOf(c: Context<WorkerEnv>): string {
   return issuerOfRequest(c.req.raw, c.env.SELF_ORIGIN);
-}
-
-/** The sign-in methods of this Worker: its OpenID provider first when one is configured, then the built-in ones. */
-function signInMethods(env: Env): readonly SignInMethod[] {
-  return oidcConfigured(env) ? [oidcSignInMethod(env), ...SIGN_IN_METHODS] : SIGN_IN_METHODS;
 }
 
 const NOTHING_TO_GRANT = "You signed in with an API token that grants none of the permissions this app asks for. Sign in with a one-time link (or a token with these scopes) instead.";
@@ -92,34 +89,24 @@ async function showAuthorize(c: Context<WorkerEnv>): Promise<Response> {
   const request = await preparedRequest(c.req.raw, issuer, c.env);
   const oauth = oauthHelpers(issuer, c.env);
   const authRequest = await parseAuthorization(oauth, request, issuer);
-  const db = openDb(c.env.DB);
-  const session = await signedIn(db, c.req.raw);
   const url = new URL(request.url);
-  if (!session) {
-    const returnTo = `${url.pathname}${url.search}`;
-    const csrf = csrfToken(c.req.raw);
-    const headers = new Headers();
-    if (csrf.cookie) headers.append("Set-Cookie", csrf.cookie);
-    headers.append("Set-Cookie", pendingCookie(returnTo));
-    return signInPage({ methods: signInMethods(c.env), csrf: csrf.token, returnTo, headers });
-  }
+  // The request as prepared (a resource inferred) is what the sign-in returns to.
+  const signed = await sessionOrSignIn(c.env, c.req.raw, `${url.pathname}${url.search}`);
+  if ("response" in signed) return signed.response;
+  const { session } = signed;
   const { user } = session;
+  const db = openDb(c.env.DB);
   const path = pathOfResource(issuer, authRequest.resource);
   const scopes = offeredScopes(path, authRequest, session.scopes);
   if (scopes.length === 0) return errorPage(NOTHING_TO_GRANT, 403);
   const remembered = await findConsentScopes(db, consentKey(issuer, authRequest, user.id));
   const granted = rememberedGrant(authRequest, scopes, remembered);
   if (granted) return completeFor(issuer, c.env, authRequest, user, granted);
-  const details = await oauth.describeConsent(authRequest);
+  const client = await clientFacts(oauth, issuer, c.env, authRequest);
   const consent = await oauth.beginConsent(authRequest);
   return consentPage(
     {
-      clientName: details.clientName,
-      clientId: details.clientId,
-      clientDomain: details.clientDomain,
-      redirectUri: details.redirectUri,
-      redirectHost: details.redirectHost,
-      redirectIsLoopback: details.redirectIsLoopback,
+      ...client,
       resource: authRequest.resource ?? issuer,
       resourceName: resourceFacts(path).name,
       userName: user.name,
@@ -145,7 +132,7 @@ async function readForm(request: Request): Promise<FormData> {
 }
 
 async function signIn(c: Context<WorkerEnv>, form: FormData): Promise<Response> {
-  checkCsrf(c.req.raw, form);
+  await checkCsrf(c.req.raw, form);
   const returnTo = safeReturnTo(form.get("return_to"));
   if (!returnTo) throw AppError.invalid("This form does not belong to an authorization request");
   const methods = signInMethods(c.env);
@@ -157,8 +144,7 @@ async function signIn(c: Context<WorkerEnv>, form: FormData): Promise<Response> 
     return "response" in result ? result.response : await finishSignIn(c, result.user, method.id, returnTo, result.scopes);
   } catch (error) {
     if (!(error instanceof AppError) || error.code === "internal") throw error;
-    const csrf = csrfToken(c.req.raw);
-    return signInPage({ methods, csrf: csrf.token, returnTo, error: error.message, status: error.status });
+    return signInPageFor(c.env, c.req.raw, { returnTo, error: error.message, status: error.status });
   }
 }
 
@@ -204,15 +190,13 @@ async function showLink(c: Context<WorkerEnv>): Promise<Response> {
   const code = c.req.query("code") ?? "";
   const user = code.length > 0 && code.length <= 128 ? await findUsableLink(openDb(c.env.DB), await hashToken(code), new Date().toISOString()) : undefined;
   if (!user) return errorPage("This sign-in link is not valid: it was already used, has expired, or was copied incompletely. Print a new one with `npm run token -- login-link --user NAME`.");
-  const csrf = csrfToken(c.req.raw);
-  const headers = new Headers();
-  if (csrf.cookie) headers.append("Set-Cookie", csrf.cookie);
-  return linkConfirmPage(user.name, code, csrf.token, headers);
+  const csrf = await csrfToken(c.req.raw);
+  return linkConfirmPage(user.name, code, csrf.token, new Headers({ "Set-Cookie": csrf.cookie }));
 }
 
 async function useLink(c: Context<WorkerEnv>): Promise<Response> {
   const form = await readForm(c.req.raw);
-  checkCsrf(c.req.raw, form);
+  await checkCsrf(c.req.raw, form);
   const code = form.get("code");
   if (typeof code !== "string" || code === "" || code.length > 128) throw AppError.invalid("This sign-in link has no code");
   const db = openDb(c.env.DB);

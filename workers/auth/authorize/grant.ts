@@ -5,7 +5,8 @@
  */
 import { type AuthRequest, AuthorizationError, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { AppError } from "../../lib/errors";
-import { type GrantProps, oauthHelpers } from "../authorization-server";
+import type { GrantProps } from "../authorization-server";
+import { issueCode } from "../grant-replacement";
 import type { AuthUser } from "../principal";
 import { issuerFor, RESOURCE_PATHS, type ResourcePath, resourceUrl } from "../resources";
 import type { Scope } from "../scopes";
@@ -46,16 +47,16 @@ export function consentKey(issuer: string, request: AuthRequest, userId: number)
   return { userId, clientId: request.clientId, redirectUri: request.redirectUri, resource: request.resource ?? issuer };
 }
 
-/** Issues the code for `user` with `scopes` and redirects the browser to the client with it. */
+/**
+ * Issues the code for `user` with `scopes` and redirects the browser to the client with it. The
+ * client's earlier grant for this resource keeps working until this code is exchanged
+ * (grant-replacement.ts).
+ */
 export async function completeFor(issuer: string, env: Env, request: AuthRequest, user: AuthUser, scopes: Scope[], headers = new Headers()): Promise<Response> {
   const props: GrantProps = { userId: user.id };
-  const { redirectTo } = await oauthHelpers(issuer, env).completeAuthorization({
-    request: { ...request, scope: scopes },
-    userId: String(user.id),
-    metadata: {},
-    scope: scopes,
-    props,
-  });
+  const resource = resourceUrl(issuer, pathOfResource(issuer, request.resource));
+  const options = { request: { ...request, scope: scopes }, userId: String(user.id), metadata: {}, scope: scopes, props };
+  const { redirectTo } = await issueCode(issuer, env, options, resource);
   headers.set("Location", redirectTo);
   headers.set("Cache-Control", "no-store");
   return new Response(null, { status: 302, headers });

@@ -7,22 +7,33 @@
  * encrypted server-side). So a provider that signs its users in silently can never hand a code to
  * a client the user did not approve here, and a callback replayed in another browser is refused.
  * The callback (oidc-callback.routes.ts) maps the provider's (issuer, subject) to a local user.
+ * Signing in to come back to one of this Worker's own pages (a connect link) asks no consent here:
+ * no app is waiting for a code (oidc-return-sign-in.ts).
  */
 import { type ApprovedConsent, type AuthorizationErrorCode, authorizationErrorRedirect } from "@cloudflare/workers-oauth-provider";
 import { AppError } from "../../lib/errors";
-import { oauthHelpers } from "../authorization-server";
+import { AUTHORIZE_PATH, oauthHelpers } from "../authorization-server";
 import { resourceFacts } from "../resources";
 import type { Scope } from "../scopes";
 import { authorizationUrl, newSignInSecrets, OidcFailure, type OidcFailureKind, providerOrigin } from "../oidc/oidc-client";
 import { oidcDisplayName, oidcSettings } from "../oidc/oidc-settings";
+import { clientFacts } from "./client-facts";
 import { parseAuthorization, pathOfResource } from "./grant";
 import { offeredScopes } from "./scope-offer";
 import { escapeHtml } from "./html";
+import { beginReturnSignIn } from "./oidc-return-sign-in";
 import { consentPage, errorPage } from "./pages";
 import type { SignInMethod } from "./sign-in-methods";
 
 export const OIDC_METHOD_ID = "oidc";
 export const OIDC_CALLBACK_PATH = "/authorize/oidc/callback";
+
+/** A provider that cannot be reached is named on the sign-in page, as the operator's problem, not the user's. */
+function reachable<T>(step: Promise<T>): Promise<T> {
+  return step.catch((error: unknown) => {
+    throw error instanceof OidcFailure ? new AppError("unavailable", `${error.message}. Try again later, or sign in another way.`) : error;
+  });
+}
 
 /** The sign-in method for this Worker's provider (offered when OIDC_ISSUER is set). */
 export function oidcSignInMethod(env: Env): SignInMethod {
@@ -31,25 +42,22 @@ export function oidcSignInMethod(env: Env): SignInMethod {
     id: OIDC_METHOD_ID,
     title: `Sign in with ${name}`,
     button: `Continue with ${name}`,
-    fields: () => `<p class="help">You first see what the app asks for here; when you allow it, you sign in at ${escapeHtml(name)}.</p>`,
+    fields: () =>
+      `<p class="help">You sign in at ${escapeHtml(name)}. When an app asks for access, you first see here what it asks for.</p>`,
     async submit(_form, { env: bindings, issuer, returnTo }) {
       const settings = oidcSettings(bindings);
+      if (!returnTo.startsWith(`${AUTHORIZE_PATH}?`)) {
+        return { response: await reachable(beginReturnSignIn(bindings, settings, `${issuer}${OIDC_CALLBACK_PATH}`, returnTo)) };
+      }
       const oauth = oauthHelpers(issuer, bindings);
       const request = await parseAuthorization(oauth, new Request(new URL(returnTo, issuer)), issuer);
       // The provider is asked for its endpoints now, so one that is down is named on the sign-in page.
-      const origin = await providerOrigin(settings).catch((error: unknown) => {
-        throw error instanceof OidcFailure ? new AppError("unavailable", `${error.message}. Try again later, or sign in another way.`) : error;
-      });
-      const details = await oauth.describeConsent(request);
+      const origin = await reachable(providerOrigin(settings));
+      const client = await clientFacts(oauth, issuer, bindings, request);
       const consent = await oauth.beginConsent(request);
       const response = consentPage(
         {
-          clientName: details.clientName,
-          clientId: details.clientId,
-          clientDomain: details.clientDomain,
-          redirectUri: details.redirectUri,
-          redirectHost: details.redirectHost,
-          redirectIsLoopback: details.redirectIsLoopback,
+          ...client,
           resource: request.resource ?? issuer,
           resourceName: resourceFacts(pathOfResource(issuer, request.resource)).name,
           userName: undefined,
@@ -64,7 +72,7 @@ export function oidcSignInMethod(env: Env): SignInMethod {
   };
 }
 
-const STATUS: Record<OidcFailureKind, number> = { unreachable: 503, refused: 403, invalid_response: 502 };
+export const FAILURE_STATUS: Record<OidcFailureKind, number> = { unreachable: 503, refused: 403, invalid_response: 502 };
 const CLIENT_ERROR: Record<OidcFailureKind, AuthorizationErrorCode> = { unreachable: "temporarily_unavailable", refused: "access_denied", invalid_response: "server_error" };
 
 /**
@@ -73,7 +81,11 @@ const CLIENT_ERROR: Record<OidcFailureKind, AuthorizationErrorCode> = { unreacha
  */
 export function providerFailurePage(failure: OidcFailure, request: ApprovedConsent["request"], headers?: Headers): Response {
   const back = authorizationErrorRedirect(request, CLIENT_ERROR[failure.kind], failure.message);
-  const response = errorPage(failure.message, STATUS[failure.kind], back);
+  return withCookies(errorPage(failure.message, FAILURE_STATUS[failure.kind], back), headers);
+}
+
+/** `response` with the cookies `headers` sets (a binding cookie to clear) added. */
+export function withCookies(response: Response, headers: Headers | undefined): Response {
   for (const cookie of headers?.getSetCookie() ?? []) response.headers.append("Set-Cookie", cookie);
   return response;
 }

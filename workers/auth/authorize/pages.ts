@@ -1,5 +1,6 @@
 /** The pages of /authorize: sign in, consent, a sign-in link's confirmation, and errors shown here. */
 import { cleanClientName } from "../client-names";
+import { CONSOLE_CLIENT_NAME } from "../console-client";
 import { SCOPE_DESCRIPTIONS, type Scope, tickedByDefault } from "../scopes";
 import { errorBox, escapeHtml, hidden, page } from "./html";
 import type { SignInMethod } from "./sign-in-methods";
@@ -8,6 +9,8 @@ export function signInPage(options: {
   methods: readonly SignInMethod[];
   csrf: string;
   returnTo: string;
+  /** What signing in is for: the page's title, and a line above the methods. */
+  purpose: { title: string; intro: string };
   error?: string | undefined;
   status?: number;
   headers?: Headers;
@@ -23,10 +26,10 @@ ${method.fields()}
     )
     .join("\n<hr>\n");
   return page({
-    title: "Sign in to authorize an app",
+    title: options.purpose.title,
     status: options.status ?? 200,
     ...(options.headers ? { headers: options.headers } : {}),
-    body: `${options.error ? errorBox(options.error) : ""}<p>An app asked to use mcp-edge on your behalf. Sign in first; you will then see what it asks for and can allow or deny it.</p>
+    body: `${options.error ? errorBox(options.error) : ""}<p>${escapeHtml(options.purpose.intro)}</p>
 ${forms}`,
   });
 }
@@ -37,6 +40,8 @@ export interface ConsentFacts {
   clientId: string;
   /** A metadata-document client's domain (verified: its client_id is a URL there). */
   clientDomain?: string | undefined;
+  /** This server's own console (console-client.ts): named as such, its registration the server's own. */
+  firstParty: boolean;
   redirectUri: string;
   redirectHost: string;
   redirectIsLoopback: boolean;
@@ -53,17 +58,27 @@ export interface ConsentFacts {
   signInWith?: { method: string; name: string; origin: string } | undefined;
 }
 
+/** Who the client is, as far as this server knows: its own console, a domain's published document, or a name it gave itself. */
+function clientIdentity(facts: ConsentFacts): string {
+  if (facts.firstParty) {
+    return `<p>This is this server's own app, registered by mcp-edge itself; what you allow goes to its console page here.</p>`;
+  }
+  if (facts.clientDomain) {
+    return `<p>Published by <strong>${escapeHtml(facts.clientDomain)}</strong> (its identity is a document on that domain).</p>`;
+  }
+  return `<p class="warning">This app registered itself: its name is not verified.</p>`;
+}
+
 export function consentPage(facts: ConsentFacts, headers: Headers): Response {
-  const clientName = cleanClientName(facts.clientName, facts.clientId);
+  const clientName = facts.firstParty ? CONSOLE_CLIENT_NAME : cleanClientName(facts.clientName, facts.clientId);
   const name = escapeHtml(clientName);
-  const origin = facts.clientDomain
-    ? `<p>Published by <strong>${escapeHtml(facts.clientDomain)}</strong> (its identity is a document on that domain).</p>`
-    : `<p class="warning">This app registered itself: its name is not verified.</p>`;
+  const origin = clientIdentity(facts);
   // A loopback address or a private-use scheme (cursor://…): the access goes to whatever program
   // on this computer listens there or claims the scheme, whatever name the client gave itself.
+  // Not for the console: its redirect is this server's own page, wherever the server runs.
   const privateUse = !/^https?:/i.test(facts.redirectUri);
   const loopback =
-    facts.redirectIsLoopback || privateUse
+    !facts.firstParty && (facts.redirectIsLoopback || privateUse)
       ? `<p class="warning" role="note"><strong>Access will be sent to an app on this computer (${escapeHtml(facts.redirectHost)}).</strong> Any program on this computer can ${privateUse ? "claim that address" : "listen there"}: continue only if you just started signing in from the app.</p>`
       : "";
   // What stays ticked is what is granted; a scope given only on purpose (gateway:admin) starts unticked.
