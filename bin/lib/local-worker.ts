@@ -33,9 +33,9 @@ function devVars(port: number): string[] {
  */
 function agentWorkerConfig(buildDir: string): { config: string; setDevVars(port: number): void } {
   const agentDir = join(buildDir, "agent");
-  wrangler(["deploy", "--dry-run", "--outdir", agentDir, "-c", join(ROOT, "workers", "agent", "wrangler.toml")], { quiet: true });
+  wrangler(["deploy", "--dry-run", "--outdir", agentDir, "-c", join(ROOT, "workers", "agent-worker", "wrangler.toml")], { quiet: true });
   const config = join(agentDir, "wrangler.toml");
-  writeFileSync(config, readFileSync(join(ROOT, "workers", "agent", "wrangler.toml"), "utf8").replace(/^main = .*$/m, 'main = "worker.js"'));
+  writeFileSync(config, readFileSync(join(ROOT, "workers", "agent-worker", "wrangler.toml"), "utf8").replace(/^main = .*$/m, 'main = "worker.js"'));
   return {
     config,
     setDevVars: (port) => writeFileSync(join(agentDir, ".dev.vars"), `SELF_ORIGIN=http://localhost:${port}\nMCP_URL=http://localhost:${port}/mcp\n`),
