@@ -26,7 +26,7 @@ import { bearerRefusal } from "../workers/gateway/bearer-resource";
 import { admit, CLOSED, probeLeaseMs, recordFailure, recordSuccess } from "../workers/gateway/breaker";
 import { type CallRecord, callStats, recordCall } from "../workers/gateway/call-stats";
 import type { SourceCallOutcome } from "../workers/gateway/source-call-result";
-import type { UpstreamListing } from "../workers/gateway/upstream-connection";
+import type { UpstreamListing } from "../workers/gateway/upstream-listing";
 import type {
   BreakerSnapshot,
   CallReport,
@@ -50,10 +50,11 @@ import { selfRoutedFetch } from "../workers/mcp-client/self-routed-fetch";
  * of them ever talk to an upstream (decision 0034); the breaker and the call window need none of it.
  */
 const upstreamSide = onFirstUse(async () => {
-  const [connect, errors, connection, failure, result, answerLimit] = await Promise.all([
+  const [connect, errors, connection, listing, failure, result, answerLimit] = await Promise.all([
     import("../workers/mcp-client/connect"),
     import("../workers/mcp-client/errors"),
     import("../workers/gateway/upstream-connection"),
+    import("../workers/gateway/upstream-listing"),
     import("../workers/gateway/upstream-failure"),
     import("../workers/gateway/source-call-result"),
     import("../workers/mcp-client/answer-limit"),
@@ -65,7 +66,7 @@ const upstreamSide = onFirstUse(async () => {
     negotiated: connect.negotiated,
     sessionIdOf: connect.sessionIdOf,
     McpClientError: errors.McpClientError,
-    listUpstreamTools: connection.listUpstreamTools,
+    listUpstreamTools: listing.listUpstreamTools,
     openUpstream: connection.openUpstream,
     upstreamFailure: failure.upstreamFailure,
     withRetries: failure.withRetries,

@@ -4,6 +4,8 @@
  * by the open breaker is not); an `isError` answer of the tool itself is a success here — the
  * upstream answered — while connection, protocol and timeout failures are errors.
  */
+import type { CallStats } from "./upstream.types";
+
 export const CALL_WINDOW = 100;
 
 export interface CallRecord {
@@ -12,17 +14,6 @@ export interface CallRecord {
   ms: number;
   /** "<type>: <message>" for a failed call, null for a successful one. */
   error: string | null;
-}
-
-export interface CallStats {
-  window: number;
-  errors: number;
-  error_rate: number;
-  p50_ms: number | null;
-  p95_ms: number | null;
-  last_success_at: string | null;
-  last_error_at: string | null;
-  last_error: string | null;
 }
 
 export function recordCall(calls: readonly CallRecord[], call: CallRecord): CallRecord[] {

@@ -5,13 +5,18 @@
  * an object, and present when the tool declares an object output schema (a tool whose output
  * schema root is not an object is the SDK path's to shape, see gateway.server.ts). A result that
  * breaks the rule is a typed `protocol` error, so no path reshapes an upstream's answer on its own.
+ * The answers no upstream gave are here too: `authorization_required` with the link to connect,
+ * and the refusal of a tool held for its owner's approval (decision 0049).
  *
  * The gateway's vocabulary is the gateway's (decision 0051): an upstream's result loses the `_meta`
  * keys the gateway writes or reads (GATEWAY_META_KEYS, and any `mcp-edge/` key) and the 2026-07-28
  * multi-round-trip fields (INPUT_REQUIRED_KEYS), so nothing an upstream answers can pass for the
  * gateway's own outcome or make /mcp ask the client for input.
  */
+import { AppError } from "../lib/errors";
 import { isJsonObject, type JsonObject } from "../lib/json";
+import { gatewayName } from "./gateway-names";
+import { type AuthorizationNeeded, authorizationMessage } from "./upstream-authorization";
 import type { UpstreamFailure } from "./upstream-failure";
 import { breakerEffect } from "./upstream-failure";
 import type { CallReport, ConnectRequest, OutputKind, UpstreamCallMeta, UpstreamErrorType } from "./upstream.types";
@@ -115,4 +120,37 @@ export function settleCall(
       probe,
     },
   };
+}
+
+/** The `_meta.authorization` of an `authorization_required` result: what a client needs to send the user on. */
+export interface AuthorizationRequired {
+  state: AuthorizationNeeded["state"];
+  /** Open in a browser signed in to mcp-edge: it connects the account and comes back. */
+  url: string | null;
+  scope: string | null;
+}
+
+/** The typed `authorization_required` error result of a call, carrying the link to connect. */
+export function authorizationOutcome(slug: string, needed: AuthorizationNeeded, url: string | undefined, started: number): SourceCallOutcome {
+  const authorization: AuthorizationRequired = { state: needed.state, url: url ?? null, scope: needed.scope ?? null };
+  const meta: UpstreamCallMeta = { source: slug, execution_time_ms: Date.now() - started, error_type: "authorization_required" };
+  const result = {
+    isError: true,
+    content: [{ type: "text", text: `authorization_required: ${authorizationMessage(slug, needed, url)}` }],
+    _meta: { ...meta, authorization: { ...authorization } },
+  };
+  return { result, resultJson: JSON.stringify(result), meta };
+}
+
+/** A held tool's call: refused before anything is sent upstream, saying why and how its owner approves it. */
+export function heldToolRefusal(source: { id: number; slug: string }, tool: { alias: string }): AppError {
+  const name = gatewayName(source.slug, tool.alias);
+  const approve = `/api/sources/${source.id}/changes/approve`;
+  return new AppError(
+    "conflict",
+    `${name} is held: its definition changed upstream, or it is new, since you approved this source's tools, so it is not ` +
+      `called until you approve it — in the console's Gateway sources, or with POST ${approve} ` +
+      `(GET /api/sources/${source.id}/changes shows what changed)`,
+    { details: { reason: "tool_definition_held", tool: name, source_id: source.id, approve } },
+  );
 }

@@ -18,13 +18,11 @@ import { type CallableToolCache, isolateCallables } from "./callable-cache";
 import { splitGatewayName } from "./gateway-names";
 import { maxResultBytes } from "./gateway-limits";
 import { secretBox, type SecretBox } from "./secrets";
-import type { SourceCallOutcome } from "./source-call-result";
+import { authorizationOutcome, heldToolRefusal, type SourceCallOutcome } from "./source-call-result";
 import { type CallableTool, findCallableTool } from "./sources.repo";
 import { callStatelessSource } from "./stateless-path";
-import { heldToolRefusal } from "./tool-pins";
 import type { ToolCallAudit } from "./tool-call-audit";
 import {
-  authorizationOutcome,
   type AuthorizationNeeded,
   isAuthorizationNeeded,
   type UpstreamAuthorizer,

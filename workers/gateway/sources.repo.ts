@@ -8,8 +8,7 @@ import { gatewayHiddenTools, sources, sourceToolAliases, sourceToolPins, sourceT
 import { batch, type Bindable, type Db, type Statement } from "../lib/db";
 import { AppError } from "../lib/errors";
 import { planAliases } from "./aliases";
-import type { HashedTool } from "./tool-pins";
-import type { OutputKind } from "./upstream.types";
+import type { OutputKind, UpstreamTool } from "./upstream.types";
 
 export type SourceRow = typeof sources.$inferSelect;
 export type SourceInsert = Omit<typeof sources.$inferInsert, "id" | "createdAt" | "updatedAt">;
@@ -164,6 +163,13 @@ export interface ReplacedInventory {
 
 /** What a discovery learned of the upstream; absent when only the tool list changed (list_changed). */
 export type LearnedUpstream = Pick<SourceRow, "upstreamKind" | "protocolVersion" | "discoverResult">;
+
+/** A tool of a new inventory with what pinning needs of it (tool-pins.ts#hashTools). */
+export interface HashedTool {
+  tool: UpstreamTool;
+  hash: string;
+  bytes: number;
+}
 
 /** The new inventory: the tools with their hashes, what the source's row learned, and the statements pinning it. */
 export interface NewInventory {

@@ -6,12 +6,11 @@
  * the owner approves it over REST or in the console. This module decides; the repositories write.
  */
 import { sha256Hex } from "../lib/encoding";
-import { AppError } from "../lib/errors";
 import { isJsonObject, type JsonObject } from "../lib/json";
 import { canonicalJson } from "./aliases";
-import { gatewayName } from "./gateway-names";
 import type { InventoryLimits } from "./inventory-limits";
 import { boundTool } from "./listed-tools";
+import type { HashedTool } from "./sources.repo";
 import type { UpstreamTool } from "./upstream.types";
 
 /** A definition as approved and as shown beside a held change (the keys the REST API uses). */
@@ -52,13 +51,6 @@ export function definitionBytes(tool: Pick<UpstreamTool, "name"> & DefinitionFie
     (tool.outputSchema === null ? 0 : bytes(JSON.stringify(tool.outputSchema))) +
     bytes(JSON.stringify(tool.annotations))
   );
-}
-
-/** A tool of a new inventory with what pinning needs of it. */
-export interface HashedTool {
-  tool: UpstreamTool;
-  hash: string;
-  bytes: number;
 }
 
 export async function hashTools(tools: readonly UpstreamTool[]): Promise<HashedTool[]> {
@@ -135,17 +127,4 @@ export async function planPins(
   }
   const detected = held.filter((tool) => previousHashes.get(tool.name) !== tool.hash);
   return { approveAll: false, adopt, held, detected };
-}
-
-/** A held tool's call: refused before anything is sent upstream, saying why and how its owner approves it. */
-export function heldToolRefusal(source: { id: number; slug: string }, tool: { alias: string }): AppError {
-  const name = gatewayName(source.slug, tool.alias);
-  const approve = `/api/sources/${source.id}/changes/approve`;
-  return new AppError(
-    "conflict",
-    `${name} is held: its definition changed upstream, or it is new, since you approved this source's tools, so it is not ` +
-      `called until you approve it — in the console's Gateway sources, or with POST ${approve} ` +
-      `(GET /api/sources/${source.id}/changes shows what changed)`,
-    { details: { reason: "tool_definition_held", tool: name, source_id: source.id, approve } },
-  );
 }

@@ -2,13 +2,13 @@
  * What the gateway's call and discovery paths need of sources' MCP authorization, as a port the
  * upstream-oauth area implements (workers/upstream-oauth/, wired in workers/services.ts), so the
  * gateway never depends on it: the owner's bearer token for a call, with the resource it was
- * issued for, what to ask the owner when there is none, and the typed `authorization_required`
- * answer a call then gets. The token goes into the call's config only (headers, fingerprint and
- * the resource it may be sent to), on both call paths, per call; the Durable Object never stores it.
+ * issued for, and what to ask the owner when there is none (the typed `authorization_required`
+ * answer a call then gets is built in source-call-result.ts). The token goes into the call's
+ * config only (headers, fingerprint and the resource it may be sent to), on both call paths, per
+ * call; the Durable Object never stores it.
  */
 import { sha256Hex } from "../lib/encoding";
-import type { SourceCallOutcome } from "./source-call-result";
-import type { UpstreamCallMeta, UpstreamConfig } from "./upstream.types";
+import type { UpstreamConfig } from "./upstream.types";
 
 /** What the authorization side needs of a source: its owner and its MCP endpoint. */
 export interface OAuthSource {
@@ -60,14 +60,6 @@ export interface UpstreamAuthorizer {
   endForUrlChange(userId: number, sourceId: number): Promise<boolean>;
 }
 
-/** The `_meta.authorization` of an `authorization_required` result: what a client needs to send the user on. */
-export interface AuthorizationRequired {
-  state: AuthorizationNeeded["state"];
-  /** Open in a browser signed in to mcp-edge: it connects the account and comes back. */
-  url: string | null;
-  scope: string | null;
-}
-
 /**
  * The config with the owner's token as its bearer (any `Authorization` the source's own headers
  * had is replaced), the resource it may be sent to (checked where each request leaves:
@@ -86,16 +78,4 @@ export function authorizationMessage(slug: string, needed: AuthorizationNeeded, 
       ? `your connection to source ${slug} expired (its server refused to renew it)`
       : `source ${slug} needs you to connect your account${needed.scope ? ` with the permissions ${needed.scope}` : ""}`;
   return `${why}. ${url ? `Open ${url} in a browser signed in to mcp-edge, then call again.` : "Connect it from the console or POST /api/sources/{id}/authorize, then call again."}`;
-}
-
-/** The typed `authorization_required` error result of a call, carrying the link to connect. */
-export function authorizationOutcome(slug: string, needed: AuthorizationNeeded, url: string | undefined, started: number): SourceCallOutcome {
-  const authorization: AuthorizationRequired = { state: needed.state, url: url ?? null, scope: needed.scope ?? null };
-  const meta: UpstreamCallMeta = { source: slug, execution_time_ms: Date.now() - started, error_type: "authorization_required" };
-  const result = {
-    isError: true,
-    content: [{ type: "text", text: `authorization_required: ${authorizationMessage(slug, needed, url)}` }],
-    _meta: { ...meta, authorization: { ...authorization } },
-  };
-  return { result, resultJson: JSON.stringify(result), meta };
 }

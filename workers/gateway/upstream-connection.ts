@@ -1,21 +1,15 @@
 /**
  * The gateway's use of the outbound MCP client (workers/mcp-client/) for one source: its endpoint
- * (headers, the bridge's environment header, SELF routing), the URL re-check before every
- * connection, and the tool listing as the inventory stores it. Used by the source's Durable Object
- * (connections, discovery) and by the stateless call path in the Worker.
+ * (headers, the bridge's environment header, SELF routing) and the URL re-check before every
+ * connection. Used by the source's Durable Object (connections, discovery) and by the stateless
+ * call path in the Worker; the tool listing over a connection is upstream-listing.ts's.
  */
-import { type FetchLike, type McpClientConnection, type McpEndpoint, connectMcp, listAllTools, type SessionInfo } from "../mcp-client/connect";
+import { type FetchLike, type McpClientConnection, type McpEndpoint, connectMcp, type SessionInfo } from "../mcp-client/connect";
 import { BRIDGE_ENV_HEADER, encodeBridgeEnv } from "../mcp-client/bridge-protocol";
-import { McpClientError } from "../mcp-client/errors";
-import { storedJsonProblem } from "../lib/stored-json";
-import { type InventoryLimitVars, inventoryLimits } from "./inventory-limits";
-import { boundTool, tooManyTools } from "./listed-tools";
 import { checkUpstreamUrl } from "./upstream-failure";
-import type { UpstreamConfig, UpstreamTool } from "./upstream.types";
+import type { UpstreamConfig } from "./upstream.types";
 
 export const GATEWAY_CLIENT_NAME = "mcp-edge-gateway";
-/** Each of a tool's schemas and its annotations, as stored in the inventory (source_tools) and listed on /mcp. */
-const MAX_TOOL_JSON_BYTES = 256 * 1024;
 
 /** Where and how a source's requests go: its headers, and for stdio the bridge's environment header. */
 export function upstreamEndpoint(config: UpstreamConfig, fetch: FetchLike): McpEndpoint {
@@ -47,43 +41,4 @@ export async function openUpstream(config: UpstreamConfig, fetch: FetchLike, opt
     resume: options.resume,
     onToolsChanged: options.onToolsChanged,
   });
-}
-
-/** Tools read from the upstream, as the inventory stores them, with its 2026-07-28 list cache hint. */
-export interface UpstreamListing {
-  tools: UpstreamTool[];
-  ttlMs: number | null;
-}
-
-/**
- * Every tool of the upstream, as the inventory keeps it. A tool's schemas and annotations are stored
- * (source_tools) and listed on the owner's /mcp: one no common client can parse is refused here, as
- * the upstream's protocol error, and so is a list longer than the per-source limit (`limits`, the
- * Worker's vars); each tool's text is cleaned and bounded (listed-tools.ts).
- */
-export async function listUpstreamTools(
-  connection: McpClientConnection,
-  timeoutMs: number,
-  limitVars: InventoryLimitVars,
-): Promise<UpstreamListing> {
-  const listing = await listAllTools(connection, timeoutMs);
-  const limits = inventoryLimits(limitVars);
-  const tooMany = tooManyTools(listing.tools.length, limits);
-  if (tooMany) throw new McpClientError("protocol", tooMany, false, false);
-  const tools = listing.tools.map((tool): UpstreamTool => {
-    for (const [field, value] of [["inputSchema", tool.inputSchema], ["outputSchema", tool.outputSchema], ["annotations", tool.annotations]] as const) {
-      const problem = value === undefined ? undefined : storedJsonProblem(value, MAX_TOOL_JSON_BYTES);
-      if (problem) throw new McpClientError("protocol", `tools/list: tool "${tool.name.slice(0, 64)}" ${field}: ${problem}`, false, false);
-    }
-    const raw = {
-      name: tool.name,
-      title: tool.title ?? tool.annotations?.title ?? null,
-      description: tool.description ?? "",
-      inputSchema: tool.inputSchema,
-      outputSchema: tool.outputSchema ?? null,
-      annotations: { ...tool.annotations },
-    };
-    return boundTool(raw, limits);
-  });
-  return { tools, ttlMs: listing.ttlMs };
 }

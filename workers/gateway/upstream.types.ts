@@ -6,7 +6,6 @@
  */
 import * as z from "zod";
 import type { McpErrorType } from "../mcp-client/errors";
-import type { CallStats } from "./call-stats";
 
 /**
  * How the gateway reaches a source. `stdio` sources are served by `mcp-edge bridge` (Workers cannot
@@ -181,6 +180,18 @@ export interface ProbeVerdict {
   /** When refused: how long until asking again makes sense. */
   retryAfterMs: number;
   breaker: BreakerSnapshot;
+}
+
+/** The window of a source's last calls as `status()` reports it (computed by call-stats.ts). */
+export interface CallStats {
+  window: number;
+  errors: number;
+  error_rate: number;
+  p50_ms: number | null;
+  p95_ms: number | null;
+  last_success_at: string | null;
+  last_error_at: string | null;
+  last_error: string | null;
 }
 
 /** A source's Durable Object as `status()` reports it (health, admin tools, tests). */
