@@ -9,7 +9,7 @@
  *   registries   workers/mcp-servers.ts, workers/queue-events.ts (lists the entry wires up)
  *   adapters     workers/http/, workers/mcp/, *.routes.ts, *.tools.ts, *.server.ts, *.resources.ts,
  *                *.consumer.ts, *.cron.ts, *.relay.ts, *.entrypoint.ts (RPC entry points of the
- *                Worker), gateway/call-fast-path.ts
+ *                Worker), gateway/calls/call-fast-path.ts
  *   composition  workers/services.ts (builds the domain services; adapters reach them through it)
  *   services     *.service.ts and the unsuffixed domain modules beside them
  *   repositories *.repo.ts, *.statements.ts
@@ -25,7 +25,7 @@ const ENTRY = "^workers/(index|app|api-app|agent-mcp|self-calls|agent/worker)[.]
 const REGISTRIES = "^workers/(mcp-servers|queue-events)[.]ts$";
 const COMPOSITION = "^workers/services[.]ts$";
 const ADAPTERS =
-  "^workers/(http|mcp)/|[.](routes|tools|server|resources|consumer|cron|relay|entrypoint)[.]ts$|^workers/gateway/call-fast-path[.]ts$";
+  "^workers/(http|mcp)/|[.](routes|tools|server|resources|consumer|cron|relay|entrypoint)[.]ts$|^workers/gateway/calls/call-fast-path[.]ts$";
 const SERVICES = "[.]service[.]ts$";
 const REPOSITORIES = "[.](repo|statements)[.]ts$";
 const SCHEMA = "[.]schema[.]ts$|^d1/";

@@ -22,11 +22,11 @@
  * RPC the Worker side owns), which writes D1 through the discovery service.
  */
 import { DurableObject } from "cloudflare:workers";
-import { bearerRefusal } from "../workers/gateway/bearer-resource";
-import { admit, CLOSED, probeLeaseMs, recordFailure, recordSuccess } from "../workers/gateway/breaker";
-import { type CallRecord, callStats, recordCall } from "../workers/gateway/call-stats";
-import type { SourceCallOutcome } from "../workers/gateway/source-call-result";
-import type { UpstreamListing } from "../workers/gateway/upstream-listing";
+import { bearerRefusal } from "../workers/gateway/authorization/bearer-resource";
+import { admit, CLOSED, probeLeaseMs, recordFailure, recordSuccess } from "../workers/gateway/calls/breaker";
+import { type CallRecord, callStats, recordCall } from "../workers/gateway/calls/call-stats";
+import type { SourceCallOutcome } from "../workers/gateway/calls/source-call-result";
+import type { UpstreamListing } from "../workers/gateway/discovery/upstream-listing";
 import type {
   BreakerSnapshot,
   CallReport,
@@ -38,7 +38,7 @@ import type {
   UpstreamConfig,
   UpstreamKind,
   UpstreamTool,
-} from "../workers/gateway/upstream.types";
+} from "../workers/gateway/sources/upstream.types";
 import { onFirstUse } from "../workers/lib/first-use";
 import { isJsonObject } from "../workers/lib/json";
 import type { McpClientConnection, Negotiated, SessionInfo } from "../workers/mcp-client/connect";
@@ -53,10 +53,10 @@ const upstreamSide = onFirstUse(async () => {
   const [connect, errors, connection, listing, failure, result, answerLimit] = await Promise.all([
     import("../workers/mcp-client/connect"),
     import("../workers/mcp-client/errors"),
-    import("../workers/gateway/upstream-connection"),
-    import("../workers/gateway/upstream-listing"),
-    import("../workers/gateway/upstream-failure"),
-    import("../workers/gateway/source-call-result"),
+    import("../workers/gateway/calls/upstream-connection"),
+    import("../workers/gateway/discovery/upstream-listing"),
+    import("../workers/gateway/calls/upstream-failure"),
+    import("../workers/gateway/calls/source-call-result"),
     import("../workers/mcp-client/answer-limit"),
   ]);
   return {

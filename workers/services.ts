@@ -4,15 +4,15 @@
  * request; MCP tools depend on the `Services` type here, not on the HTTP layer that builds them.
  */
 import { queueEventSink } from "./events/event-sink";
-import { isolateBreakers } from "./gateway/breaker-view";
-import { isolateCallables } from "./gateway/callable-cache";
-import { HiddenToolService } from "./gateway/hidden-tools.service";
-import { SourceCalls } from "./gateway/source-calls.service";
-import { SourceDiscovery } from "./gateway/source-discovery.service";
-import { SourceHealthService } from "./gateway/source-health.service";
-import { SourceRegistry } from "./gateway/source-registry.service";
-import { ToolChangeService } from "./gateway/tool-changes.service";
-import { queueToolCallAudit, type ToolCallAudit } from "./gateway/tool-call-audit";
+import { isolateBreakers } from "./gateway/calls/breaker-view";
+import { isolateCallables } from "./gateway/calls/callable-cache";
+import { HiddenToolService } from "./gateway/catalog/hidden-tools.service";
+import { SourceCalls } from "./gateway/calls/source-calls.service";
+import { SourceDiscovery } from "./gateway/discovery/source-discovery.service";
+import { SourceHealthService } from "./gateway/catalog/source-health.service";
+import { SourceRegistry } from "./gateway/registry/source-registry.service";
+import { ToolChangeService } from "./gateway/discovery/tool-changes.service";
+import { queueToolCallAudit, type ToolCallAudit } from "./gateway/calls/tool-call-audit";
 import { type Db, openDb } from "./lib/db";
 import { RateLimitService } from "./limits/rate-limits.service";
 import { selfRoutedFetch } from "./mcp-client/self-routed-fetch";

@@ -5,8 +5,8 @@
  * change made in another isolate).
  */
 import { describe, expect, it } from "vitest";
-import { CALLABLE_TOOL_TTL_MS, CallableToolCache } from "../../workers/gateway/callable-cache";
-import type { CallableTool } from "../../workers/gateway/sources.repo";
+import { CALLABLE_TOOL_TTL_MS, CallableToolCache } from "../../workers/gateway/calls/callable-cache";
+import type { CallableTool } from "../../workers/gateway/sources/sources.repo";
 import { connectGateway, registerTasksSource } from "../helpers/gateway";
 import { textOf } from "../helpers/mcp";
 import { api } from "../helpers/rest";

@@ -6,7 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { DeferredBatch } from "../../workers/gateway/deferred-batch";
+import { DeferredBatch } from "../../workers/gateway/calls/deferred-batch";
 import { createServices } from "../../workers/services";
 import { eventually } from "../helpers/eventually";
 import { registerTasksSource } from "../helpers/gateway";

@@ -10,9 +10,9 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { clearTokenCache } from "../../workers/auth/auth.service";
-import { isolateBreakers } from "../../workers/gateway/breaker-view";
-import { callStatelessSource } from "../../workers/gateway/stateless-path";
-import type { UpstreamConfig } from "../../workers/gateway/upstream.types";
+import { isolateBreakers } from "../../workers/gateway/calls/breaker-view";
+import { callStatelessSource } from "../../workers/gateway/calls/stateless-path";
+import type { UpstreamConfig } from "../../workers/gateway/sources/upstream.types";
 import { callThroughGateway, connectGateway } from "../helpers/gateway";
 import { type HostileUpstream, hostileUpstream, receivedBy } from "../helpers/hostile-oauth";
 import { textOf, workerFetch } from "../helpers/mcp";
