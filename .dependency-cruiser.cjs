@@ -19,6 +19,8 @@
  * bindings typed by the generated Env, never by importing the class. The folder-level cycle check
  * is in .dependency-cruiser-folders.cjs (it needs the root wiring files left out).
  *
+ * Inside the gateway, its rooms depend one way too (GATEWAY_ROOMS below).
+ *
  * There are no exceptions: a new one must be one edge, say why, and name what removes it.
  */
 const ENTRY = "^workers/(index|app|api-app|agent-mcp|self-calls|agent/worker)[.]ts$";
@@ -32,6 +34,29 @@ const SCHEMA = "[.]schema[.]ts$|^d1/";
 const OUTSIDE_THE_WORKER = "^(bin|bench|eval|test)/";
 /** What only Workers-side adapters and the agent may use: the HTTP framework and the MCP SDKs. */
 const HTTP_AND_MCP_LIBRARIES = "^node_modules/(hono|@modelcontextprotocol/[^/]+|agents)/";
+/**
+ * The gateway's rooms (workers/gateway/<room>/, docs/architecture.md "The gateway's rooms"), top
+ * to bottom: a room imports only itself and the rooms below it. The two on top know nothing of each
+ * other: catalog (the /mcp server, admin tools, hiding, health) and source-object (the logic the
+ * GatewaySource Durable Object delegates to).
+ */
+const GATEWAY_ROOMS = [["catalog", "source-object"], ["registry"], ["discovery"], ["calls"], ["authorization"], ["sources"]];
+
+/** One rule per room: what it may import of the gateway. */
+function gatewayRoomRules() {
+  return GATEWAY_ROOMS.flatMap((level, i) =>
+    level.map((room) => {
+      const below = GATEWAY_ROOMS.slice(i + 1).flat();
+      return {
+        name: `gateway-${room}-imports-only-rooms-below`,
+        comment: `The gateway's rooms depend one way: ${room}/ imports only itself and ${below.length ? below.map((r) => `${r}/`).join(", ") : "no other room"}.`,
+        severity: "error",
+        from: { path: `^workers/gateway/${room}/` },
+        to: { path: "^workers/gateway/", pathNot: `^workers/gateway/(${[room, ...below].join("|")})/` },
+      };
+    }),
+  );
+}
 
 /** @type {import("dependency-cruiser").IConfiguration} */
 module.exports = {
@@ -138,6 +163,21 @@ module.exports = {
       from: { path: "^durable-objects/" },
       to: { path: `${REPOSITORIES}|${SERVICES}|${COMPOSITION}|[.](routes|tools|entrypoint)[.]ts$` },
     },
+    {
+      name: "gateway-files-live-in-rooms",
+      comment: "Every file of the gateway is in one of its rooms (GATEWAY_ROOMS); none lies loose in workers/gateway/.",
+      severity: "error",
+      from: { path: "^workers/gateway/[^/]+$" },
+      to: {},
+    },
+    {
+      name: "nothing-imports-a-loose-gateway-file",
+      comment: "Every file of the gateway is in one of its rooms (GATEWAY_ROOMS); none lies loose in workers/gateway/.",
+      severity: "error",
+      from: {},
+      to: { path: "^workers/gateway/[^/]+$" },
+    },
+    ...gatewayRoomRules(),
     {
       name: "the-worker-imports-nothing-outside-it",
       comment: "bin/, bench/, eval/ and test/ may import workers/; the Worker never imports them.",
