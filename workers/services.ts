@@ -86,7 +86,7 @@ export function sourceDiscovery(
 
 /**
  * The request's waitUntil, handing each promise to the runtime once: a gateway call's audit message
- * and breaker report travel in one deferred run (gateway/deferred-batch.ts), so the call keeps its
+ * and breaker report travel in one deferred run (gateway/calls/deferred-batch.ts), so the call keeps its
  * request alive with one promise, and a promise already kept is not handed over again.
  */
 function keepingAliveOnce(waitUntil: (promise: Promise<unknown>) => void): (promise: Promise<unknown>) => void {

@@ -1,5 +1,5 @@
 /**
- * A gateway call's background bookkeeping (gateway/deferred-batch.ts): its GATEWAY_CALL audit
+ * A gateway call's background bookkeeping (gateway/calls/deferred-batch.ts): its GATEWAY_CALL audit
  * message and its breaker report travel in one deferred run per isolate, and the call hands the
  * runtime one promise to keep its request alive for — which, once settled, has delivered both:
  * the report is in the source's object and the audit event reaches the queue's consumer.

@@ -98,7 +98,7 @@ describe("mcp-edge bridge --plugins", () => {
   });
 });
 
-describe("the gateway's reading of a plugin (workers/gateway/bridge-plugins.ts, run in Node)", () => {
+describe("the gateway's reading of a plugin (workers/gateway/registry/bridge-plugins.ts, run in Node)", () => {
   let bridge: RunningBridge;
   const servers: Server[] = [];
   const listen = (handler: Parameters<typeof createServer>[1]) =>

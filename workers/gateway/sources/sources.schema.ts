@@ -14,7 +14,7 @@ export const MAX_MANIFEST_BYTES = 32 * 1024;
 /**
  * Characters allowed in a variable name: an HTTP header name (RFC 9110 token) for remote sources,
  * which also admits every POSIX environment variable name for stdio ones; the service applies
- * the rule of the source's transport (workers/gateway/registration.ts).
+ * the rule of the source's transport (workers/gateway/registry/registration.ts).
  */
 const VAR_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
 const MAX_SLUG = 40;
