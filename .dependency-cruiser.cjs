@@ -10,7 +10,8 @@
  *   adapters     workers/http/, workers/mcp/, *.routes.ts, *.tools.ts, *.server.ts, *.resources.ts,
  *                *.consumer.ts, *.cron.ts, *.relay.ts, *.entrypoint.ts (RPC entry points of the
  *                Worker), gateway/calls/call-fast-path.ts
- *   composition  workers/services.ts (builds the domain services; adapters reach them through it)
+ *   composition  workers/services.ts (builds the domain services; adapters reach them through it),
+ *                workers/isolate-state.ts (what an isolate remembers, which only services.ts hands on)
  *   services     *.service.ts and the unsuffixed domain modules beside them
  *   repositories *.repo.ts, *.statements.ts
  *   schema       *.schema.ts, d1/
@@ -26,6 +27,7 @@
 const ENTRY = "^workers/(index|app|api-app|agent-mcp|self-calls|agent/worker)[.]ts$";
 const REGISTRIES = "^workers/(mcp-servers|queue-events)[.]ts$";
 const COMPOSITION = "^workers/services[.]ts$";
+const ISOLATE_STATE = "^workers/isolate-state[.]ts$";
 const ADAPTERS =
   "^workers/(http|mcp)/|[.](routes|tools|server|resources|consumer|cron|relay|entrypoint)[.]ts$|^workers/gateway/calls/call-fast-path[.]ts$";
 const SERVICES = "[.]service[.]ts$";
@@ -88,6 +90,13 @@ module.exports = {
       severity: "error",
       from: { pathNot: `${ENTRY}|${ADAPTERS}|${OUTSIDE_THE_WORKER}` },
       to: { path: COMPOSITION },
+    },
+    {
+      name: "isolate-state-is-for-the-composition-root",
+      comment: "What an isolate remembers (workers/isolate-state.ts) reaches the services only through workers/services.ts.",
+      severity: "error",
+      from: { pathNot: `${COMPOSITION}|^test/` },
+      to: { path: ISOLATE_STATE },
     },
     {
       name: "adapters-are-imported-only-by-adapters",

@@ -25,7 +25,7 @@
  */
 import { log } from "../../lib/log";
 import { type Admission, admit, CLOSED, recordFailure, recordSuccess } from "./breaker";
-import { type DeferredBatch, isolateDeferred } from "./deferred-batch";
+import { DeferredBatch } from "./deferred-batch";
 import type { BreakerEffect, BreakerSnapshot, CallReport } from "../sources/upstream.types";
 
 /** How old a breaker state told by the object may be and still be acted on. */
@@ -71,7 +71,8 @@ export class BreakerView {
   constructor(
     private readonly now: () => number = Date.now,
     private readonly ttlMs = BREAKER_VIEW_TTL_MS,
-    private readonly deferred: DeferredBatch = isolateDeferred,
+    /** The isolate's run of deferred work (shared with the audit); a view built without one (a test) runs its own. */
+    private readonly deferred: DeferredBatch = new DeferredBatch(),
   ) {}
 
   /**
@@ -165,6 +166,3 @@ export class BreakerView {
     }
   }
 }
-
-/** The view of this isolate: module state, shared by every request the isolate serves. */
-export const isolateBreakers = new BreakerView();

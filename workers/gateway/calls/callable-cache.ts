@@ -12,39 +12,32 @@
  * they just hid or whose source they just disabled, deleted or changed, with its previous
  * configuration — the owner's own tool and credentials only. The upstream URL rules are checked
  * on every connection regardless.
+ *
+ * The isolate's one cache is in workers/isolate-state.ts.
  */
+import { BoundedCache } from "../../lib/bounded-cache";
 import type { CallableTool } from "../sources/sources.repo";
 
 export const CALLABLE_TOOL_TTL_MS = 5_000;
 const MAX_ENTRIES = 2_048;
 
 export class CallableToolCache {
-  private readonly entries = new Map<string, { tool: CallableTool; at: number }>();
+  private readonly entries: BoundedCache<string, CallableTool>;
 
-  constructor(
-    private readonly now: () => number = Date.now,
-    private readonly ttlMs = CALLABLE_TOOL_TTL_MS,
-  ) {}
+  constructor(now: () => number = Date.now, ttlMs = CALLABLE_TOOL_TTL_MS) {
+    this.entries = new BoundedCache({ maxEntries: MAX_ENTRIES, ttlMs, now });
+  }
 
   get(userId: number, name: string): CallableTool | undefined {
-    const key = `${userId}:${name}`;
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    if (this.now() - entry.at < this.ttlMs) return entry.tool;
-    this.entries.delete(key);
-    return undefined;
+    return this.entries.get(`${userId}:${name}`);
   }
 
   set(userId: number, name: string, tool: CallableTool): void {
-    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(`${userId}:${name}`, { tool, at: this.now() });
+    this.entries.set(`${userId}:${name}`, tool);
   }
 
   /** The user's sources, inventory or hidden tools changed here: their next calls look up again. */
   forgetUser(userId: number): void {
-    for (const [key, entry] of this.entries) if (entry.tool.source.userId === userId) this.entries.delete(key);
+    this.entries.deleteWhere((tool) => tool.source.userId === userId);
   }
 }
-
-/** The cache of this isolate: module state, holding only what lookups returned (sealed secrets stay sealed). */
-export const isolateCallables = new CallableToolCache();

@@ -43,6 +43,3 @@ export class DeferredBatch {
     );
   }
 }
-
-/** The batch of this isolate: module state, shared by every request the isolate serves. */
-export const isolateDeferred = new DeferredBatch();

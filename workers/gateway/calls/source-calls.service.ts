@@ -14,7 +14,7 @@
 import type { Db } from "../../lib/db";
 import type { FetchLike } from "../../mcp-client/connect";
 import type { BreakerView, SourceObject } from "./breaker-view";
-import { type CallableToolCache, isolateCallables } from "./callable-cache";
+import type { CallableToolCache } from "./callable-cache";
 import { splitGatewayName } from "../sources/gateway-names";
 import { maxResultBytes } from "../sources/gateway-limits";
 import { secretBox, type SecretBox } from "../sources/secrets";
@@ -28,7 +28,7 @@ import {
   type UpstreamAuthorizer,
   withBearer,
 } from "../authorization/upstream-authorization";
-import { upstreamConfig } from "./upstream-config";
+import { type OpenedConfigs, openedConfigs, upstreamConfig } from "./upstream-config";
 import type { ConnectRequest, UpstreamConfig } from "../sources/upstream.types";
 
 export interface SourceCallsDeps {
@@ -41,8 +41,10 @@ export interface SourceCallsDeps {
   upstreamFetch: (caller: number) => FetchLike;
   audit: ToolCallAudit;
   breakers: BreakerView;
-  /** Where looked-up tools are kept; this isolate's cache unless a test brings its own. */
-  callables?: CallableToolCache;
+  /** Where looked-up tools are kept (the isolate's, workers/isolate-state.ts). */
+  callables: CallableToolCache;
+  /** Opened upstream configs kept across requests (the isolate's); a service built without them (a test) keeps its own. */
+  configs?: OpenedConfigs | undefined;
   waitUntil: (promise: Promise<unknown>) => void;
   /** Sources' MCP authorization: the owner's token for `oauth` sources (without it they answer authorization_required). */
   authorizer?: UpstreamAuthorizer | undefined;
@@ -62,9 +64,11 @@ export class SourceCalls {
   private readonly secrets: SecretBox;
 
   private readonly callables: CallableToolCache;
+  private readonly configs: OpenedConfigs;
   constructor(private readonly deps: SourceCallsDeps) {
     this.secrets = secretBox(deps.env.SOURCE_SECRETS_KEY);
-    this.callables = deps.callables ?? isolateCallables;
+    this.callables = deps.callables;
+    this.configs = deps.configs ?? openedConfigs();
   }
 
   /** The tool a gateway name calls for this user, or undefined: unknown, hidden, disabled, deleted or another user's. */
@@ -86,7 +90,7 @@ export class SourceCalls {
     const started = Date.now();
     const { source, tool } = target;
     if (tool.held) throw heldToolRefusal(source, tool);
-    const config = await upstreamConfig(source, this.secrets, this.deps.env);
+    const config = await upstreamConfig(source, this.secrets, this.deps.env, this.configs);
     const outcome =
       source.upstreamAuth === "oauth" ? await this.callAuthorized(userId, target, config, args, started) : await this.send(userId, target, config, args);
     this.deps.audit.record({

@@ -8,12 +8,13 @@
  * The messages of calls ending within DEFERRED_RUN_DELAY_MS of each other in one isolate go in one
  * `sendBatch`, sent in the isolate's next run of deferred work (deferred-batch.ts, shared with the
  * breaker reports): every request whose event a run carries keeps that run alive (waitUntil), so an
- * event is sent as surely as with a send of its own.
+ * event is sent as surely as with a send of its own. What is gathered lives in CallEventBuffers
+ * (the isolate's: workers/isolate-state.ts).
  */
 import type { GatewayCallEvent } from "./gateway-call-event.schema";
 import { nowIso } from "../../lib/clock";
 import { log } from "../../lib/log";
-import { type DeferredBatch, isolateDeferred } from "./deferred-batch";
+import type { DeferredBatch } from "./deferred-batch";
 import type { CallOutcome } from "../sources/upstream.types";
 
 export interface ToolCallRecord {
@@ -60,8 +61,6 @@ interface Pending {
   send: Promise<void> | undefined;
 }
 
-/** Per queue binding, the messages gathered in this isolate and the run that will carry them. */
-const pending = new WeakMap<Queue, Pending>();
 
 async function sendGathered(queue: Queue, buffer: Pending): Promise<void> {
   const events = buffer.events;
@@ -75,15 +74,27 @@ async function sendGathered(queue: Queue, buffer: Pending): Promise<void> {
   }
 }
 
-export function queueToolCallAudit(queue: Queue, waitUntil: (promise: Promise<unknown>) => void, deferred: DeferredBatch = isolateDeferred): ToolCallAudit {
+/** Per queue binding, the messages gathered in this isolate and the deferred run that will carry them. */
+export class CallEventBuffers {
+  private readonly pending = new WeakMap<Queue, Pending>();
+
+  constructor(private readonly deferred: DeferredBatch) {}
+
+  /** Adds `event` to what the queue's next run sends; that run's promise, the one to keep the request alive for. */
+  add(queue: Queue, event: GatewayCallEvent): Promise<void> {
+    let buffer = this.pending.get(queue);
+    if (!buffer) this.pending.set(queue, (buffer = { events: [], send: undefined }));
+    buffer.events.push(event);
+    const gathered = buffer;
+    buffer.send ??= this.deferred.join(() => sendGathered(queue, gathered));
+    return buffer.send;
+  }
+}
+
+export function queueToolCallAudit(queue: Queue, waitUntil: (promise: Promise<unknown>) => void, buffers: CallEventBuffers): ToolCallAudit {
   return {
     record(call) {
-      let buffer = pending.get(queue);
-      if (!buffer) pending.set(queue, (buffer = { events: [], send: undefined }));
-      buffer.events.push(toolCallEvent(call));
-      const gathered = buffer;
-      buffer.send ??= deferred.join(() => sendGathered(queue, gathered));
-      waitUntil(buffer.send);
+      waitUntil(buffers.add(queue, toolCallEvent(call)));
     },
   };
 }

@@ -1,10 +1,12 @@
 /**
  * How a source is reached (UpstreamConfig, upstream.types.ts), opened from its D1 row: remote env
  * vars become headers, stdio ones the process env, the bridge token a bearer header — decrypted.
- * Opened configs are kept briefly per isolate, keyed by everything they are made of, so a warm
- * source's call skips AES-GCM and SHA-256.
+ * Opened configs are kept briefly per isolate (OpenedConfigs; the isolate's is in
+ * workers/isolate-state.ts), keyed by everything they are made of, so a warm source's call skips
+ * AES-GCM and SHA-256.
  */
 import type { StoredEnvVar } from "../../../d1/schema";
+import { BoundedCache } from "../../lib/bounded-cache";
 import { sha256Hex } from "../../lib/encoding";
 import { privateUpstreamsAllowed } from "../../lib/url-safety";
 import type { SecretBox } from "../sources/secrets";
@@ -29,12 +31,17 @@ export interface ReachableSource {
 /** How long an opened upstream config (decrypted headers) is reused in this isolate. */
 const CONFIG_TTL_MS = 60_000;
 const CONFIG_CACHE_MAX = 256;
+
 /**
  * Opened configs by `configKey`. The key holds every input of the config — owner, URL, transport,
  * the sealed values (a new IV on every re-seal) and the sealing key — so a changed source, another
  * user or another key can never hit an old entry; the TTL only bounds how long secrets stay in memory.
  */
-const configCache = new Map<string, { config: UpstreamConfig; at: number }>();
+export type OpenedConfigs = BoundedCache<string, UpstreamConfig>;
+
+export function openedConfigs(): OpenedConfigs {
+  return new BoundedCache({ maxEntries: CONFIG_CACHE_MAX, ttlMs: CONFIG_TTL_MS });
+}
 
 function configKey(row: ReachableSource, sealingKey: string | undefined, allowPrivateUpstreams: boolean): string {
   return JSON.stringify([
@@ -77,13 +84,13 @@ export async function upstreamConfig(
   row: ReachableSource,
   secrets: SecretBox,
   env: Pick<Env, "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS">,
+  opened: OpenedConfigs,
 ): Promise<UpstreamConfig> {
   const allowPrivateUpstreams = privateUpstreamsAllowed(env);
   const key = configKey(row, env.SOURCE_SECRETS_KEY, allowPrivateUpstreams);
-  const cached = configCache.get(key);
-  if (cached && Date.now() - cached.at < CONFIG_TTL_MS) return cached.config;
+  const cached = opened.get(key);
+  if (cached) return cached;
   const config = await openConfig(row, secrets, allowPrivateUpstreams);
-  if (configCache.size >= CONFIG_CACHE_MAX) configCache.delete(configCache.keys().next().value!);
-  configCache.set(key, { config, at: Date.now() });
+  opened.set(key, config);
   return config;
 }

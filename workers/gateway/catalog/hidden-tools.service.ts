@@ -4,7 +4,7 @@
  * caller's own sources only: another user's tool is "not found".
  */
 import type { Db } from "../../lib/db";
-import { type CallableToolCache, isolateCallables } from "../calls/callable-cache";
+import type { CallableToolCache } from "../calls/callable-cache";
 import { AppError } from "../../lib/errors";
 import * as hiddenRepo from "../sources/hidden-tools.repo";
 import { gatewayName, splitGatewayName } from "../sources/gateway-names";
@@ -18,7 +18,7 @@ export interface HiddenTool {
 export class HiddenToolService {
   constructor(
     private readonly db: Db,
-    private readonly callables: CallableToolCache = isolateCallables,
+    private readonly callables: CallableToolCache,
   ) {}
 
   async list(userId: number): Promise<{ hidden_tools: HiddenTool[]; count: number }> {

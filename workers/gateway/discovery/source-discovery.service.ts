@@ -17,7 +17,7 @@ import { AppError } from "../../lib/errors";
 import { isJsonObject } from "../../lib/json";
 import { log } from "../../lib/log";
 import type { BreakerView } from "../calls/breaker-view";
-import { type CallableToolCache, isolateCallables } from "../calls/callable-cache";
+import type { CallableToolCache } from "../calls/callable-cache";
 import { formatCount, INVENTORY_SETTINGS, type InventoryLimitVars, inventoryLimits } from "./inventory-limits";
 import { secretBox, type SecretBox } from "../sources/secrets";
 import * as repo from "../sources/sources.repo";
@@ -26,7 +26,7 @@ import type { ToolDefinitionsEvent } from "./tool-definitions-event.schema";
 import { hashTools, planPins } from "./tool-pins";
 import * as pinsRepo from "./tool-pins.repo";
 import { authorizationMessage, isAuthorizationNeeded, type UpstreamAuthorizer, withBearer } from "../authorization/upstream-authorization";
-import { upstreamConfig } from "../calls/upstream-config";
+import { type OpenedConfigs, openedConfigs, upstreamConfig } from "../calls/upstream-config";
 import { type InventoryChange, type UpstreamTool, upstreamToolsSchema } from "../sources/upstream.types";
 
 export interface SourceDiscoveryDeps {
@@ -36,8 +36,10 @@ export interface SourceDiscoveryDeps {
   events?: EventSink | undefined;
   /** This isolate's breaker view: a discovery's verdict on the breaker reaches it at once. */
   breakers: BreakerView;
-  /** The callable tools kept (this isolate's unless a test brings its own): a new inventory drops what was looked up of its owner. */
-  callables?: CallableToolCache;
+  /** The callable tools kept (the isolate's, workers/isolate-state.ts): a new inventory drops what was looked up of its owner. */
+  callables: CallableToolCache;
+  /** Opened upstream configs kept across requests (the isolate's); a service built without them (a test) keeps its own. */
+  configs?: OpenedConfigs | undefined;
   /** Sources' MCP authorization: learns an upstream's protection after a 401, and lists `oauth` sources with their owner's token. */
   authorizer?: UpstreamAuthorizer | undefined;
 }
@@ -52,9 +54,11 @@ export class SourceDiscovery {
   private readonly secrets: SecretBox;
 
   private readonly callables: CallableToolCache;
+  private readonly configs: OpenedConfigs;
   constructor(private readonly deps: SourceDiscoveryDeps) {
     this.secrets = secretBox(deps.env.SOURCE_SECRETS_KEY);
-    this.callables = deps.callables ?? isolateCallables;
+    this.callables = deps.callables;
+    this.configs = deps.configs ?? openedConfigs();
   }
 
   /**
@@ -72,7 +76,7 @@ export class SourceDiscovery {
     const authorizer = this.deps.authorizer;
     const needsAuthorization = (why: Parameters<typeof authorizationMessage>[1]) =>
       failed(`authorization_required: ${authorizationMessage(row.slug, why, authorizer?.connectLink(row.id))}`);
-    const base = await upstreamConfig(row, this.secrets, this.deps.env);
+    const base = await upstreamConfig(row, this.secrets, this.deps.env, this.configs);
     let config = base;
     if (row.upstreamAuth === "oauth" && authorizer) {
       const token = await authorizer.bearer(row);

@@ -11,7 +11,7 @@ import { batch, type Db } from "../../lib/db";
 import { AppError } from "../../lib/errors";
 import { isJsonObject } from "../../lib/json";
 import { canonicalJson } from "../sources/aliases";
-import { type CallableToolCache, isolateCallables } from "../calls/callable-cache";
+import type { CallableToolCache } from "../calls/callable-cache";
 import { gatewayName } from "../sources/gateway-names";
 import * as repo from "../sources/sources.repo";
 import { type ApproveChangesResult, DEFINITION_FIELDS, type ToolChangeList } from "../sources/sources.schema";
@@ -22,8 +22,8 @@ import * as pinsRepo from "./tool-pins.repo";
 export interface ToolChangeDeps {
   db: Db;
   events?: EventSink | undefined;
-  /** The callable tools kept (this isolate's unless a test brings its own): an approval drops its owner's. */
-  callables?: CallableToolCache;
+  /** The callable tools kept (the isolate's, workers/isolate-state.ts): an approval drops its owner's. */
+  callables: CallableToolCache;
 }
 
 type ToolChange = ToolChangeList["changes"][number];
@@ -63,7 +63,7 @@ export class ToolChangeService {
   private readonly callables: CallableToolCache;
 
   constructor(private readonly deps: ToolChangeDeps) {
-    this.callables = deps.callables ?? isolateCallables;
+    this.callables = deps.callables;
   }
 
   private async held(

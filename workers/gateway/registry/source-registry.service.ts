@@ -10,7 +10,7 @@ import type { Db } from "../../lib/db";
 import { AppError } from "../../lib/errors";
 import { assertSafeUpstreamUrl, privateUpstreamsAllowed } from "../../lib/url-safety";
 import type { BreakerView } from "../calls/breaker-view";
-import { type CallableToolCache, isolateCallables } from "../calls/callable-cache";
+import type { CallableToolCache } from "../calls/callable-cache";
 import { type BridgePlugin, bridgeUrlOf, readBridgePlugin } from "./bridge-plugins";
 import { MAX_SOURCES_SETTING, maxSourcesPerUser } from "../sources/gateway-limits";
 import * as hiddenRepo from "../sources/hidden-tools.repo";
@@ -30,8 +30,8 @@ export interface SourceRegistryDeps {
   env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS" | "SELF_ORIGIN" | "GATEWAY_MAX_SOURCES_PER_USER">;
   discovery: SourceDiscovery;
   breakers: BreakerView;
-  /** The callable tools kept (this isolate's unless a test brings its own): a change drops its owner's. */
-  callables?: CallableToolCache;
+  /** The callable tools kept (the isolate's, workers/isolate-state.ts): a change drops its owner's. */
+  callables: CallableToolCache;
   /** Deleting an OAuth source revokes its owner's upstream tokens first; a change of its URL ends its connection. */
   authorizer?: Pick<UpstreamAuthorizer, "disconnect" | "endForUrlChange"> | undefined;
   /** The origin the request registering or changing a source arrived on: its `/mcp` is this gateway too, whatever SELF_ORIGIN says. */
@@ -67,7 +67,7 @@ export class SourceRegistry {
   private readonly callables: CallableToolCache;
   constructor(private readonly deps: SourceRegistryDeps) {
     this.secrets = secretBox(deps.env.SOURCE_SECRETS_KEY);
-    this.callables = deps.callables ?? isolateCallables;
+    this.callables = deps.callables;
   }
 
   /** The URL as stored, once it passes the upstream URL rules and is not this gateway itself; `field` names it in a refusal. */
