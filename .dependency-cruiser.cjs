@@ -29,7 +29,8 @@ const REGISTRIES = "^workers/(mcp-servers|queue-events)[.]ts$";
 const COMPOSITION = "^workers/services[.]ts$";
 const ISOLATE_STATE = "^workers/isolate-state[.]ts$";
 const ADAPTERS =
-  "^workers/(http|mcp)/|[.](routes|tools|server|resources|consumer|cron|relay|entrypoint)[.]ts$|^workers/gateway/calls/call-fast-path[.]ts$";
+  "^workers/(http|mcp)/|[.](routes|tools|server|resources|consumer|cron|relay|entrypoint)[.]ts$" +
+  "|^workers/gateway/calls/call-fast-path[.]ts$";
 const SERVICES = "[.]service[.]ts$";
 const REPOSITORIES = "[.](repo|statements)[.]ts$";
 const SCHEMA = "[.]schema[.]ts$|^d1/";
@@ -49,9 +50,10 @@ function gatewayRoomRules() {
   return GATEWAY_ROOMS.flatMap((level, i) =>
     level.map((room) => {
       const below = GATEWAY_ROOMS.slice(i + 1).flat();
+      const others = below.length > 0 ? below.map((r) => `${r}/`).join(", ") : "no other room";
       return {
         name: `gateway-${room}-imports-only-rooms-below`,
-        comment: `The gateway's rooms depend one way: ${room}/ imports only itself and ${below.length ? below.map((r) => `${r}/`).join(", ") : "no other room"}.`,
+        comment: `The gateway's rooms depend one way: ${room}/ imports only itself and ${others}.`,
         severity: "error",
         from: { path: `^workers/gateway/${room}/` },
         to: { path: "^workers/gateway/", pathNot: `^workers/gateway/(${[room, ...below].join("|")})/` },
@@ -187,6 +189,14 @@ module.exports = {
       to: { path: "^workers/gateway/[^/]+$" },
     },
     ...gatewayRoomRules(),
+    {
+      name: "durable-object-logic-imports-no-repositories-routes-or-tools",
+      comment:
+        "What GatewaySource delegates to (workers/gateway/source-object/) keeps to the object's own storage, as the class does.",
+      severity: "error",
+      from: { path: "^workers/gateway/source-object/" },
+      to: { path: `${REPOSITORIES}|${SERVICES}|${COMPOSITION}|[.](routes|tools|entrypoint)[.]ts$` },
+    },
     {
       name: "the-worker-imports-nothing-outside-it",
       comment: "bin/, bench/, eval/ and test/ may import workers/; the Worker never imports them.",

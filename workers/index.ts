@@ -8,6 +8,7 @@ import { finishUnreadBody } from "./http/unread-body";
 
 export { RagGate } from "../durable-objects/rag-gate.do";
 export { GatewaySource } from "../durable-objects/gateway-source.do";
+export { UpstreamRefreshLease } from "../durable-objects/upstream-refresh-lease.do";
 export { GatewayInventory } from "./gateway/discovery/inventory.entrypoint";
 export { ThinkingLog } from "../durable-objects/thinking.do";
 export { AgentMcp } from "./agent-mcp";

@@ -19,7 +19,7 @@ import { selfRoutedFetch } from "./mcp-client/self-routed-fetch";
 import { RagService } from "./rag/rag.service";
 import { TaskService } from "./tasks/tasks.service";
 import { ThinkingService } from "./thinking/thinking.service";
-import { sourceObjectRefreshGate } from "./upstream-oauth/refresh-gate";
+import { leaseObjectRefreshGate } from "./upstream-oauth/refresh-gate";
 import { queueUpstreamOAuthAudit } from "./upstream-oauth/upstream-oauth-audit";
 import { UpstreamAuthorizations } from "./upstream-oauth/upstream-auth.service";
 
@@ -65,7 +65,7 @@ export function upstreamAuthorizations(env: Env, db: Db, waitUntil: (promise: Pr
     fetch: selfRoutedFetch(env),
     origin,
     audit: queueUpstreamOAuthAudit(env.EVENTS, waitUntil),
-    refreshGate: sourceObjectRefreshGate(env.GATEWAY_SOURCE),
+    refreshGate: leaseObjectRefreshGate(env.UPSTREAM_REFRESH_LEASE),
   });
 }
 
