@@ -18,7 +18,8 @@
  *                     *.server.ts, *.resources.ts, *.consumer.ts, *.cron.ts, *.relay.ts, *.entrypoint.ts,
  *                     *.format.ts (a result's text for a person); and, by name until they carry a suffix,
  *                     the gateway's MCP-speaking call-fast-path.ts and connect-elicitation.ts
- *   composition       workers/services.ts (builds the domain services; adapters reach them through it)
+ *   composition       workers/services.ts (builds the domain services; adapters reach them through it) and
+ *                     workers/isolate-state.ts (what an isolate remembers, which only services.ts hands on)
  *   domain            *.service.ts, *.rules.ts, *.config.ts, *.types.ts and every unsuffixed module of an area
  *   mcp client        workers/mcp-client/ (the one outbound MCP client: the only user of the client SDK)
  *   repositories      *.repo.ts, *.statements.ts (drizzle on D1)
@@ -60,7 +61,7 @@ const LAYERS = {
     `^workers/.+[.](${ADAPTER_ROLES.join("|")})[.]ts$`,
     `^workers/${NAMED_GATEWAY_ADAPTERS}`,
   ].join("|"),
-  composition: "^workers/services[.]ts$",
+  composition: "^workers/(services|isolate-state)[.]ts$",
   domain: [
     `^workers/(${AREAS.join("|")})/(.*/|)[a-z0-9-]+[.](${DOMAIN_ROLES.join("|")})[.]ts$`,
     // Unsuffixed; the agent Worker's entry and the two named gateway adapters are not domain.

@@ -18,6 +18,8 @@
  * by the generated Env, never by importing the class. The folder-level cycle check is in
  * .dependency-cruiser-folders.cjs (it needs the root wiring files left out).
  *
+ * Inside the gateway, its rooms depend one way too (GATEWAY_ROOMS below).
+ *
  * There are no exceptions: a new one must be one edge, say why, and name what removes it.
  */
 const { LAYERS } = require("./.dependency-cruiser-layers.cjs");
@@ -40,6 +42,32 @@ const OUTSIDE_THE_WORKER = "^(bin|bench|eval|test)/";
 /** The HTTP framework and the MCP SDKs (server, client, the Agents SDK): for the adapters, and the client SDK for mcp-client/. */
 const HTTP_AND_MCP_LIBRARIES = "^node_modules/(hono|@modelcontextprotocol/[^/]+|agents)/";
 const MCP_CLIENT_LIBRARY = "^node_modules/@modelcontextprotocol/client/";
+/** What an isolate remembers (workers/isolate-state.ts): only the composition root hands it on. */
+const ISOLATE_STATE = "^workers/isolate-state[.]ts$";
+/**
+ * The gateway's rooms (workers/gateway/<room>/, docs/architecture.md "The gateway's rooms"), top
+ * to bottom: a room imports only itself and the rooms below it. The two on top know nothing of each
+ * other: catalog (the /mcp server, admin tools, hiding, health) and source-object (the logic the
+ * GatewaySource Durable Object delegates to).
+ */
+const GATEWAY_ROOMS = [["catalog", "source-object"], ["registry"], ["discovery"], ["calls"], ["authorization"], ["sources"]];
+
+/** One rule per room: what it may import of the gateway. */
+function gatewayRoomRules() {
+  return GATEWAY_ROOMS.flatMap((level, i) =>
+    level.map((room) => {
+      const below = GATEWAY_ROOMS.slice(i + 1).flat();
+      const others = below.length > 0 ? below.map((r) => `${r}/`).join(", ") : "no other room";
+      return {
+        name: `gateway-${room}-imports-only-rooms-below`,
+        comment: `The gateway's rooms depend one way: ${room}/ imports only itself and ${others}.`,
+        severity: "error",
+        from: { path: `^workers/gateway/${room}/` },
+        to: { path: "^workers/gateway/", pathNot: `^workers/gateway/(${[room, ...below].join("|")})/` },
+      };
+    }),
+  );
+}
 const BUILD_OUTPUT = "^(workers|durable-objects|d1)/(.*/|)dist/";
 
 /** @type {import("dependency-cruiser").IConfiguration} */
@@ -70,10 +98,18 @@ module.exports = {
     },
     {
       name: "composition-root-is-for-adapters",
-      comment: "Only the entry and the adapters (the HTTP middleware, the MCP tool context) depend on workers/services.ts.",
+      comment:
+        "Only the entry and the adapters (the HTTP middleware, the MCP tool context) depend on workers/services.ts; within the root, services.ts takes isolate-state.ts.",
       severity: "error",
-      from: { pathNot: `${ENTRY}|${ADAPTERS}|${OUTSIDE_THE_WORKER}` },
+      from: { pathNot: `${ENTRY}|${ADAPTERS}|${COMPOSITION}|${OUTSIDE_THE_WORKER}` },
       to: { path: COMPOSITION },
+    },
+    {
+      name: "isolate-state-is-for-the-composition-root",
+      comment: "What an isolate remembers (workers/isolate-state.ts) reaches the services only through workers/services.ts.",
+      severity: "error",
+      from: { pathNot: `${COMPOSITION}|^test/` },
+      to: { path: ISOLATE_STATE },
     },
     {
       name: "adapters-are-imported-only-by-adapters",
@@ -181,6 +217,35 @@ module.exports = {
       to: { path: `${REPOSITORIES}|${SERVICES}|${COMPOSITION}|${REGISTRIES}` },
     },
     {
+      name: "isolate-state-is-for-the-composition-root",
+      comment: "What an isolate remembers (workers/isolate-state.ts) reaches the services only through workers/services.ts.",
+      severity: "error",
+      from: { pathNot: `${COMPOSITION}|^test/` },
+      to: { path: ISOLATE_STATE },
+    },
+    {
+      name: "gateway-files-live-in-rooms",
+      comment: "Every file of the gateway is in one of its rooms (GATEWAY_ROOMS); none lies loose in workers/gateway/.",
+      severity: "error",
+      from: { path: "^workers/gateway/[^/]+$" },
+      to: {},
+    },
+    {
+      name: "nothing-imports-a-loose-gateway-file",
+      comment: "Every file of the gateway is in one of its rooms (GATEWAY_ROOMS); none lies loose in workers/gateway/.",
+      severity: "error",
+      from: {},
+      to: { path: "^workers/gateway/[^/]+$" },
+    },
+    ...gatewayRoomRules(),
+    {
+      name: "durable-object-logic-imports-no-repositories-or-services",
+      comment: "What GatewaySource delegates to (workers/gateway/source-object/) keeps to the object's own storage, as the class does.",
+      severity: "error",
+      from: { path: "^workers/gateway/source-object/" },
+      to: { path: `${REPOSITORIES}|${SERVICES}|${COMPOSITION}|${REGISTRIES}` },
+    },
+    {
       name: "agent-core-is-runtime-neutral",
       comment:
         "workers/agent/ is run by the agent Worker and by `npx mcp-edge chat` in Node: no cloudflare:* module or workerd package, no "
@@ -204,6 +269,29 @@ module.exports = {
       severity: "error",
       from: { path: "^(workers|durable-objects|d1)/", pathNot: "^workers/auth/" },
       to: { path: "^node_modules/@cloudflare/workers-oauth-provider/" },
+    },
+    {
+      name: "gateway-files-live-in-rooms",
+      comment: "Every file of the gateway is in one of its rooms (GATEWAY_ROOMS); none lies loose in workers/gateway/.",
+      severity: "error",
+      from: { path: "^workers/gateway/[^/]+$" },
+      to: {},
+    },
+    {
+      name: "nothing-imports-a-loose-gateway-file",
+      comment: "Every file of the gateway is in one of its rooms (GATEWAY_ROOMS); none lies loose in workers/gateway/.",
+      severity: "error",
+      from: {},
+      to: { path: "^workers/gateway/[^/]+$" },
+    },
+    ...gatewayRoomRules(),
+    {
+      name: "durable-object-logic-imports-no-repositories-routes-or-tools",
+      comment:
+        "What GatewaySource delegates to (workers/gateway/source-object/) keeps to the object's own storage, as the class does.",
+      severity: "error",
+      from: { path: "^workers/gateway/source-object/" },
+      to: { path: `${REPOSITORIES}|${SERVICES}|${COMPOSITION}|[.](routes|tools|entrypoint)[.]ts$` },
     },
     {
       name: "the-worker-imports-nothing-outside-it",

@@ -321,7 +321,7 @@ export const ragQueryLog = sqliteTable(
  * One upstream MCP server registered by a user. `slug` prefixes its tools on /mcp
  * (`<slug>__<tool>`), so it is unique per owner and never contains `__`.
  * `mcp_env_vars` is JSON `[{ name, secret, value }]`; a secret's value is AES-GCM ciphertext
- * (workers/gateway/secrets.ts), never plaintext.
+ * (workers/gateway/sources/secrets.ts), never plaintext.
  */
 export const sources = sqliteTable(
   "sources",
@@ -346,7 +346,7 @@ export const sources = sqliteTable(
     mcpCommand: text("mcp_command"),
     mcpArgs: text("mcp_args", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
     mcpRuntimeHint: text("mcp_runtime_hint"),
-    /** The plugin.json / server.json object given at registration (workers/gateway/manifest.ts). */
+    /** The plugin.json / server.json object given at registration (workers/gateway/registry/manifest.ts). */
     manifest: text("manifest", { mode: "json" }).$type<Record<string, unknown>>(),
     /** stdio only: the bridge's bearer token, sealed like a secret env var; never returned. */
     bridgeToken: text("bridge_token"),

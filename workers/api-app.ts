@@ -6,9 +6,9 @@
  */
 import { Hono } from "hono";
 import { mountChatRoutes } from "./chat/chat.routes";
-import { createGatewayServer, gatewayBuiltinNames } from "./gateway/gateway.server";
-import { sourceAuthorizationRoutes } from "./gateway/source-authorization.routes";
-import { hiddenToolRoutes, sourceRoutes } from "./gateway/sources.routes";
+import { createGatewayServer, gatewayBuiltinNames } from "./gateway/catalog/gateway.server";
+import { sourceAuthorizationRoutes } from "./gateway/authorization/source-authorization.routes";
+import { hiddenToolRoutes, sourceRoutes } from "./gateway/registry/sources.routes";
 import { VERSION } from "./health/health.service";
 import type { McpServerDefinition } from "./mcp/server-definition";
 import { ragRoutes } from "./rag/rag.routes";

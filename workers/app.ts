@@ -97,8 +97,8 @@ function mountMcpRoutes(app: Hono<AppEnv>, servers: readonly McpServerEntry[]): 
     "/mcp",
     lazyHandler<AppEnv>(async () => {
       const [{ createGatewayServer, serveGateway }, { toolsListPageSize }, builtins] = await Promise.all([
-        import("./gateway/gateway.server"),
-        import("./gateway/gateway-limits"),
+        import("./gateway/catalog/gateway.server"),
+        import("./gateway/sources/gateway-limits"),
         loadMcpServers(servers),
       ]);
       const gateway = createGatewayServer(builtins);

@@ -8,7 +8,8 @@ import { finishUnreadBody } from "./http/unread-body";
 
 export { RagGate } from "../durable-objects/rag-gate.do";
 export { GatewaySource } from "../durable-objects/gateway-source.do";
-export { GatewayInventory } from "./gateway/inventory.entrypoint";
+export { UpstreamRefreshLease } from "../durable-objects/upstream-refresh-lease.do";
+export { GatewayInventory } from "./gateway/discovery/inventory.entrypoint";
 export { ThinkingLog } from "../durable-objects/thinking.do";
 export { AgentMcp } from "./agent-mcp";
 export { SelfCalls } from "./self-calls";
@@ -41,7 +42,7 @@ export default {
         import("./lib/log"),
         import("./events/event-sink"),
         import("./events/outbox.relay"),
-        import("./gateway/rediscovery.cron"),
+        import("./gateway/discovery/rediscovery.cron"),
         import("./queue-events"),
         import("./tasks/reminders.cron"),
         import("./auth/oauth-purge.cron"),

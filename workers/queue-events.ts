@@ -4,8 +4,8 @@
  * that knows them all, so events/ depends on no domain.
  */
 import type { z } from "zod";
-import { gatewayCallEventSchema, type GatewayCallEvent } from "./gateway/gateway-call-event.schema";
-import { toolDefinitionsEventSchema, type ToolDefinitionsEvent } from "./gateway/tool-definitions-event.schema";
+import { gatewayCallEventSchema, type GatewayCallEvent } from "./gateway/calls/gateway-call-event.schema";
+import { toolDefinitionsEventSchema, type ToolDefinitionsEvent } from "./gateway/discovery/tool-definitions-event.schema";
 import { isJsonObject } from "./lib/json";
 import { taskEventSchema, type TaskEvent } from "./tasks/task-events.schema";
 import { upstreamOAuthEventSchema, type UpstreamOAuthEvent } from "./upstream-oauth/upstream-oauth-event.schema";

@@ -1,25 +1,25 @@
 /**
  * The composition root: the domain services every adapter (REST routes, MCP tools, the gateway)
- * works through, wired to the Worker's bindings. The HTTP middleware builds them once per
- * request; MCP tools depend on the `Services` type here, not on the HTTP layer that builds them.
+ * works through, wired to the Worker's bindings and to what the isolate remembers between requests
+ * (workers/isolate-state.ts). The HTTP middleware builds them once per request; MCP tools depend on
+ * the `Services` type here, not on the HTTP layer that builds them.
  */
 import { queueEventSink } from "./events/event-sink";
-import { isolateBreakers } from "./gateway/breaker-view";
-import { isolateCallables } from "./gateway/callable-cache";
-import { HiddenToolService } from "./gateway/hidden-tools.service";
-import { SourceCalls } from "./gateway/source-calls.service";
-import { SourceDiscovery } from "./gateway/source-discovery.service";
-import { SourceHealthService } from "./gateway/source-health.service";
-import { SourceRegistry } from "./gateway/source-registry.service";
-import { ToolChangeService } from "./gateway/tool-changes.service";
-import { queueToolCallAudit, type ToolCallAudit } from "./gateway/tool-call-audit";
+import { HiddenToolService } from "./gateway/catalog/hidden-tools.service";
+import { SourceCalls } from "./gateway/calls/source-calls.service";
+import { SourceDiscovery } from "./gateway/discovery/source-discovery.service";
+import { SourceHealthService } from "./gateway/catalog/source-health.service";
+import { SourceRegistry } from "./gateway/registry/source-registry.service";
+import { ToolChangeService } from "./gateway/discovery/tool-changes.service";
+import { queueToolCallAudit, type ToolCallAudit } from "./gateway/calls/tool-call-audit";
+import { type IsolateState, isolateState } from "./isolate-state";
 import { type Db, openDb } from "./lib/db";
 import { RateLimitService } from "./limits/rate-limits.service";
 import { selfRoutedFetch } from "./mcp-client/self-routed-fetch";
 import { RagService } from "./rag/rag.service";
 import { TaskService } from "./tasks/tasks.service";
 import { ThinkingService } from "./thinking/thinking.service";
-import { sourceObjectRefreshGate } from "./upstream-oauth/refresh-gate";
+import { leaseObjectRefreshGate } from "./upstream-oauth/refresh-gate";
 import { queueUpstreamOAuthAudit } from "./upstream-oauth/upstream-oauth-audit";
 import { UpstreamAuthorizations } from "./upstream-oauth/upstream-auth.service";
 
@@ -65,7 +65,7 @@ export function upstreamAuthorizations(env: Env, db: Db, waitUntil: (promise: Pr
     fetch: selfRoutedFetch(env),
     origin,
     audit: queueUpstreamOAuthAudit(env.EVENTS, waitUntil),
-    refreshGate: sourceObjectRefreshGate(env.GATEWAY_SOURCE),
+    refreshGate: leaseObjectRefreshGate(env.UPSTREAM_REFRESH_LEASE),
   });
 }
 
@@ -79,14 +79,16 @@ export function sourceDiscovery(
   db: Db,
   waitUntil?: (promise: Promise<unknown>) => void,
   authorizer: UpstreamAuthorizations = upstreamAuthorizations(env, db, () => undefined),
+  isolate: IsolateState = isolateState,
 ): SourceDiscovery {
   const events = waitUntil ? queueEventSink(env.EVENTS, waitUntil) : undefined;
-  return new SourceDiscovery({ db, env, events, breakers: isolateBreakers, callables: isolateCallables, authorizer });
+  const { breakers, callables, upstreamConfigs: configs } = isolate;
+  return new SourceDiscovery({ db, env, events, breakers, callables, configs, authorizer });
 }
 
 /**
  * The request's waitUntil, handing each promise to the runtime once: a gateway call's audit message
- * and breaker report travel in one deferred run (gateway/deferred-batch.ts), so the call keeps its
+ * and breaker report travel in one deferred run (gateway/calls/deferred-batch.ts), so the call keeps its
  * request alive with one promise, and a promise already kept is not handed over again.
  */
 function keepingAliveOnce(waitUntil: (promise: Promise<unknown>) => void): (promise: Promise<unknown>) => void {
@@ -100,13 +102,15 @@ function keepingAliveOnce(waitUntil: (promise: Promise<unknown>) => void): (prom
 
 /**
  * Services are made on first use: a request to one server never pays for the others. `origin` is
- * the Worker's public origin; `requestOrigin` the one the request arrived on (none without a request).
+ * the Worker's public origin; `requestOrigin` the one the request arrived on (none without a request);
+ * `isolate` what the services keep between requests (this isolate's, unless a test hands its own).
  */
 export function createServices(
   env: Env,
   requestWaitUntil: (promise: Promise<unknown>) => void,
   origin = configuredOrigin(env),
   requestOrigin?: string,
+  isolate: IsolateState = isolateState,
 ): Services {
   const db = openDb(env.DB);
   const waitUntil = keepingAliveOnce(requestWaitUntil);
@@ -127,15 +131,15 @@ export function createServices(
       return (tasks ??= new TaskService({ db, events: queueEventSink(env.EVENTS, waitUntil) }));
     },
     get rag() {
-      return (rag ??= new RagService(db, env, waitUntil));
+      return (rag ??= new RagService(db, env, waitUntil, isolate.rag));
     },
     get sources() {
       return (sources ??= new SourceRegistry({
         db,
         env,
-        discovery: sourceDiscovery(env, db, waitUntil, services.upstreamAuth),
-        breakers: isolateBreakers,
-        callables: isolateCallables,
+        discovery: sourceDiscovery(env, db, waitUntil, services.upstreamAuth, isolate),
+        breakers: isolate.breakers,
+        callables: isolate.callables,
         authorizer: services.upstreamAuth,
         requestOrigin,
       }));
@@ -146,8 +150,9 @@ export function createServices(
         env,
         upstreamFetch: (caller) => selfRoutedFetch(env, caller),
         audit: services.toolCallAudit,
-        breakers: isolateBreakers,
-        callables: isolateCallables,
+        breakers: isolate.breakers,
+        callables: isolate.callables,
+        configs: isolate.upstreamConfigs,
         waitUntil,
         // Only a call of an `oauth` source reads it: other calls do not build the OAuth service.
         get authorizer() {
@@ -158,16 +163,16 @@ export function createServices(
       }));
     },
     get sourceHealth() {
-      return (sourceHealth ??= new SourceHealthService(db, env.GATEWAY_SOURCE, isolateBreakers));
+      return (sourceHealth ??= new SourceHealthService(db, env.GATEWAY_SOURCE, isolate.breakers));
     },
     get toolChanges() {
-      return (toolChanges ??= new ToolChangeService({ db, events: queueEventSink(env.EVENTS, waitUntil), callables: isolateCallables }));
+      return (toolChanges ??= new ToolChangeService({ db, events: queueEventSink(env.EVENTS, waitUntil), callables: isolate.callables }));
     },
     get hiddenTools() {
-      return (hiddenTools ??= new HiddenToolService(db, isolateCallables));
+      return (hiddenTools ??= new HiddenToolService(db, isolate.callables));
     },
     get toolCallAudit() {
-      return (toolCallAudit ??= queueToolCallAudit(env.EVENTS, waitUntil));
+      return (toolCallAudit ??= queueToolCallAudit(env.EVENTS, waitUntil, isolate.callEvents));
     },
     get thinking() {
       return (thinking ??= new ThinkingService(env.THINKING));

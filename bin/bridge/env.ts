@@ -5,7 +5,7 @@
  * NODE_OPTIONS or LD_PRELOAD; anything else refuses the session with the offending names (values
  * are never echoed or logged).
  */
-import { ENV_VAR_NAME } from "../../workers/gateway/manifest";
+import { ENV_VAR_NAME } from "../../workers/gateway/registry/manifest";
 
 const MAX_HEADER_BYTES = 16 * 1024;
 

@@ -6,8 +6,8 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { PLUGIN_NAME } from "../../workers/gateway/bridge-plugins";
-import { declaredEnv, type Manifest, parseManifest, redactSecretDefaults, secretEnvNames, stdioLaunch } from "../../workers/gateway/manifest";
+import { PLUGIN_NAME } from "../../workers/gateway/registry/bridge-plugins";
+import { declaredEnv, type Manifest, parseManifest, redactSecretDefaults, secretEnvNames, stdioLaunch } from "../../workers/gateway/registry/manifest";
 import { AppError } from "../../workers/lib/errors";
 import type { Logger } from "./log";
 

@@ -15,7 +15,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { pluginEndpoint } from "../../workers/gateway/bridge-plugins";
+import { pluginEndpoint } from "../../workers/gateway/registry/bridge-plugins";
 import { PluginHost } from "./host";
 import { rpcError, sendJson } from "./http";
 import { CapacityRefused, isLimitReached, ProcessLimits, type Slot } from "./limits";

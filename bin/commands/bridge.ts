@@ -8,7 +8,7 @@
  */
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { ENV_VAR_NAME, type Manifest, missingRequiredEnv, parseManifest } from "../../workers/gateway/manifest";
+import { ENV_VAR_NAME, type Manifest, missingRequiredEnv, parseManifest } from "../../workers/gateway/registry/manifest";
 import { stderrLogger, type Logger } from "../bridge/log";
 import { commandPlugin, loadPlugins, manifestPlugin, type PluginSpec, UsageError } from "../bridge/plugins";
 import { type BridgeOptions, startBridge } from "../bridge/server";

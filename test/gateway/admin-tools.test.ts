@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { sourceDetail } from "../../workers/gateway/sources.schema";
+import { sourceDetail } from "../../workers/gateway/sources/sources.schema";
 import { parseQueueEvent } from "../../workers/queue-events";
 import { eventually } from "../helpers/eventually";
 import { connectGateway, TASKS_URL } from "../helpers/gateway";

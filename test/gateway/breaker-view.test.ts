@@ -6,9 +6,9 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { BREAKER_COOLDOWN_MS, BREAKER_THRESHOLD } from "../../workers/gateway/breaker";
-import { BREAKER_VIEW_TTL_MS, BreakerView } from "../../workers/gateway/breaker-view";
-import type { CallReport } from "../../workers/gateway/upstream.types";
+import { BREAKER_COOLDOWN_MS, BREAKER_THRESHOLD } from "../../workers/gateway/calls/breaker";
+import { BREAKER_VIEW_TTL_MS, BreakerView } from "../../workers/gateway/calls/breaker-view";
+import type { CallReport } from "../../workers/gateway/sources/upstream.types";
 import { connectGateway } from "../helpers/gateway";
 import { textOf } from "../helpers/mcp";
 import { fixtureUrl, registerSource } from "../helpers/upstreams";

@@ -5,8 +5,8 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { admit, BREAKER_COOLDOWN_MS, BREAKER_THRESHOLD, CLOSED, recordFailure } from "../../workers/gateway/breaker";
-import type { UpstreamConfig } from "../../workers/gateway/upstream.types";
+import { admit, BREAKER_COOLDOWN_MS, BREAKER_THRESHOLD, CLOSED, recordFailure } from "../../workers/gateway/calls/breaker";
+import type { UpstreamConfig } from "../../workers/gateway/sources/upstream.types";
 import { connectGateway, registerTasksSource } from "../helpers/gateway";
 import { textOf } from "../helpers/mcp";
 import { api } from "../helpers/rest";

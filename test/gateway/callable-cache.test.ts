@@ -1,12 +1,12 @@
 /**
- * The per-isolate cache of callable tools (workers/gateway/callable-cache.ts): a looked-up tool is
+ * The per-isolate cache of callable tools (workers/gateway/calls/callable-cache.ts): a looked-up tool is
  * reused for the same user only, a change this isolate makes to the user's sources or hidden tools
  * takes effect on the next call, and an entry lives at most CALLABLE_TOOL_TTL_MS (the bound on a
  * change made in another isolate).
  */
 import { describe, expect, it } from "vitest";
-import { CALLABLE_TOOL_TTL_MS, CallableToolCache } from "../../workers/gateway/callable-cache";
-import type { CallableTool } from "../../workers/gateway/sources.repo";
+import { CALLABLE_TOOL_TTL_MS, CallableToolCache } from "../../workers/gateway/calls/callable-cache";
+import type { CallableTool } from "../../workers/gateway/sources/sources.repo";
 import { connectGateway, registerTasksSource } from "../helpers/gateway";
 import { textOf } from "../helpers/mcp";
 import { api } from "../helpers/rest";

@@ -1,12 +1,12 @@
 /**
- * A gateway call's background bookkeeping (gateway/deferred-batch.ts): its GATEWAY_CALL audit
+ * A gateway call's background bookkeeping (gateway/calls/deferred-batch.ts): its GATEWAY_CALL audit
  * message and its breaker report travel in one deferred run per isolate, and the call hands the
  * runtime one promise to keep its request alive for — which, once settled, has delivered both:
  * the report is in the source's object and the audit event reaches the queue's consumer.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { DeferredBatch } from "../../workers/gateway/deferred-batch";
+import { DeferredBatch } from "../../workers/gateway/calls/deferred-batch";
 import { createServices } from "../../workers/services";
 import { eventually } from "../helpers/eventually";
 import { registerTasksSource } from "../helpers/gateway";

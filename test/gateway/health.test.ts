@@ -5,9 +5,9 @@
  * tools/list cache hint and the new routes in /openapi.json.
  */
 import { describe, expect, it } from "vitest";
-import { BREAKER_THRESHOLD } from "../../workers/gateway/breaker";
-import { healthState } from "../../workers/gateway/source-health.rules";
-import { GATEWAY_LIST_TTL_MS } from "../../workers/gateway/gateway.server";
+import { BREAKER_THRESHOLD } from "../../workers/gateway/calls/breaker";
+import { healthState } from "../../workers/gateway/catalog/source-health.rules";
+import { GATEWAY_LIST_TTL_MS } from "../../workers/gateway/catalog/gateway.server";
 import { connectGateway, registerTasksSource } from "../helpers/gateway";
 import { connect } from "../helpers/mcp";
 import { api, type ErrorBody } from "../helpers/rest";

@@ -12,7 +12,7 @@ import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../workers/app";
-import { isOwnGatewayUrl } from "../../workers/gateway/own-gateway-url";
+import { isOwnGatewayUrl } from "../../workers/gateway/registry/own-gateway-url";
 import { GATEWAY_SOURCE_IS_THIS_GATEWAY } from "../../workers/http/self-call";
 import { countRows } from "../helpers/db";
 import { callThroughGateway, connectGateway, registerTasksSource, type SourceDetailBody, storeOwnGatewaySource, TASKS_URL } from "../helpers/gateway";

@@ -10,7 +10,7 @@
 import type { Client } from "@modelcontextprotocol/client";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { rediscoverSources } from "../../workers/gateway/rediscovery.cron";
+import { rediscoverSources } from "../../workers/gateway/discovery/rediscovery.cron";
 import { openDb } from "../../workers/lib/db";
 import { parseQueueEvent } from "../../workers/queue-events";
 import { connectGateway, sourceRow } from "../helpers/gateway";

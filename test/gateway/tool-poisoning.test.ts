@@ -13,7 +13,7 @@ import { api } from "../helpers/rest";
 import { fixtureUrl, registerSource } from "../helpers/upstreams";
 import { createUser } from "../helpers/users";
 
-/** Where /mcp serves an upstream's own annotations (workers/gateway/upstream-annotations.ts): a contract with clients, spelled out. */
+/** Where /mcp serves an upstream's own annotations (gateway/catalog/upstream-annotations.ts): a contract with clients, spelled out. */
 const UPSTREAM_ANNOTATIONS_META_KEY = "mcp-edge/upstream-annotations";
 
 /** Anything a reader cannot see but a model reads: tags, bidi, zero-width and format characters, C0/C1 controls but \t and \n, ESC. */

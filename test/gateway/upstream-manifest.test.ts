@@ -6,8 +6,8 @@
  * statistics of a source.
  */
 import { describe, expect, it } from "vitest";
-import { callStats, recordCall, CALL_WINDOW } from "../../workers/gateway/call-stats";
-import { declaredEnv, missingRequiredEnv, parseManifest, REDACTED, redactSecretDefaults, secretEnvNames, stdioLaunch } from "../../workers/gateway/manifest";
+import { callStats, recordCall, CALL_WINDOW } from "../../workers/gateway/calls/call-stats";
+import { declaredEnv, missingRequiredEnv, parseManifest, REDACTED, redactSecretDefaults, secretEnvNames, stdioLaunch } from "../../workers/gateway/registry/manifest";
 import { AppError } from "../../workers/lib/errors";
 
 const registryServerJson = {

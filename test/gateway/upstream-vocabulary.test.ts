@@ -11,10 +11,10 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { BreakerView } from "../../workers/gateway/breaker-view";
-import { CallableToolCache } from "../../workers/gateway/callable-cache";
-import { SourceCalls } from "../../workers/gateway/source-calls.service";
-import type { UpstreamAuthorizer } from "../../workers/gateway/upstream-authorization";
+import { BreakerView } from "../../workers/gateway/calls/breaker-view";
+import { CallableToolCache } from "../../workers/gateway/calls/callable-cache";
+import { SourceCalls } from "../../workers/gateway/calls/source-calls.service";
+import type { UpstreamAuthorizer } from "../../workers/gateway/authorization/upstream-authorization";
 import { openDb } from "../../workers/lib/db";
 import { selfRoutedFetch } from "../../workers/mcp-client/self-routed-fetch";
 import { sourceRow } from "../helpers/gateway";

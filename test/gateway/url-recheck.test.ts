@@ -12,15 +12,15 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { BREAKER_THRESHOLD } from "../../workers/gateway/breaker";
-import { BreakerView } from "../../workers/gateway/breaker-view";
-import { CallableToolCache } from "../../workers/gateway/callable-cache";
-import { rediscoverSources } from "../../workers/gateway/rediscovery.cron";
-import { SourceCalls } from "../../workers/gateway/source-calls.service";
-import { SourceDiscovery } from "../../workers/gateway/source-discovery.service";
-import { SourceHealthService } from "../../workers/gateway/source-health.service";
-import { SourceRegistry } from "../../workers/gateway/source-registry.service";
-import { type ToolCallRecord, toolCallEvent } from "../../workers/gateway/tool-call-audit";
+import { BREAKER_THRESHOLD } from "../../workers/gateway/calls/breaker";
+import { BreakerView } from "../../workers/gateway/calls/breaker-view";
+import { CallableToolCache } from "../../workers/gateway/calls/callable-cache";
+import { rediscoverSources } from "../../workers/gateway/discovery/rediscovery.cron";
+import { SourceCalls } from "../../workers/gateway/calls/source-calls.service";
+import { SourceDiscovery } from "../../workers/gateway/discovery/source-discovery.service";
+import { SourceHealthService } from "../../workers/gateway/catalog/source-health.service";
+import { SourceRegistry } from "../../workers/gateway/registry/source-registry.service";
+import { type ToolCallRecord, toolCallEvent } from "../../workers/gateway/calls/tool-call-audit";
 import { openDb } from "../../workers/lib/db";
 import { selfRoutedFetch } from "../../workers/mcp-client/self-routed-fetch";
 import { parseQueueEvent } from "../../workers/queue-events";

@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import { openDb } from "../../workers/lib/db";
 import { selfRoutedFetch } from "../../workers/mcp-client/self-routed-fetch";
-import { sourceObjectRefreshGate } from "../../workers/upstream-oauth/refresh-gate";
+import { leaseObjectRefreshGate } from "../../workers/upstream-oauth/refresh-gate";
 import { UpstreamAuthorizations } from "../../workers/upstream-oauth/upstream-auth.service";
 import type { UpstreamAuthDeps } from "../../workers/upstream-oauth/upstream-auth-context";
 import { queueUpstreamOAuthAudit } from "../../workers/upstream-oauth/upstream-oauth-audit";
@@ -49,7 +49,7 @@ export function workerAuthorizations(changes: Partial<UpstreamAuthDeps> = {}): U
     fetch: selfRoutedFetch(env),
     origin: env.SELF_ORIGIN,
     audit: queueUpstreamOAuthAudit(env.EVENTS, () => undefined),
-    refreshGate: sourceObjectRefreshGate(env.GATEWAY_SOURCE),
+    refreshGate: leaseObjectRefreshGate(env.UPSTREAM_REFRESH_LEASE),
     ...changes,
   });
 }

@@ -6,7 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
-import { secretBox } from "../../workers/gateway/secrets";
+import { secretBox } from "../../workers/gateway/sources/secrets";
 import type { TokenFault } from "../upstreams/token-fault";
 import { callThroughGateway, type SourceDetailBody } from "./gateway";
 import { textOf } from "./mcp";

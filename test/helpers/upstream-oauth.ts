@@ -7,7 +7,7 @@
  */
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
-import { secretBox } from "../../workers/gateway/secrets";
+import { secretBox } from "../../workers/gateway/sources/secrets";
 import { type SourceDetailBody, TASKS_URL } from "./gateway";
 import { workerFetch } from "./mcp";
 import { Browser, formFields, offeredScopes, ORIGIN, publishClientMetadata } from "./oauth";

@@ -4,8 +4,8 @@
  * Worker isolate's pending stateless-call reports, so a call window read after a call includes it).
  */
 import { env } from "cloudflare:workers";
-import type { SourceHealth } from "../../workers/gateway/sources.schema";
-import type { SourceStatus } from "../../workers/gateway/upstream.types";
+import type { SourceHealth } from "../../workers/gateway/sources/sources.schema";
+import type { SourceStatus } from "../../workers/gateway/sources/upstream.types";
 import { api } from "./rest";
 import type { TestUser } from "./users";
 

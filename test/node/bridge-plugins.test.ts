@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BridgeCli, parseBridgeArgs } from "../../bin/commands/bridge";
 import type { Logger } from "../../bin/bridge/log";
 import { type RunningBridge, startBridge } from "../../bin/bridge/server";
-import { readBridgePlugin } from "../../workers/gateway/bridge-plugins";
+import { readBridgePlugin } from "../../workers/gateway/registry/bridge-plugins";
 import { BRIDGE_PROCESS_EXITED } from "../../workers/mcp-client/bridge-protocol";
 import { AppError } from "../../workers/lib/errors";
 import { callTool, INIT, openSession, rpc, textOf, TOKEN } from "./helpers/bridge-client";
@@ -98,7 +98,7 @@ describe("mcp-edge bridge --plugins", () => {
   });
 });
 
-describe("the gateway's reading of a plugin (workers/gateway/bridge-plugins.ts, run in Node)", () => {
+describe("the gateway's reading of a plugin (workers/gateway/registry/bridge-plugins.ts, run in Node)", () => {
   let bridge: RunningBridge;
   const servers: Server[] = [];
   const listen = (handler: Parameters<typeof createServer>[1]) =>

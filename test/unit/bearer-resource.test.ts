@@ -4,7 +4,7 @@
  * MCP authorization spec's canonical resource URI; the rule the SDK applies when it asks for it).
  */
 import { describe, expect, it } from "vitest";
-import { bearerRefusal, resourceCovers } from "../../workers/gateway/bearer-resource";
+import { bearerRefusal, resourceCovers } from "../../workers/gateway/authorization/bearer-resource";
 
 describe("resourceCovers", () => {
   it.each([

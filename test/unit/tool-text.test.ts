@@ -4,13 +4,13 @@
  * the per-source tool limit's refusal, and which tools a new inventory holds for approval (tool-pins.ts).
  */
 import { describe, expect, it } from "vitest";
-import { inventoryLimits } from "../../workers/gateway/inventory-limits";
-import { boundTool, tooManyTools } from "../../workers/gateway/listed-tools";
-import { cleanText, describeRemoved, type RemovedCounts, shorten } from "../../workers/gateway/tool-text";
-import { toolDefinitionEvents } from "../../workers/gateway/tool-definition-events";
-import { toolDefinitionsEventSchema } from "../../workers/gateway/tool-definitions-event.schema";
-import { definitionHash, definitionOf, hashTools, planPins } from "../../workers/gateway/tool-pins";
-import type { UpstreamTool } from "../../workers/gateway/upstream.types";
+import { inventoryLimits } from "../../workers/gateway/discovery/inventory-limits";
+import { boundTool, tooManyTools } from "../../workers/gateway/discovery/listed-tools";
+import { cleanText, describeRemoved, type RemovedCounts, shorten } from "../../workers/gateway/discovery/tool-text";
+import { toolDefinitionEvents } from "../../workers/gateway/discovery/tool-definition-events";
+import { toolDefinitionsEventSchema } from "../../workers/gateway/discovery/tool-definitions-event.schema";
+import { definitionHash, definitionOf, hashTools, planPins } from "../../workers/gateway/discovery/tool-pins";
+import type { UpstreamTool } from "../../workers/gateway/sources/upstream.types";
 
 const LIMITS = inventoryLimits({});
 /** "hidden" spelled in Unicode tag characters: invisible where it is shown, read by a model. */

@@ -10,7 +10,7 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { secretBox } from "../../workers/gateway/secrets";
+import { secretBox } from "../../workers/gateway/sources/secrets";
 import type { SourceDetailBody } from "../helpers/gateway";
 import { hostileUpstream, receivedAt, receivedBy } from "../helpers/hostile-oauth";
 import { whoami } from "../helpers/notes-upstream";

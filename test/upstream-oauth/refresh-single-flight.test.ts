@@ -23,7 +23,7 @@ beforeAll(async () => {
 });
 
 function sourceObject(sourceId: number) {
-  return env.GATEWAY_SOURCE.get(env.GATEWAY_SOURCE.idFromName(String(sourceId)));
+  return env.UPSTREAM_REFRESH_LEASE.get(env.UPSTREAM_REFRESH_LEASE.idFromName(String(sourceId)));
 }
 
 describe("refreshing an upstream token once", () => {

@@ -87,7 +87,7 @@ describe("a refresh the authorization server cannot answer for now", () => {
     }
     expect(new Set(texts).size, texts.join("\n")).toBe(1);
     expect(texts[0]).toMatch(new RegExp(`^unavailable: Source ${source.id}: .* answered 503\\. The connection is kept`));
-    const object = env.GATEWAY_SOURCE.get(env.GATEWAY_SOURCE.idFromName(String(source.id)));
+    const object = env.UPSTREAM_REFRESH_LEASE.get(env.UPSTREAM_REFRESH_LEASE.idFromName(String(source.id)));
     expect((await object.status()).rpc["beginTokenRefresh"]).toBe(3);
     expect(await answerRefreshes(clientId), "refresh requests the issuer failed").toBe(1);
     await expectKept(connected, /answered 503/);

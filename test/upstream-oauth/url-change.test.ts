@@ -10,9 +10,9 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { clearTokenCache } from "../../workers/auth/auth.service";
-import { isolateBreakers } from "../../workers/gateway/breaker-view";
-import { callStatelessSource } from "../../workers/gateway/stateless-path";
-import type { UpstreamConfig } from "../../workers/gateway/upstream.types";
+import { isolateState } from "../../workers/isolate-state";
+import { callStatelessSource } from "../../workers/gateway/calls/stateless-path";
+import type { UpstreamConfig } from "../../workers/gateway/sources/upstream.types";
 import { callThroughGateway, connectGateway } from "../helpers/gateway";
 import { type HostileUpstream, hostileUpstream, receivedBy } from "../helpers/hostile-oauth";
 import { textOf, workerFetch } from "../helpers/mcp";
@@ -166,7 +166,7 @@ describe("a token goes only where its resource covers the URL called", () => {
     const discovered = await object.discover(config);
     expect(discovered.error).toMatchObject({ type: "authorization_required" });
     const stateless = await callStatelessSource(
-      { fetch: (input, init) => fetch(input, init), breakers: isolateBreakers, object: () => object, waitUntil: () => undefined },
+      { fetch: (input, init) => fetch(input, init), breakers: isolateState.breakers, object: () => object, waitUntil: () => undefined },
       config,
       { name: "list_tasks", args: {}, idempotent: true, output: "none", protocolVersion: "2025-11-25", discover: undefined, maxResultBytes: 4_194_304 },
     );

@@ -2,7 +2,7 @@
  * The envelope every message on the EVENTS queue shares, whatever its domain: what the consumer
  * records in audit_log and the outbox relay re-sends. Each domain owns the schema of its own
  * events, built by extending this one (tasks/task-events.schema.ts,
- * gateway/gateway-call-event.schema.ts), so this folder depends on no domain; workers/queue-events.ts
+ * gateway/calls/gateway-call-event.schema.ts), so this folder depends on no domain; workers/queue-events.ts
  * lists them all. The message shapes are documented in docs/storage.md; bump `version` on any
  * breaking change.
  */

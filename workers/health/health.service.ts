@@ -9,9 +9,9 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../lib/db";
 import { log } from "../lib/log";
 import { outboxStatus } from "../events/outbox.repo";
-import type { HealthCounts } from "../gateway/source-health.rules";
-import type { SourceHealthService } from "../gateway/source-health.service";
-import type { SourceHealth } from "../gateway/sources.schema";
+import type { HealthCounts } from "../gateway/catalog/source-health.rules";
+import type { SourceHealthService } from "../gateway/catalog/source-health.service";
+import type { SourceHealth } from "../gateway/sources/sources.schema";
 import { checkRagHealth, checkRagStatus } from "../rag/health.service";
 import type { RagHealth, RagStatus } from "../rag/rag.schema";
 

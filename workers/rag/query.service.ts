@@ -14,6 +14,7 @@ import { appendQueryLog } from "./query-log.repo";
 import type { RagConfig } from "./rag.config";
 import type { CommonInput, QueryResult, RetrievedDocument } from "./rag.schema";
 import { type Candidate, type RetrievalContext, resolveStubs } from "./retrieval/hybrid";
+import { ResidentTermStats } from "./retrieval/term-stats";
 import type { VectorIndex } from "./retrieval/vector-index";
 
 /** The answer is generated from at most this many of the top documents. */
@@ -26,6 +27,8 @@ export interface QueryDeps {
   index: () => VectorIndex;
   gate: QueryGate;
   waitUntil: (promise: Promise<unknown>) => void;
+  /** The isolate's resident term statistics; a query run without them (a test) loads its own. */
+  termStats?: ResidentTermStats | undefined;
 }
 
 /** Each document once, at its best chunk, best first. */
@@ -105,7 +108,8 @@ export async function runQuery<I extends CommonInput>(
       async (signal) => {
         const models = deps.models();
         const index = deps.index();
-        const ctx: RetrievalContext = { db: deps.db, userId, models, index, signal };
+        const termStats = deps.termStats ?? new ResidentTermStats();
+        const ctx: RetrievalContext = { db: deps.db, userId, models, index, termStats, signal };
         const outcome = await pipeline.run(ctx, input);
         retrievalMs = performance.now() - started;
         const documents = bestPerDocument(outcome.ranked);

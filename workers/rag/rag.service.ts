@@ -15,10 +15,21 @@ import { runQuery } from "./query.service";
 import { type RagConfig, readRagConfig } from "./rag.config";
 import { chunkIdsOf, findDocument, listDocuments } from "./rag.repo";
 import type { CommonInput, DocumentSummary, IngestInput, IngestResult, QueryResult, RagHealth } from "./rag.schema";
-import { D1ExactIndex } from "./retrieval/exact-index";
+import { D1ExactIndex, ResidentVectors } from "./retrieval/exact-index";
+import { ResidentTermStats } from "./retrieval/term-stats";
 import type { VectorIndex } from "./retrieval/vector-index";
 import { VectorizeVectorIndex } from "./retrieval/vectorize-index";
 import { decodeCursor, encodeCursor } from "../lib/cursor";
+
+/** What RAG keeps resident across requests, per user: the exact vector index and the term statistics (workers/isolate-state.ts). */
+export interface RagMemory {
+  vectors: ResidentVectors;
+  termStats: ResidentTermStats;
+}
+
+export function ragMemory(): RagMemory {
+  return { vectors: new ResidentVectors(), termStats: new ResidentTermStats() };
+}
 
 export class RagService {
   readonly config: RagConfig;
@@ -30,6 +41,7 @@ export class RagService {
     private readonly db: Db,
     private readonly env: Env,
     private readonly waitUntil: (promise: Promise<unknown>) => void,
+    private readonly memory: RagMemory,
   ) {
     this.config = readRagConfig(env);
     this.gate = new QueryGate(env.RAG_GATE, { limit: this.config.maxConcurrentQueries, perUser: this.config.maxConcurrentQueriesPerUser });
@@ -44,7 +56,7 @@ export class RagService {
       const { embedder } = this.getModels();
       this.index = this.env.VECTORIZE
         ? new VectorizeVectorIndex(this.env.VECTORIZE)
-        : new D1ExactIndex(this.db, embedder.name, embedder.dimensions);
+        : new D1ExactIndex(this.db, embedder.name, embedder.dimensions, this.memory.vectors);
     }
     return this.index;
   }
@@ -57,6 +69,7 @@ export class RagService {
       index: () => this.getIndex(),
       gate: this.gate,
       waitUntil: this.waitUntil,
+      termStats: this.memory.termStats,
     };
     return runQuery(deps, userId, pipeline, input, cancel);
   }

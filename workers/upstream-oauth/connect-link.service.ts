@@ -4,7 +4,7 @@
  * be connected (connect-page.ts) — and only the owner confirming starts a flow (connect-flow.service.ts),
  * asking for the scopes the source's upstream named, never scopes a link carries.
  */
-import type { OAuthSource } from "../gateway/upstream-authorization";
+import type { OAuthSource } from "../gateway/authorization/upstream-authorization";
 import type * as repo from "./authorizations.repo";
 import { type ConnectFlows, refuseTooManyOpen, type StartedFlow } from "./connect-flow.service";
 import { bindingWarnings, issuerOf } from "./flow-binding";

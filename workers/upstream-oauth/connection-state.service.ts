@@ -7,7 +7,7 @@
 import { nowIso } from "../lib/clock";
 import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
-import type { OAuthSource } from "../gateway/upstream-authorization";
+import type { OAuthSource } from "../gateway/authorization/upstream-authorization";
 import * as repo from "./authorizations.repo";
 import { issuerRedirectUri } from "./gateway-client";
 import type { ClientIdentification } from "./gateway-oauth-client";

@@ -2,8 +2,8 @@
  * One refresh at a time per (user, source), across every isolate of the Worker. Authorization
  * servers that rotate refresh tokens (OAuth 2.1 asks for it; mcp-edge's own does) take a second use
  * of a spent refresh token for a replay and end the whole grant, so two isolates that find the same
- * access token expired must not both refresh it. The gate is the source's Durable Object
- * (`GatewaySource#beginTokenRefresh`): one per source, and a source has one owner, so it serialises
+ * access token expired must not both refresh it. The gate is an UpstreamRefreshLease object
+ * (refresh-lease.ts; decision 0058): one per source, and a source has one owner, so it serialises
  * exactly the refreshes that would spend the same token.
  */
 import { log } from "../lib/log";
@@ -23,7 +23,7 @@ export interface RefreshGate {
   begin(userId: number, sourceId: number): Promise<RefreshTurn>;
 }
 
-export function sourceObjectRefreshGate(namespace: Env["GATEWAY_SOURCE"]): RefreshGate {
+export function leaseObjectRefreshGate(namespace: Env["UPSTREAM_REFRESH_LEASE"]): RefreshGate {
   return {
     async begin(userId, sourceId) {
       const object = namespace.get(namespace.idFromName(String(sourceId)));

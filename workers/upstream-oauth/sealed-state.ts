@@ -8,7 +8,7 @@
 import type { OAuthDiscoveryState, StoredOAuthClientInformation, StoredOAuthTokens } from "../mcp-client/oauth";
 import { nowIso } from "../lib/clock";
 import { isJsonObject } from "../lib/json";
-import type { SecretBox } from "../gateway/secrets";
+import type { SecretBox } from "../gateway/sources/secrets";
 import type { AuthorizationPatch, AuthorizationRow, FlowRow } from "./authorizations.repo";
 import type { ClientIdentification, GatewayOAuthClient, OAuthState } from "./gateway-oauth-client";
 

@@ -7,7 +7,7 @@ import { AppError } from "../lib/errors";
 import type { Db } from "../lib/db";
 import { privateUpstreamsAllowed } from "../lib/url-safety";
 import type { SelfRoutedFetch } from "../mcp-client/self-routed-fetch";
-import { secretBox } from "../gateway/secrets";
+import { secretBox } from "../gateway/sources/secrets";
 import * as repo from "./authorizations.repo";
 import { gatewayClientUrls, type GatewayClientUrls } from "./gateway-client";
 import { type OAuthFetch, oauthFetch } from "./oauth-fetch";

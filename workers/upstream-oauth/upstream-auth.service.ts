@@ -15,7 +15,7 @@
  * (sealed-state.ts over gateway/secrets.ts, bound to the owner and the source) and never
  * returned, logged or audited.
  */
-import type { AuthorizationNeeded, OAuthSource, UpstreamAuthorizer, UpstreamBearer } from "../gateway/upstream-authorization";
+import type { AuthorizationNeeded, OAuthSource, UpstreamAuthorizer, UpstreamBearer } from "../gateway/authorization/upstream-authorization";
 import { CallTokens } from "./call-tokens.service";
 import { ConnectFlows, type StartOptions, type StartedFlow } from "./connect-flow.service";
 import { type ConnectConfirmation, ConnectLinks } from "./connect-link.service";

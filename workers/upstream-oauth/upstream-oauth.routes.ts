@@ -24,7 +24,7 @@ import { errorPage } from "../auth/authorize/pages";
 import { page, escapeHtml } from "../auth/authorize/html";
 import { issuerFor } from "../auth/resources";
 import { randomSecret } from "../auth/tokens";
-import * as sourcesRepo from "../gateway/sources.repo";
+import * as sourcesRepo from "../gateway/sources/sources.repo";
 import type { AppEnv } from "../http/context";
 import { openDb } from "../lib/db";
 import { AppError } from "../lib/errors";

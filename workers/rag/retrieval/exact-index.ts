@@ -5,6 +5,7 @@
  * the one loaded reloads them — so ingest and delete, in any isolate, invalidate it. A query then
  * costs no D1 read for vectors at all, which a per-query scan of D1 could never match.
  */
+import { BoundedCache } from "../../lib/bounded-cache";
 import type { Db } from "../../lib/db";
 import { vectorPage } from "../rag.repo";
 import { decodeVectorInto, type StoredVector, topRows, type VectorHit, type VectorIndex } from "./vector-index";
@@ -18,15 +19,23 @@ interface Resident {
   /** chunk id → row of `matrix` */
   rows: Map<number, number>;
   matrix: Float32Array;
-  loadedAt: number;
 }
 
 const PAGE_SIZE = 2000;
 /** Users' indexes kept per isolate; the least recently loaded is dropped beyond this. */
 const MAX_RESIDENT_USERS = 8;
-const resident = new Map<number, Resident>();
-/** One load per user at a time: concurrent queries share it. */
-const loading = new Map<number, Promise<Resident>>();
+
+/** Users' resident indexes, kept across requests (the isolate's: workers/isolate-state.ts). */
+export class ResidentVectors {
+  readonly resident = new BoundedCache<number, Resident>({ maxEntries: MAX_RESIDENT_USERS });
+  /** One load per user at a time: concurrent queries share it. */
+  readonly loading = new Map<number, Promise<Resident>>();
+
+  /** For tests and diagnostics: which version of a user's index is held. */
+  versionOf(userId: number): number | undefined {
+    return this.resident.get(userId)?.version;
+  }
+}
 
 async function load(db: Db, userId: number, version: number, embedder: string, dimensions: number): Promise<Resident> {
   const ids: number[] = [];
@@ -47,16 +56,23 @@ async function load(db: Db, userId: number, version: number, embedder: string, d
   const matrix = new Float32Array(ids.length * dimensions);
   encoded.forEach((vector, i) => decodeVectorInto(vector, matrix, i * dimensions, dimensions));
   const rows = new Map(ids.map((id, row) => [id, row]));
-  return { version, embedder, ids: Int32Array.from(ids), docIds, rows, matrix, loadedAt: Date.now() };
+  return { version, embedder, ids: Int32Array.from(ids), docIds, rows, matrix };
 }
 
 export class D1ExactIndex implements VectorIndex {
   readonly name = "d1-exact";
   readonly storesInD1 = true;
 
-  constructor(private readonly db: Db, private readonly embedder: string, private readonly dimensions: number) {}
+  /** `memory`: the isolate's resident indexes; an index built without them (a test) keeps its own. */
+  constructor(
+    private readonly db: Db,
+    private readonly embedder: string,
+    private readonly dimensions: number,
+    private readonly memory: ResidentVectors = new ResidentVectors(),
+  ) {}
 
   private async current(userId: number, version: number): Promise<Resident> {
+    const { resident, loading } = this.memory;
     const cached = resident.get(userId);
     if (cached && cached.version === version && cached.embedder === this.embedder) return cached;
     const pending = loading.get(userId);
@@ -68,10 +84,7 @@ export class D1ExactIndex implements VectorIndex {
     loading.set(userId, promise);
     try {
       const loaded = await promise;
-      if (resident.size >= MAX_RESIDENT_USERS && !resident.has(userId)) {
-        const oldest = [...resident].sort((a, b) => a[1].loadedAt - b[1].loadedAt)[0];
-        if (oldest) resident.delete(oldest[0]);
-      }
+      // Written when loaded, so the cache's oldest write is the least recently loaded index.
       resident.set(userId, loaded);
       return loaded;
     } finally {
@@ -95,7 +108,7 @@ export class D1ExactIndex implements VectorIndex {
   }
 
   vectorOf(userId: number, chunkId: number): Float32Array | undefined {
-    const index = resident.get(userId);
+    const index = this.memory.resident.get(userId);
     const row = index?.embedder === this.embedder ? index.rows.get(chunkId) : undefined;
     return row === undefined ? undefined : index!.matrix.subarray(row * this.dimensions, (row + 1) * this.dimensions);
   }
@@ -107,9 +120,4 @@ export class D1ExactIndex implements VectorIndex {
   async remove(_userId: number, _chunkIds: readonly number[]): Promise<void> {
     // Deleted with their chunks (ON DELETE CASCADE); the version bump invalidates the resident copy.
   }
-}
-
-/** For tests and diagnostics: which version of a user's index this isolate holds. */
-export function residentVersion(userId: number): number | undefined {
-  return resident.get(userId)?.version;
 }

@@ -18,7 +18,7 @@ import {
 import { matchWords } from "../text/tokenize";
 import { toMatchExpression } from "./fts";
 import { reciprocalRankFusion, type Scored, sortedByScore, weightedFusion } from "./fusion";
-import { documentFrequencies } from "./term-stats";
+import { documentFrequencies, type ResidentTermStats } from "./term-stats";
 import type { VectorHit, VectorIndex } from "./vector-index";
 
 export interface RetrievalContext {
@@ -26,6 +26,8 @@ export interface RetrievalContext {
   userId: number;
   models: Models;
   index: VectorIndex;
+  /** Where the document frequencies stay resident (the isolate's). */
+  termStats: ResidentTermStats;
   signal: AbortSignal;
 }
 
@@ -77,7 +79,7 @@ export async function corpusStats(ctx: RetrievalContext, collection: CollectionS
   return {
     chunkCount: collection.chunkCount,
     averageLength: collection.chunkCount > 0 ? collection.tokenCount / collection.chunkCount : 1,
-    documentFrequency: await documentFrequencies(ctx.db, ctx.userId, collection.version),
+    documentFrequency: await documentFrequencies(ctx.termStats, ctx.db, ctx.userId, collection.version),
   };
 }
 

@@ -7,6 +7,7 @@
  */
 import { gt } from "drizzle-orm";
 import { ragChunksVocab } from "../../../d1/fts";
+import { BoundedCache } from "../../lib/bounded-cache";
 import type { Db } from "../../lib/db";
 
 interface Resident {
@@ -14,16 +15,27 @@ interface Resident {
   df: Map<string, number>;
 }
 
-const resident = new Map<number, Resident>();
-const loading = new Map<number, Promise<Resident>>();
 const MAX_RESIDENT_USERS = 8;
+
+/** Users' resident document frequencies, kept across requests (the isolate's: workers/isolate-state.ts). */
+export class ResidentTermStats {
+  readonly resident = new BoundedCache<number, Resident>({ maxEntries: MAX_RESIDENT_USERS });
+  /** One load per user at a time: concurrent queries share it. */
+  readonly loading = new Map<number, Promise<Resident>>();
+}
 
 async function load(db: Db, version: number): Promise<Resident> {
   const rows = await db.select({ term: ragChunksVocab.term, doc: ragChunksVocab.doc }).from(ragChunksVocab).where(gt(ragChunksVocab.doc, 1)).all();
   return { version, df: new Map(rows.map((r) => [r.term, r.doc])) };
 }
 
-export async function documentFrequencies(db: Db, userId: number, version: number): Promise<ReadonlyMap<string, number>> {
+export async function documentFrequencies(
+  memory: ResidentTermStats,
+  db: Db,
+  userId: number,
+  version: number,
+): Promise<ReadonlyMap<string, number>> {
+  const { resident, loading } = memory;
   const cached = resident.get(userId);
   if (cached && cached.version === version) return cached.df;
   let pending = loading.get(userId);
@@ -33,7 +45,6 @@ export async function documentFrequencies(db: Db, userId: number, version: numbe
   }
   try {
     const loaded = await pending;
-    if (resident.size >= MAX_RESIDENT_USERS && !resident.has(userId)) resident.delete(resident.keys().next().value!);
     resident.set(userId, loaded);
     return loaded.df;
   } finally {

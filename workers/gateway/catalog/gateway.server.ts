@@ -1,0 +1,320 @@
+/**
+ * The aggregated MCP endpoint /mcp: the built-in servers' tools, the gateway's admin tools and
+ * every enabled source's tools of the user, named `<source_slug>__<alias>`, minus what the user
+ * hid. The list comes from D1 (no upstream round trip); a call of a source's tool goes through
+ * SourceCalls (the one lookup, the one call path). Every call — built-in or source — is audited
+ * (GATEWAY_CALL).
+ *
+ * Its tools differ per user, so it is never served by the built-in servers' per-isolate cached
+ * listing (decision 0006); the 2026-07-28 tools/list cache hint is therefore `private` and short.
+ * A plain tools/call of a source tool is answered without building the SDK server when nothing
+ * about the answer needs the SDK (call-fast-path.ts); the same call path runs either way. The
+ * built-in definitions are passed in by workers/app.ts, so this module never imports the app.
+ *
+ * tools/list is paged (decision 0051): built-ins first, then source tools, `listPageSize` per page
+ * (GATEWAY_TOOLS_LIST_PAGE_SIZE) with an opaque `nextCursor` (lib/cursor.ts); only the page's tools
+ * are registered for the request. A cursor this endpoint did not issue is answered -32602.
+ */
+import { isCallToolResult, type McpServer, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
+import { lacking } from "../../auth/principal";
+import type { Scope } from "../../auth/scopes";
+import { decodeCursor, encodeCursor } from "../../lib/cursor";
+import { AppError } from "../../lib/errors";
+import { isJsonObject, type JsonObject } from "../../lib/json";
+import { isRequestId } from "../../mcp/envelope";
+import { fastPathVersion } from "../../mcp/fast-path";
+import { readMcpPost, serveWithSdk } from "../../mcp/hosting";
+import type { McpServerDefinition } from "../../mcp/server-definition";
+import { errorResult, failureResult, registerTools, SCOPES_META_KEY, type ToolContext, type ToolDefinition } from "../../mcp/tool";
+import { ADMIN_TOOL_NAMES, adminTools } from "./admin.tools";
+import { answerSourceCall, asSourceCall } from "../calls/call-fast-path";
+import { askToConnect } from "../authorization/connect-elicitation";
+import { DEFAULT_LIST_PAGE_SIZE } from "../sources/gateway-limits";
+import { gatewayName, splitGatewayName } from "../sources/gateway-names";
+import { pageOf, withNextCursor } from "./list-pages";
+import type { CallableTool, InventoryRow } from "../sources/sources.repo";
+import type { ConnectRequest } from "../sources/upstream.types";
+import { upstreamAnnotationsMeta } from "./upstream-annotations";
+
+/** How long a 2026-07-28 client may reuse the gateway's tools/list: short, since hiding or adding a source changes it. */
+export const GATEWAY_LIST_TTL_MS = 30_000;
+
+/** Every source tool (`<slug>__<alias>`) needs this: seeing your sources and calling their tools. */
+export const SOURCE_TOOL_SCOPES: readonly Scope[] = ["gateway:read"];
+
+/** A source tool this request registers, from the listing (tools/list) or from the lookup of a call. */
+interface SourceTool {
+  /** Its name on /mcp (`<slug>__<alias>`, or a kept alias of a renamed tool). */
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonObject;
+  outputSchema: JsonObject | null;
+  /** The upstream's own annotations: served as its claims under `_meta`, never as the tool's annotations (upstream-annotations.ts). */
+  annotations: JsonObject;
+  /** Already looked up for this request (a call); absent for a listed tool, looked up when called. */
+  target?: CallableTool | undefined;
+}
+
+/** What this request may reach beyond the built-ins: request state, carried in its tool context. */
+export interface GatewayCatalog {
+  hiddenBuiltins: ReadonlySet<string>;
+  /** A tools/list page: the built-ins on it (absent: every built-in the user did not hide). */
+  pagedBuiltins?: ReadonlySet<string> | undefined;
+  sourceTools: readonly SourceTool[];
+}
+
+export interface GatewayContext extends ToolContext {
+  catalog: GatewayCatalog;
+}
+
+export interface GatewayServer {
+  definition: McpServerDefinition<GatewayContext>;
+  /** Every built-in and admin tool name: what can be hidden besides source tools, and never a source call. */
+  builtinNames: ReadonlySet<string>;
+  /** The same names in the order tools/list lists them (registration order), for paging. */
+  builtinOrder: readonly string[];
+}
+
+const NO_CATALOG: GatewayCatalog = { hiddenBuiltins: new Set(), sourceTools: [] };
+
+function listed({ source, tool }: InventoryRow): SourceTool {
+  return {
+    name: gatewayName(source.slug, tool.alias),
+    title: tool.title ?? `${source.name}: ${tool.name}`,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    outputSchema: tool.outputSchema,
+    annotations: tool.annotations,
+  };
+}
+
+function jsonObjectOf(text: string | null): JsonObject | null {
+  const value: unknown = text === null ? null : JSON.parse(text);
+  return isJsonObject(value) ? value : null;
+}
+
+function looked(name: string, target: CallableTool): SourceTool {
+  const { source, tool } = target;
+  return {
+    name,
+    title: tool.title ?? `${source.name}: ${tool.name}`,
+    description: tool.description,
+    inputSchema: jsonObjectOf(tool.inputSchemaJson) ?? {},
+    outputSchema: jsonObjectOf(tool.outputSchemaJson),
+    annotations: jsonObjectOf(tool.annotationsJson) ?? {},
+    target,
+  };
+}
+
+/**
+ * The upstream's JSON Schema, advertised as-is. Arguments are only checked to be an object here:
+ * the upstream validates them against its own schema and answers in its own words.
+ */
+function upstreamSchema(schema: JsonObject): StandardSchemaWithJSON<JsonObject, JsonObject> {
+  return {
+    "~standard": {
+      version: 1,
+      vendor: "mcp-edge-gateway",
+      validate: (value) => (isJsonObject(value) ? { value } : { issues: [{ message: "arguments must be an object" }] }),
+      jsonSchema: { input: () => schema, output: () => schema },
+    },
+  };
+}
+
+function registerSourceTool(server: McpServer, ctx: ToolContext, tool: SourceTool): void {
+  server.registerTool(
+    tool.name,
+    {
+      title: tool.title,
+      description: tool.description,
+      inputSchema: upstreamSchema(tool.inputSchema),
+      ...(tool.outputSchema ? { outputSchema: upstreamSchema(tool.outputSchema) } : {}),
+      _meta: { ...upstreamAnnotationsMeta(tool.annotations), [SCOPES_META_KEY]: [...SOURCE_TOOL_SCOPES] },
+    },
+    async (args: JsonObject, request) => {
+      // The scope gate answered 403 before this; a second lock, as invokeTool has for built-ins.
+      if (lacking(ctx.access.principal, SOURCE_TOOL_SCOPES).length > 0) {
+        return errorResult(new AppError("forbidden", `This token does not grant ${SOURCE_TOOL_SCOPES.join(" ")}, which ${tool.name} needs`));
+      }
+      let answer: { slug: string; result: JsonObject; connect: ConnectRequest | undefined };
+      try {
+        const calls = ctx.services.sourceCalls;
+        const target = tool.target ?? (await calls.find(ctx.user.id, tool.name));
+        if (!target) throw new AppError("not_found", `Tool ${tool.name} not found; it may be hidden or belong to a disabled or deleted source`);
+        const outcome = await calls.call(ctx.user.id, target, args);
+        answer = { slug: target.source.slug, result: outcome.result, connect: outcome.connect };
+      } catch (error) {
+        return failureResult(error, tool.name, ctx.user.id);
+      }
+      const { slug, result, connect } = answer;
+      if (!isCallToolResult(result)) return errorResult(new Error(`upstream result of ${tool.name} is not a tools/call result`));
+      // The owner must connect their account: offered as a URL elicitation where the revision has
+      // one. Only the call path's own request to connect is asked, never anything in the result.
+      return connect ? askToConnect(slug, result, connect, request) : result;
+    },
+  );
+}
+
+/** A built-in tool whose every run is audited as `builtin:<server>` (never with its arguments). */
+function audited(tool: ToolDefinition, server: string): ToolDefinition {
+  return {
+    ...tool,
+    async run(args, ctx, call) {
+      const started = Date.now();
+      let outcome: "ok" | "tool_error" = "tool_error";
+      try {
+        const result = await tool.run(args, ctx, call);
+        outcome = "ok";
+        return result;
+      } finally {
+        ctx.services.toolCallAudit.record({ userId: ctx.user.id, sourceId: null, source: `builtin:${server}`, tool: tool.name, durationMs: Date.now() - started, outcome });
+      }
+    },
+  };
+}
+
+/** Every built-in tool name /mcp serves (the built-in servers' and the admin tools): what can be hidden besides source tools. */
+export function gatewayBuiltinNames(builtins: readonly McpServerDefinition[]): ReadonlySet<string> {
+  return new Set([...builtins.flatMap((definition) => definition.tools.map((tool) => tool.name)), ...ADMIN_TOOL_NAMES]);
+}
+
+export function createGatewayServer(builtins: readonly McpServerDefinition[]): GatewayServer {
+  const builtinNames = gatewayBuiltinNames(builtins);
+  const tools = [
+    ...builtins.flatMap((definition) => definition.tools.map((tool) => audited(tool, definition.name))),
+    ...adminTools(builtinNames).map((tool) => audited(tool, "gateway")),
+  ];
+  const builtinScopes = new Map(tools.map((tool) => [tool.name, tool.scopes]));
+  const definition: McpServerDefinition<GatewayContext> = {
+    name: "gateway",
+    route: "/mcp",
+    version: "0.2.0",
+    instructions:
+      "One endpoint for every tool you can use: the built-in task, RAG and thinking tools, the tools of the MCP servers you registered as sources (named <source>__<tool>), and gateway_* tools to manage those sources, their health and which tools you hide.",
+    // Registered per request in `extend`: which built-ins are listed depends on the user's hidden tools.
+    tools: [],
+    cacheHints: { "tools/list": { ttlMs: GATEWAY_LIST_TTL_MS, cacheScope: "private" } },
+    // Built-ins carry their own scopes; every other `<slug>__<alias>` is a source tool.
+    toolScopes: (name) => builtinScopes.get(name) ?? (splitGatewayName(name) === undefined ? undefined : SOURCE_TOOL_SCOPES),
+    extend(server, ctx) {
+      const { hiddenBuiltins, pagedBuiltins, sourceTools } = ctx.catalog;
+      registerTools(
+        server,
+        tools.filter((tool) => !hiddenBuiltins.has(tool.name) && (pagedBuiltins === undefined || pagedBuiltins.has(tool.name))),
+        ctx,
+      );
+      for (const tool of sourceTools) registerSourceTool(server, ctx, tool);
+    },
+  };
+  return { definition, builtinNames, builtinOrder: tools.map((tool) => tool.name) };
+}
+
+function messagesOf(body: unknown): unknown[] {
+  return Array.isArray(body) ? body : [body];
+}
+
+/** The tool names a JSON-RPC body (one message or a batch) calls. */
+function calledTools(body: unknown): string[] {
+  return messagesOf(body).flatMap((message) =>
+    isJsonObject(message) && message["method"] === "tools/call" && isJsonObject(message["params"]) && typeof message["params"]["name"] === "string"
+      ? [message["params"]["name"]]
+      : [],
+  );
+}
+
+/** Only a tools/list needs every source tool; anything unreadable here is served with the full catalog to be safe. */
+function listsTools(body: unknown): boolean {
+  return body === undefined || messagesOf(body).some((message) => !isJsonObject(message) || message["method"] === "tools/list");
+}
+
+/** Where a single tools/list request's page starts (its cursor, lib/cursor.ts), or the -32602 refusing that cursor. */
+function listPageOf(body: unknown): { offset: number } | { refusal: Response } | undefined {
+  if (!isJsonObject(body) || body["method"] !== "tools/list" || !isRequestId(body["id"])) return undefined;
+  const id = body["id"];
+  const params = body["params"];
+  const cursor = isJsonObject(params) && typeof params["cursor"] === "string" ? params["cursor"] : undefined;
+  try {
+    return { offset: decodeCursor(cursor, "tools/list") };
+  } catch (error) {
+    const message = `Invalid params for tools/list: ${error instanceof AppError ? error.message : "cursor is not valid"}`;
+    return { refusal: Response.json({ jsonrpc: "2.0", id, error: { code: -32602, message } }) };
+  }
+}
+
+/**
+ * What this request can reach: the built-ins the user did not hide, and — for a tools/list — every
+ * listed source tool (of the page, when `page` says which), or — for a tools/call — just the
+ * source tools it names (by alias or a kept alias; a hidden, disabled or foreign one stays
+ * unregistered: the SDK answers "not found"). So a call costs one indexed lookup, not the whole
+ * inventory. `found` and `lookedUp`: what this request already looked up (found, and every name tried).
+ */
+async function catalogFor(
+  body: unknown,
+  ctx: ToolContext,
+  found: readonly SourceTool[],
+  lookedUp: ReadonlySet<string>,
+  page?: { offset: number; size: number; builtinOrder: readonly string[] },
+): Promise<GatewayCatalog & { next?: number | undefined }> {
+  const [inventory, hiddenBuiltins] = await Promise.all([
+    listsTools(body) ? ctx.services.sources.listedTools(ctx.user.id) : [],
+    ctx.services.hiddenTools.builtins(ctx.user.id),
+  ]);
+  if (page) {
+    const visible = page.builtinOrder.filter((name) => !hiddenBuiltins.has(name));
+    const listedPage = pageOf(visible, inventory.map(listed), page.offset, page.size);
+    return { hiddenBuiltins, pagedBuiltins: listedPage.builtins, sourceTools: listedPage.sourceTools, next: listedPage.next };
+  }
+  const sourceTools = [...inventory.map(listed), ...found];
+  const known = new Set(sourceTools.map((tool) => tool.name));
+  const unknown = [...new Set(calledTools(body))].filter((name) => !known.has(name) && !lookedUp.has(name) && splitGatewayName(name) !== undefined);
+  for (const name of unknown) {
+    const target = await ctx.services.sourceCalls.find(ctx.user.id, name);
+    if (target) sourceTools.push(looked(name, target));
+  }
+  return { hiddenBuiltins, sourceTools };
+}
+
+/**
+ * Serves /mcp. A plain tools/call of a source tool whose answer the SDK would send unchanged is
+ * answered straight from the call path (call-fast-path.ts); everything else by the SDK, with the
+ * catalog of this request in its tool context.
+ */
+export async function serveGateway(
+  request: Request,
+  gateway: GatewayServer,
+  ctx: ToolContext,
+  options: {
+    /** `false` serves with the SDK alone: the reference test/gateway/call-fast-path.test.ts compares with. */
+    fastPath?: boolean;
+    /** Tools per tools/list page (GATEWAY_TOOLS_LIST_PAGE_SIZE). */
+    listPageSize?: number;
+  } = {},
+): Promise<Response> {
+  let body: unknown;
+  let forward = () => request;
+  if (request.method === "POST") {
+    const post = await readMcpPost(request, gateway.definition, { ...ctx, catalog: NO_CATALOG });
+    if ("refusal" in post) return post.refusal;
+    ({ forward, body } = post); // body undefined: the SDK answers malformed JSON in its own words
+  }
+  const found: SourceTool[] = [];
+  const lookedUp = new Set<string>();
+  const call = options.fastPath !== false && body !== undefined && fastPathVersion(request) ? asSourceCall(body, gateway.builtinNames) : undefined;
+  if (call) {
+    const target = await ctx.services.sourceCalls.find(ctx.user.id, call.name);
+    lookedUp.add(call.name);
+    // A tool whose output schema root is not an object has its results shaped by the SDK.
+    if (target && target.tool.output !== "other") return answerSourceCall(call, target, ctx);
+    if (target) found.push(looked(call.name, target));
+  }
+  const listPage = listPageOf(body);
+  if (listPage && "refusal" in listPage) return listPage.refusal;
+  const size = options.listPageSize ?? DEFAULT_LIST_PAGE_SIZE;
+  const page = listPage && { offset: listPage.offset, size, builtinOrder: gateway.builtinOrder };
+  const { next, ...catalog } = await catalogFor(body, ctx, found, lookedUp, page);
+  // A context object of this request alone, so nothing registered for it can reach another request.
+  const gatewayCtx: GatewayContext = { user: ctx.user, services: ctx.services, access: ctx.access, catalog };
+  const response = await serveWithSdk(forward(), gateway.definition, gatewayCtx, body);
+  return next === undefined ? response : withNextCursor(response, encodeCursor(next));
+}

@@ -1,0 +1,18 @@
+/**
+ * The Worker's side of a source object's `notifications/tools/list_changed`: the object re-lists
+ * the tools over its warm connection and hands the list here (the GATEWAY_INVENTORY service
+ * binding, a named entry point of this same Worker), and the discovery service writes it to D1 —
+ * so the object keeps to its own storage and the inventory has one writer. A named entry point is
+ * reachable only through a binding, never from the internet.
+ */
+import { WorkerEntrypoint } from "cloudflare:workers";
+import type { InventoryChange } from "../sources/upstream.types";
+
+export class GatewayInventory extends WorkerEntrypoint<Env> {
+  async toolsChanged(change: InventoryChange): Promise<void> {
+    // Imported here, not at the top: the entry module exports this class, so a static import would
+    // put drizzle and every service on each new isolate's startup path (decision 0034).
+    const [{ openDb }, { sourceDiscovery }] = await Promise.all([import("../../lib/db"), import("../../services")]);
+    await sourceDiscovery(this.env, openDb(this.env.DB), (promise) => this.ctx.waitUntil(promise)).toolsChanged(change);
+  }
+}
