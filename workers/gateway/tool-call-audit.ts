@@ -10,7 +10,7 @@
  * breaker reports): every request whose event a run carries keeps that run alive (waitUntil), so an
  * event is sent as surely as with a send of its own.
  */
-import type { GatewayCallEvent } from "./gateway-call-event.schema";
+import type { GatewayCallClient, GatewayCallEvent } from "./gateway-call-event.schema";
 import { nowIso } from "../lib/clock";
 import { log } from "../lib/log";
 import { type DeferredBatch, isolateDeferred } from "./deferred-batch";
@@ -33,7 +33,12 @@ export interface ToolCallAudit {
   record(call: ToolCallRecord): void;
 }
 
-export function toolCallEvent(call: ToolCallRecord): GatewayCallEvent {
+/** A request's audit: told the request's MCP client once its body is read (mcp/hosting.ts), it stamps every call recorded after. */
+export interface RequestToolCallAudit extends ToolCallAudit {
+  identify(client: GatewayCallClient): void;
+}
+
+export function toolCallEvent(call: ToolCallRecord, client?: GatewayCallClient): GatewayCallEvent {
   return {
     event_id: crypto.randomUUID(),
     type: "GATEWAY_CALL",
@@ -47,6 +52,7 @@ export function toolCallEvent(call: ToolCallRecord): GatewayCallEvent {
       tool: call.tool,
       duration_ms: Math.max(0, Math.round(call.durationMs)),
       outcome: call.outcome,
+      ...(client ? { client } : {}),
     },
   };
 }
@@ -75,12 +81,16 @@ async function sendGathered(queue: Queue, buffer: Pending): Promise<void> {
   }
 }
 
-export function queueToolCallAudit(queue: Queue, waitUntil: (promise: Promise<unknown>) => void, deferred: DeferredBatch = isolateDeferred): ToolCallAudit {
+export function queueToolCallAudit(queue: Queue, waitUntil: (promise: Promise<unknown>) => void, deferred: DeferredBatch = isolateDeferred): RequestToolCallAudit {
+  let client: GatewayCallClient | undefined;
   return {
+    identify(caller) {
+      client = caller;
+    },
     record(call) {
       let buffer = pending.get(queue);
       if (!buffer) pending.set(queue, (buffer = { events: [], send: undefined }));
-      buffer.events.push(toolCallEvent(call));
+      buffer.events.push(toolCallEvent(call, client));
       const gathered = buffer;
       buffer.send ??= deferred.join(() => sendGathered(queue, gathered));
       waitUntil(buffer.send);
