@@ -16,11 +16,12 @@ export interface RetentionBounds {
 }
 
 /**
- * 4,000 rows a statement (a few tens of milliseconds of D1 time with the table's indexes), 8 a table
- * per run: up to 32,000 rows of each table a minute, about 530 a second — more than the writes one
- * D1 primary sustains (docs/scale.md), so the deletes keep up wherever the database itself does.
+ * 2,000 rows a statement (about 30 ms of SQLite time with audit_log's three indexes, measured in
+ * docs/scale.md), 10 a table per run: up to 20,000 rows of each table a minute, about 330 a second.
+ * That outruns what any retention can hold under D1's 10 GB (at 647 bytes a call, even a 1-day
+ * retention fills it past about 180 calls a second), so the deletes keep up wherever retention can.
  */
-export const RETENTION_BOUNDS: RetentionBounds = { rowsPerStatement: 4000, statementsPerRun: 8 };
+export const RETENTION_BOUNDS: RetentionBounds = { rowsPerStatement: 2000, statementsPerRun: 10 };
 
 export interface RetentionRun {
   retentionDays: number;
