@@ -39,7 +39,8 @@ function read<T>(file: string, query: (db: DatabaseSync) => T): T {
 
 /** Bytes of pages per table and index (including each page's unused space, as the file holds them). */
 function sizes(file: string): Sizes {
-  return read(file, (db) => new Map(db.prepare("SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name").all().map((row) => [String(row["name"]), Number(row["bytes"])])));
+  const rows = read(file, (db) => db.prepare("SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name").all());
+  return new Map(rows.map((row) => [String(row["name"]), Number(row["bytes"])]));
 }
 
 function count(file: string, sql: string): number {
@@ -47,7 +48,10 @@ function count(file: string, sql: string): number {
 }
 
 function delta(before: Sizes, after: Sizes): Array<[string, number]> {
-  return [...after].map(([name, bytes]): [string, number] => [name, bytes - (before.get(name) ?? 0)]).filter(([, bytes]) => bytes !== 0).sort((a, b) => b[1] - a[1]);
+  return [...after]
+    .map(([name, bytes]): [string, number] => [name, bytes - (before.get(name) ?? 0)])
+    .filter(([, bytes]) => bytes !== 0)
+    .sort((a, b) => b[1] - a[1]);
 }
 
 async function waitFor(what: string, condition: () => boolean): Promise<void> {
@@ -58,7 +62,11 @@ async function waitFor(what: string, condition: () => boolean): Promise<void> {
   }
 }
 
-const MODERN_META = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "storage-bench", version: "1.0.0" }, "io.modelcontextprotocol/clientCapabilities": {} };
+const MODERN_META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "storage-bench", version: "1.0.0" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
 
 /** One tools/call as a 2026-07-28 client sends it; retried after the per-user limit's hint. */
 async function callTool(origin: string, path: string, token: string, name: string, args: Record<string, unknown>): Promise<void> {
@@ -91,16 +99,20 @@ async function spread(tokens: readonly string[], total: number, call: (token: st
 function printPhase(title: string, calls: number, changes: Array<[string, number]>): number {
   const total = changes.reduce((sum, [, bytes]) => sum + bytes, 0);
   console.log(`\n${title}: ${calls} calls, ${total} bytes, ${(total / calls).toFixed(0)} bytes per call`);
-  for (const [name, bytes] of changes) console.log(`  ${name.padEnd(32)} ${String(bytes).padStart(9)}  ${(bytes / calls).toFixed(0).padStart(6)} per call`);
+  for (const [name, bytes] of changes) {
+    console.log(`  ${name.padEnd(32)} ${String(bytes).padStart(9)}  ${(bytes / calls).toFixed(0).padStart(6)} per call`);
+  }
   return total / calls;
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { calls: { type: "string", default: "500" }, writes: { type: "string", default: "500" }, users: { type: "string", default: "5" } } });
+  const option = (fallback: string) => ({ type: "string", default: fallback }) as const;
+  const { values } = parseArgs({ options: { calls: option("500"), writes: option("500"), users: option("5") } });
   const [calls, writes, users] = [Number(values.calls), Number(values.writes), Number(values.users)];
   const persistTo = mkdtempSync(join(tmpdir(), "mcp-edge-storage-"));
   try {
-    const worker = await startLocalWorker({ user: "storage-0", label: "storage bench", persistTo, logFile: join(LOG_DIR, "storage-per-call.log") });
+    const logFile = join(LOG_DIR, "storage-per-call.log");
+    const worker = await startLocalWorker({ user: "storage-0", label: "storage bench", persistTo, logFile });
     const tokens = [worker.token];
     for (let user = 1; user < users; user++) tokens.push(await prepareLocalDatabase(`storage-${user}`, "storage bench", { persistTo }));
     const file = databaseFile(persistTo);

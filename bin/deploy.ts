@@ -23,7 +23,9 @@ function parseOrigin(value: string | undefined): string | undefined {
 }
 
 function main(): void {
-  const { values } = parseArgs({ options: { "dry-run": { type: "boolean", default: false }, origin: { type: "string" }, help: { type: "boolean" } } });
+  const { values } = parseArgs({
+    options: { "dry-run": { type: "boolean", default: false }, origin: { type: "string" }, help: { type: "boolean" } },
+  });
   if (values.help) {
     console.log(USAGE);
     return;

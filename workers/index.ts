@@ -35,7 +35,7 @@ export default {
   },
 
   async scheduled(_controller, env, ctx) {
-    const [{ openDb }, { log }, { queueEventSink }, { relayPendingEvents }, { rediscoverSources }, { parseQueueEvent }, { fireDueReminders }, { purgeExpiredOAuthData }, { runRetention }] =
+    const [{ openDb }, { log }, { queueEventSink }, { relayPendingEvents }, { rediscoverSources }, { parseQueueEvent }, { fireDueReminders }, { purgeExpiredOAuthData }] =
       await Promise.all([
         import("./lib/db"),
         import("./lib/log"),
@@ -45,7 +45,6 @@ export default {
         import("./queue-events"),
         import("./tasks/reminders.cron"),
         import("./auth/oauth-purge.cron"),
-        import("./events/retention.cron"),
       ]);
     const db = openDb(env.DB);
     const events = await fireDueReminders(db);
@@ -58,6 +57,7 @@ export default {
       return { grantsPurged: 0, tokensPurged: 0 };
     });
     // Bounded storage: never throws (a failure is logged), so it can hold up nothing else.
+    const { runRetention } = await import("./events/retention.cron");
     await runRetention(db, env);
     if (events.length > 0 || relayed.sent > 0 || relayed.failed > 0 || sources.checked > 0 || purged.grantsPurged > 0 || purged.tokensPurged > 0) {
       log.info("cron", {

@@ -51,7 +51,10 @@ function readWorkerConfig(root: string, path: string): WorkerConfig {
 
 function queuesOf(config: RawWorkerConfig): string[] {
   const producers = config.queues?.producers?.map((producer) => producer.queue) ?? [];
-  const consumers = config.queues?.consumers?.flatMap((consumer) => [consumer.queue, ...(consumer.dead_letter_queue ? [consumer.dead_letter_queue] : [])]) ?? [];
+  const consumers = (config.queues?.consumers ?? []).flatMap((consumer) => [
+    consumer.queue,
+    ...(consumer.dead_letter_queue ? [consumer.dead_letter_queue] : []),
+  ]);
   return [...producers, ...consumers];
 }
 
@@ -59,7 +62,9 @@ export function readDeployConfigs(root: string): DeployConfigs {
   const main = readWorkerConfig(root, MAIN_CONFIG);
   const agent = readWorkerConfig(root, AGENT_CONFIG);
   const d1 = main.raw.d1_databases?.[0];
-  if (!d1?.database_name) throw new Error(`${MAIN_CONFIG}: the [[d1_databases]] binding needs a database_name (wrangler creates the database under it)`);
+  if (!d1?.database_name) {
+    throw new Error(`${MAIN_CONFIG}: the [[d1_databases]] binding needs a database_name (wrangler creates the database under it)`);
+  }
   const mcpUrl = agent.raw.vars?.["MCP_URL"];
   return {
     main,

@@ -32,7 +32,7 @@ export interface DeployOptions {
   origin?: string | undefined;
 }
 
-/** Where the agent's config without its binding to the main Worker is written for the first deploy (next to the real one, so its paths resolve). */
+/** The agent's config without its binding to the main Worker, for the first deploy: beside the real one, so its paths resolve. */
 const FIRST_AGENT_CONFIG = "workers/agent/wrangler.first-deploy.json";
 
 interface Context {
@@ -105,7 +105,7 @@ function deployForReal(ctx: Context, options: DeployOptions): void {
   const cycle = !mainDeployed && bindsTo(agent, main.name);
   if (cycle) {
     deployWorker(ctx, agent, origin, [], firstAgentConfig(ctx));
-    ctx.report.did(`deployed ${agent.name} without its binding to ${main.name}, which does not exist yet (it is deployed again with it below)`);
+    ctx.report.did(`deployed ${agent.name} without its binding to ${main.name}, which does not exist yet (deployed again with it below)`);
   } else {
     deployWorker(ctx, agent, origin);
     ctx.report.did(`deployed ${agent.name}`);
@@ -116,12 +116,15 @@ function deployForReal(ctx: Context, options: DeployOptions): void {
   else keyFile = newKeyFile(ctx);
 
   const output = deployWorker(ctx, main, origin, keyFile ? ["--secrets-file", keyFile] : []);
-  ctx.report.did(mainDeployed ? `deployed ${main.name}` : `deployed ${main.name} (wrangler created and bound its D1 database ${database.name} and KV namespace)`);
+  const provisioned = mainDeployed ? "" : ` (wrangler created and bound its D1 database ${database.name} and KV namespace)`;
+  ctx.report.did(`deployed ${main.name}${provisioned}`);
   if (keyFile) ctx.report.did(`generated ${SECRETS_KEY} and uploaded it with ${main.name}`);
   if (!databaseExisted) migrate(ctx);
 
   const target = options.origin ?? workersDevUrl(output);
-  if (target === undefined) throw new Error(`the deploy of ${main.name} printed no workers.dev URL: pass --origin https://<its public origin>`);
+  if (target === undefined) {
+    throw new Error(`the deploy of ${main.name} printed no workers.dev URL: pass --origin https://<its public origin>`);
+  }
   if (target === origin) {
     ctx.report.skipped("SELF_ORIGIN", `already ${target}`);
   } else {
@@ -130,25 +133,34 @@ function deployForReal(ctx: Context, options: DeployOptions): void {
   }
   if (cycle || target !== origin) {
     deployWorker(ctx, agent, target);
-    ctx.report.did(`deployed ${agent.name} with SELF_ORIGIN ${target}${ctx.configs.agentMcpUrl === "" ? ` and MCP_URL ${target}/mcp` : ""}`);
+    const mcpUrl = ctx.configs.agentMcpUrl === "" ? ` and MCP_URL ${target}/mcp` : "";
+    ctx.report.did(`deployed ${agent.name} with SELF_ORIGIN ${target}${mcpUrl}`);
   }
 }
 
 function planOnly(ctx: Context): void {
   const { main, agent, database } = ctx.configs;
   for (const queue of ctx.configs.queues) ctx.report.would(`create queue ${queue} unless it exists (wrangler queues info, queues create)`);
-  ctx.report.would(`read ${main.name}'s secret names and its current SELF_ORIGIN (wrangler secret list, deployments status, versions view)`);
+  ctx.report.would(`read ${main.name}'s secret names and current SELF_ORIGIN (wrangler secret list, deployments status, versions view)`);
   ctx.report.would(
-    `apply pending D1 migrations to ${database.name} (wrangler d1 migrations apply ${database.binding} --remote): before the deploy, or just after it the first time, once wrangler has created the database`,
+    `apply pending D1 migrations to ${database.name} (wrangler d1 migrations apply ${database.binding} --remote): ` +
+      "before the deploy, or just after it the first time, once wrangler has created the database",
   );
   ctx.wrangler.run(["deploy", "--dry-run", "--outdir", join("dist", "agent"), "-c", agent.path]);
-  ctx.report.would(`deploy ${agent.name} (wrangler deploy -c ${agent.path}; bundle checked with --dry-run), without its binding to ${main.name} the first time`);
-  ctx.report.would(`generate ${SECRETS_KEY} and upload it with ${main.name} (--secrets-file), only if it has none: a live key is never replaced`);
+  ctx.report.would(
+    `deploy ${agent.name} (wrangler deploy -c ${agent.path}; bundle checked with --dry-run), ` +
+      `without its binding to ${main.name} the first time`,
+  );
+  ctx.report.would(`generate ${SECRETS_KEY} and upload it with ${main.name} (--secrets-file), only if it has none: a live key stays`);
   ctx.wrangler.run(["deploy", "--dry-run", "--outdir", "dist", "-c", main.path]);
   ctx.report.would(
-    `deploy ${main.name} (wrangler deploy -c ${main.path}; bundle checked with --dry-run); the first time wrangler creates D1 ${database.name} and the KV namespace`,
+    `deploy ${main.name} (wrangler deploy -c ${main.path}; bundle checked with --dry-run); ` +
+      `the first time wrangler creates D1 ${database.name} and the KV namespace`,
   );
-  ctx.report.would(`set SELF_ORIGIN to the deployed URL (or --origin) unless already so (wrangler deploy --var), then deploy ${agent.name} with it and MCP_URL`);
+  ctx.report.would(
+    `set SELF_ORIGIN to the deployed URL (or --origin) unless already so (wrangler deploy --var), ` +
+      `then deploy ${agent.name} with it and MCP_URL`,
+  );
 }
 
 export function deploy(root: string, wrangler: Wrangler, report: Report, options: DeployOptions): void {

@@ -5,10 +5,13 @@
 import { clear, errorBox, formatMs, formatTime, h } from "./dom.js";
 
 /**
+ * Who called (each null when the request did not say).
+ * @typedef {{ name: string | null, version: string | null, protocol_version: string | null, oauth_client_id: string | null }} CallClient
+ */
+/**
  * A call as GET /api/activity lists it.
  * @typedef {{ event_id: string, at: string, server: string, tool: string, source: { id: number, slug: string } | null,
- *   outcome: string, duration_ms: number,
- *   client: { name: string | null, version: string | null, protocol_version: string | null, oauth_client_id: string | null } }} ActivityCall
+ *   outcome: string, duration_ms: number, client: CallClient }} ActivityCall
  */
 /** @typedef {{ calls: ActivityCall[], next_cursor: string | null, retention_days: number }} ActivityPage */
 
@@ -27,9 +30,8 @@ export function clientLabel(client) {
 function callRow(call) {
   const ok = call.outcome === "ok";
   const client = clientLabel(call.client);
-  const details = [call.client.protocol_version && `MCP ${call.client.protocol_version}`, call.client.oauth_client_id && `OAuth client ${call.client.oauth_client_id}`]
-    .filter(Boolean)
-    .join(" · ");
+  const { protocol_version: revision, oauth_client_id: app } = call.client;
+  const details = [revision && `MCP ${revision}`, app && `OAuth client ${app}`].filter(Boolean).join(" · ");
   return h("tr", { "data-call": call.event_id },
     h("td", {}, h("time", { datetime: call.at }, formatTime(call.at))),
     h("td", { title: details || null }, client),
@@ -38,6 +40,8 @@ function callRow(call) {
     h("td", {}, h("span", { class: ok ? "" : "bad", "data-outcome": call.outcome }, call.outcome.replaceAll("_", " "))),
     h("td", {}, formatMs(call.duration_ms)));
 }
+
+const COLUMNS = ["Time", "Client", "Server", "Tool", "Outcome", "Duration"];
 
 /**
  * Renders the first page into `container` and appends older pages on request.
@@ -60,7 +64,8 @@ export async function renderActivity(container, load, showError = (error) => err
   const kept = h("p", { class: "muted small" }, `Your calls of the last ${page.retention_days} days through `, h("code", {}, "/mcp"),
     ", newest first. Arguments and results are never recorded.");
   if (page.calls.length === 0) {
-    clear(container, kept, h("div", { class: "empty" }, h("p", {}, h("strong", {}, "No calls yet."), " Tool calls through the gateway appear here a few seconds after they end.")));
+    clear(container, kept, h("div", { class: "empty" },
+      h("p", {}, h("strong", {}, "No calls yet."), " Tool calls through the gateway appear here a few seconds after they end.")));
     container.setAttribute("aria-busy", "false");
     return;
   }
@@ -85,7 +90,7 @@ export async function renderActivity(container, load, showError = (error) => err
   clear(container, kept,
     h("div", { class: "table-wrap" }, h("table", { class: "activity" },
       h("caption", { class: "sr-only" }, "Your recent tool calls"),
-      h("thead", {}, h("tr", {}, ["Time", "Client", "Server", "Tool", "Outcome", "Duration"].map((label) => h("th", { scope: "col" }, label)))),
+      h("thead", {}, h("tr", {}, COLUMNS.map((label) => h("th", { scope: "col" }, label)))),
       rows)),
     h("div", { class: "actions" }, older), status);
   container.setAttribute("aria-busy", "false");

@@ -9,7 +9,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { ActivityCall, ActivityPage } from "../../workers/activity/activity.schema";
-import { eventually } from "../helpers/eventually";
+import { until } from "../helpers/eventually";
 import { callOk, connectTo, type Era } from "../helpers/mcp";
 import { api, errorOf } from "../helpers/rest";
 import { createUser, type TestUser, withScopedToken } from "../helpers/users";
@@ -21,13 +21,16 @@ async function gatewayClient(user: TestUser, era: Era): Promise<Client> {
 }
 
 async function auditedCalls(user: TestUser): Promise<number> {
-  const row = await env.DB.prepare("SELECT count(*) AS n FROM audit_log WHERE user_id = ? AND type = 'GATEWAY_CALL'").bind(user.id).first<{ n: number }>();
+  const row = await env.DB.prepare("SELECT count(*) AS n FROM audit_log WHERE user_id = ? AND type = 'GATEWAY_CALL'")
+    .bind(user.id)
+    .first<{ n: number }>();
   return row?.n ?? 0;
 }
 
 /** Waits for the queue consumer to have written `count` of the user's calls. */
 async function untilAudited(user: TestUser, count: number): Promise<void> {
-  await eventually(async () => ((await auditedCalls(user)) >= count ? true : undefined), `${count} GATEWAY_CALL rows of ${user.name}`, { timeoutMs: 10_000, intervalMs: 50 });
+  const what = `${count} GATEWAY_CALL rows of ${user.name}`;
+  await until(async () => (await auditedCalls(user)) >= count, what, { timeoutMs: 10_000, intervalMs: 50 });
 }
 
 async function activity(user: TestUser, query = ""): Promise<ActivityPage> {
@@ -38,11 +41,17 @@ async function activity(user: TestUser, query = ""): Promise<ActivityPage> {
 
 /** An audit row as the consumer writes it, for times and sources a test cannot make by calling. */
 async function recordCall(user: TestUser, occurredAt: string, gatewayCall: Record<string, unknown>): Promise<string> {
-  const event = { event_id: crypto.randomUUID(), type: "GATEWAY_CALL", version: 1, occurred_at: occurredAt, user_id: user.id, task_id: null, gateway_call: gatewayCall };
-  await env.DB.prepare("INSERT INTO audit_log (event_id, type, user_id, task_id, occurred_at, payload) VALUES (?, 'GATEWAY_CALL', ?, NULL, ?, ?)")
+  const eventId = crypto.randomUUID();
+  const envelope = { event_id: eventId, type: "GATEWAY_CALL", version: 1, occurred_at: occurredAt, user_id: user.id, task_id: null };
+  const event = { ...envelope, gateway_call: gatewayCall };
+  await env.DB.prepare("INSERT INTO audit_log (event_id, type, user_id, occurred_at, payload) VALUES (?, 'GATEWAY_CALL', ?, ?, ?)")
     .bind(event.event_id, user.id, occurredAt, JSON.stringify(event))
     .run();
   return event.event_id;
+}
+
+function builtinCall(tool: string): Record<string, unknown> {
+  return { source_id: null, source_slug: "builtin:tasks", tool, duration_ms: 1, outcome: "ok" };
 }
 
 function newestFirst(calls: readonly ActivityCall[]): boolean {
@@ -79,7 +88,10 @@ describe("GET /api/activity", () => {
     });
     // A 2025 client named itself only in initialize, another request: its calls carry the revision alone.
     expect(byRevision("2025-11-25")).toEqual([
-      expect.objectContaining({ tool: "list_tasks", client: { name: null, version: null, protocol_version: "2025-11-25", oauth_client_id: null } }),
+      expect.objectContaining({
+        tool: "list_tasks",
+        client: { name: null, version: null, protocol_version: "2025-11-25", oauth_client_id: null },
+      }),
     ]);
 
     const theirs = await activity(bob);
@@ -93,14 +105,14 @@ describe("GET /api/activity", () => {
     const base = Date.now() - 60_000;
     const ids = [];
     for (let i = 0; i < 5; i++) {
-      ids.push(await recordCall(user, new Date(base + i * 1000).toISOString(), { source_id: null, source_slug: "builtin:tasks", tool: `tool_${i}`, duration_ms: i, outcome: "ok" }));
+      ids.push(await recordCall(user, new Date(base + i * 1000).toISOString(), builtinCall(`tool_${i}`)));
     }
 
     const first = await activity(user, "?limit=2");
     expect(first.calls.map((call) => call.tool)).toEqual(["tool_4", "tool_3"]);
     expect(first.next_cursor).toEqual(expect.any(String));
     // A new call lands on top while the person pages: it shifts no page after the first.
-    await recordCall(user, new Date().toISOString(), { source_id: null, source_slug: "builtin:tasks", tool: "newer", duration_ms: 1, outcome: "ok" });
+    await recordCall(user, new Date().toISOString(), builtinCall("newer"));
     const second = await activity(user, `?limit=2&cursor=${first.next_cursor}`);
     expect(second.calls.map((call) => call.tool)).toEqual(["tool_2", "tool_1"]);
     const third = await activity(user, `?limit=2&cursor=${second.next_cursor}`);
@@ -111,8 +123,10 @@ describe("GET /api/activity", () => {
 
   it("shows a source's calls with the source, and nothing older than the retention", async () => {
     const user = await createUser();
-    await recordCall(user, new Date(Date.now() - 31 * DAY).toISOString(), { source_id: 7, source_slug: "github", tool: "too_old", duration_ms: 5, outcome: "ok" });
-    await recordCall(user, new Date(Date.now() - 29 * DAY).toISOString(), { source_id: 7, source_slug: "github", tool: "search_issues", duration_ms: 182, outcome: "timeout" });
+    const github = { source_id: 7, source_slug: "github" };
+    const daysAgo = (days: number) => new Date(Date.now() - days * DAY).toISOString();
+    await recordCall(user, daysAgo(31), { ...github, tool: "too_old", duration_ms: 5, outcome: "ok" });
+    await recordCall(user, daysAgo(29), { ...github, tool: "search_issues", duration_ms: 182, outcome: "timeout" });
 
     const page = await activity(user);
 

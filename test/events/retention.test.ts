@@ -26,26 +26,24 @@ async function runCron(settings: { AUDIT_RETENTION_DAYS: string }): Promise<void
 }
 
 async function addAudit(userId: number, eventId: string, occurredAt: string): Promise<void> {
-  await env.DB.prepare("INSERT INTO audit_log (event_id, type, user_id, task_id, occurred_at, payload) VALUES (?, 'GATEWAY_CALL', ?, NULL, ?, '{}')")
+  await env.DB.prepare("INSERT INTO audit_log (event_id, type, user_id, occurred_at, payload) VALUES (?, 'GATEWAY_CALL', ?, ?, '{}')")
     .bind(eventId, userId, occurredAt)
     .run();
 }
 
 async function addOutbox(userId: number, eventId: string, createdAt: string, deliveredAt: string | null): Promise<void> {
-  await env.DB.prepare("INSERT INTO outbox (event_id, type, user_id, task_id, payload, created_at, delivered_at) VALUES (?, 'CREATED', ?, NULL, '{}', ?, ?)")
+  await env.DB.prepare("INSERT INTO outbox (event_id, type, user_id, payload, created_at, delivered_at) VALUES (?, 'CREATED', ?, '', ?, ?)")
     .bind(eventId, userId, createdAt, deliveredAt)
     .run();
 }
 
-async function auditIds(userId: number): Promise<string[]> {
-  const { results } = await env.DB.prepare("SELECT event_id FROM audit_log WHERE user_id = ? ORDER BY event_id").bind(userId).all<{ event_id: string }>();
+async function idsIn(table: "audit_log" | "outbox", userId: number): Promise<string[]> {
+  const query = env.DB.prepare(`SELECT event_id FROM ${table} WHERE user_id = ? ORDER BY event_id`).bind(userId);
+  const { results } = await query.all<{ event_id: string }>();
   return results.map((row) => row.event_id);
 }
-
-async function outboxIds(userId: number): Promise<string[]> {
-  const { results } = await env.DB.prepare("SELECT event_id FROM outbox WHERE user_id = ? ORDER BY event_id").bind(userId).all<{ event_id: string }>();
-  return results.map((row) => row.event_id);
-}
+const auditIds = (userId: number) => idsIn("audit_log", userId);
+const outboxIds = (userId: number) => idsIn("outbox", userId);
 
 async function auditCountOf(userId: number): Promise<number> {
   const row = await env.DB.prepare("SELECT count(*) AS n FROM audit_log WHERE user_id = ?").bind(userId).first<{ n: number }>();
@@ -57,7 +55,8 @@ async function addAncientAudit(userId: number, count: number): Promise<void> {
   await env.DB.prepare(
     `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
      INSERT INTO audit_log (event_id, type, user_id, task_id, occurred_at, payload)
-     SELECT 'ancient-' || ? || '-' || i, 'GATEWAY_CALL', ?, NULL, strftime('%Y-%m-%dT%H:%M:%fZ', '2001-01-01', '+' || i || ' seconds'), '{}' FROM n`,
+     SELECT 'ancient-' || ? || '-' || i, 'GATEWAY_CALL', ?, NULL,
+            strftime('%Y-%m-%dT%H:%M:%fZ', '2001-01-01', '+' || i || ' seconds'), '{}' FROM n`,
   )
     .bind(count, userId, userId)
     .run();
@@ -110,16 +109,18 @@ describe("retention", () => {
     const client = await connect("tasks", user.token);
     const task = await addTask(client, { title: "Remind me" });
     // Up to a minute in the past is accepted, and due at the next cron run.
-    const { reminder } = await callOk<{ reminder: { id: number } }>(client, "schedule_reminder", { task_id: task.id, reminder_time: ago(30_000) });
+    const due = { task_id: task.id, reminder_time: ago(30_000) };
+    const { reminder } = await callOk<{ reminder: { id: number } }>(client, "schedule_reminder", due);
     const errors = vi.spyOn(console, "error");
 
     await runCron({ AUDIT_RETENTION_DAYS: "0" });
 
     expect(await auditIds(user.id)).toEqual(["audit-kept"]);
-    const reminderRow = await env.DB.prepare("SELECT sent_at FROM reminders WHERE id = ?").bind(reminder.id).first<{ sent_at: string | null }>();
-    expect(reminderRow!.sent_at).toEqual(expect.any(String));
+    const fired = await env.DB.prepare("SELECT sent_at FROM reminders WHERE id = ?").bind(reminder.id).first<{ sent_at: string | null }>();
+    expect(fired!.sent_at).toEqual(expect.any(String));
     const logged = errors.mock.calls.map((call) => String(call[0]));
-    expect(logged.some((line) => line.includes("retention failed") && line.includes("AUDIT_RETENTION_DAYS must be a whole number of days from 1 to 3650"))).toBe(true);
+    const refusal = "AUDIT_RETENTION_DAYS must be a whole number of days from 1 to 3650";
+    expect(logged.some((line) => line.includes("retention failed") && line.includes(refusal))).toBe(true);
   });
 });
 
@@ -130,7 +131,7 @@ describe("AUDIT_RETENTION_DAYS", () => {
     expect(retentionDays({ AUDIT_RETENTION_DAYS: " 7 " })).toBe(7);
     expect(retentionDays({ AUDIT_RETENTION_DAYS: "3650" })).toBe(3650);
     for (const bad of ["0", "-1", "1.5", "3651", "30d", "1e3"]) {
-      expect(() => retentionDays({ AUDIT_RETENTION_DAYS: bad }), bad).toThrow(/AUDIT_RETENTION_DAYS must be a whole number of days from 1 to 3650/);
+      expect(() => retentionDays({ AUDIT_RETENTION_DAYS: bad }), bad).toThrow(/must be a whole number of days from 1 to 3650/);
     }
   });
 });

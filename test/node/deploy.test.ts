@@ -65,7 +65,10 @@ describe("npm run deploy", () => {
     expect(first.code, first.stderr).toBe(0);
     const firstCommands = commandsSince(0);
 
-    expect(firstCommands.filter((command) => command.startsWith("queues create"))).toEqual(["queues create mcp-edge-events", "queues create mcp-edge-events-dlq"]);
+    expect(firstCommands.filter((command) => command.startsWith("queues create"))).toEqual([
+      "queues create mcp-edge-events",
+      "queues create mcp-edge-events-dlq",
+    ]);
     expect(deploysIn(firstCommands)).toEqual([
       "deploy -c workers/agent/wrangler.first-deploy.json",
       expect.stringMatching(/^deploy -c wrangler\.toml --secrets-file \S+secrets\.json$/),
@@ -132,7 +135,8 @@ describe("npm run deploy", () => {
       "deploy --dry-run --outdir dist/agent -c workers/agent/wrangler.toml",
       "deploy --dry-run --outdir dist -c wrangler.toml",
     ]);
-    for (const step of ["create queue mcp-edge-events", "create queue mcp-edge-events-dlq", "apply pending D1 migrations", "generate SOURCE_SECRETS_KEY", "set SELF_ORIGIN"]) {
+    const queues = ["create queue mcp-edge-events", "create queue mcp-edge-events-dlq"];
+    for (const step of [...queues, "apply pending D1 migrations", "generate SOURCE_SECRETS_KEY", "set SELF_ORIGIN"]) {
       expect(planned.stdout).toContain(step);
     }
     expect(planned.stdout).toContain("nothing changed on Cloudflare");

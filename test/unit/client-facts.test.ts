@@ -11,8 +11,10 @@ const apiToken: Principal = { user: { id: 1, name: "ada" }, scopes: new Set(), v
 const oauth: Principal = { ...apiToken, via: "oauth", clientId: "https://app.example/client.json" };
 
 function post(meta: Record<string, unknown> | undefined, header?: string): { body: unknown; request: Request } {
-  const body = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_tasks", arguments: {}, ...(meta ? { _meta: meta } : {}) } };
-  return { body, request: new Request("http://localhost/mcp", { method: "POST", headers: header ? { "mcp-protocol-version": header } : {} }) };
+  const params = { name: "list_tasks", arguments: {}, ...(meta ? { _meta: meta } : {}) };
+  const headers: Record<string, string> = header ? { "mcp-protocol-version": header } : {};
+  const request = new Request("http://localhost/mcp", { method: "POST", headers });
+  return { body: { jsonrpc: "2.0", id: 1, method: "tools/call", params }, request };
 }
 
 describe("mcpClientFacts", () => {
@@ -21,12 +23,18 @@ describe("mcpClientFacts", () => {
       "io.modelcontextprotocol/protocolVersion": "2026-07-28",
       "io.modelcontextprotocol/clientInfo": { name: "Claude", version: "1.2.0" },
     });
-    expect(mcpClientFacts(body, request, oauth)).toEqual({ name: "Claude", version: "1.2.0", protocol_version: "2026-07-28", oauth_client_id: "https://app.example/client.json" });
+    expect(mcpClientFacts(body, request, oauth)).toEqual({
+      name: "Claude",
+      version: "1.2.0",
+      protocol_version: "2026-07-28",
+      oauth_client_id: "https://app.example/client.json",
+    });
   });
 
   it("has only the header's revision for a 2025 request, and no OAuth client for an API token", () => {
     const { body, request } = post(undefined, "2025-11-25");
-    expect(mcpClientFacts(body, request, apiToken)).toEqual({ name: null, version: null, protocol_version: "2025-11-25", oauth_client_id: null });
+    const unnamed = { name: null, version: null, protocol_version: "2025-11-25", oauth_client_id: null };
+    expect(mcpClientFacts(body, request, apiToken)).toEqual(unnamed);
     expect(mcpClientFacts([body], request, apiToken)).toMatchObject({ name: null, protocol_version: "2025-11-25" });
   });
 

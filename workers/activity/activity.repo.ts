@@ -11,7 +11,13 @@ export interface GatewayCallRow {
 }
 
 /** At most `limit` of `userId`'s GATEWAY_CALL rows that occurred at or after `since`, older than `after` when given. */
-export function gatewayCallsOf(db: Db, userId: number, since: string, after: KeysetPosition | undefined, limit: number): Promise<GatewayCallRow[]> {
+export function gatewayCallsOf(
+  db: Db,
+  userId: number,
+  since: string,
+  after: KeysetPosition | undefined,
+  limit: number,
+): Promise<GatewayCallRow[]> {
   const olderThanCursor = after
     ? or(lt(auditLog.occurredAt, after.at), and(eq(auditLog.occurredAt, after.at), lt(auditLog.eventId, after.id)))
     : undefined;

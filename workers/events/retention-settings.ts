@@ -21,7 +21,8 @@ export function retentionDays(env: Partial<Pick<Env, "AUDIT_RETENTION_DAYS">>): 
   if (days >= 1 && days <= MAX_RETENTION_DAYS) return days;
   throw new AppError(
     "unavailable",
-    `AUDIT_RETENTION_DAYS must be a whole number of days from 1 to ${MAX_RETENTION_DAYS} (it is "${text.slice(0, 40)}"); fix it in wrangler.toml [vars]`,
+    `AUDIT_RETENTION_DAYS must be a whole number of days from 1 to ${MAX_RETENTION_DAYS} (it is "${text.slice(0, 40)}"); ` +
+      "fix it in wrangler.toml [vars]",
   );
 }
 

@@ -31,7 +31,10 @@ export interface RetentionRun {
   more: boolean;
 }
 
-async function deleteInBatches(remove: (limit: number) => Promise<number>, bounds: RetentionBounds): Promise<{ deleted: number; more: boolean }> {
+async function deleteInBatches(
+  remove: (limit: number) => Promise<number>,
+  bounds: RetentionBounds,
+): Promise<{ deleted: number; more: boolean }> {
   let deleted = 0;
   for (let statement = 0; statement < bounds.statementsPerRun; statement++) {
     const removed = await remove(bounds.rowsPerStatement);
@@ -60,11 +63,16 @@ export async function deleteExpiredEvents(
  * Never throws — a failed delete or a bad setting is logged as an error — so the rest of the cron's
  * work is never held up by it; nothing is deleted after a failure until the next run.
  */
-export async function runRetention(db: Db, env: Partial<Pick<Env, "AUDIT_RETENTION_DAYS">>, now = Date.now()): Promise<RetentionRun | undefined> {
+export async function runRetention(
+  db: Db,
+  env: Partial<Pick<Env, "AUDIT_RETENTION_DAYS">>,
+  now = Date.now(),
+): Promise<RetentionRun | undefined> {
   try {
     const run = await deleteExpiredEvents(db, env, now);
     if (run.auditDeleted > 0 || run.outboxDeleted > 0) {
-      log.info("retention", { retention_days: run.retentionDays, audit_deleted: run.auditDeleted, outbox_deleted: run.outboxDeleted, more: run.more });
+      const { retentionDays: retention_days, auditDeleted: audit_deleted, outboxDeleted: outbox_deleted, more } = run;
+      log.info("retention", { retention_days, audit_deleted, outbox_deleted, more });
     }
     return run;
   } catch (error) {

@@ -8,9 +8,8 @@ import type { Db } from "../lib/db";
 
 /** audit_log rows that occurred before `cutoff`, oldest first; how many went. */
 export async function deleteAuditBefore(db: Db, cutoff: string, limit: number): Promise<number> {
-  const result = await db.run(
-    sql`DELETE FROM audit_log WHERE rowid IN (SELECT rowid FROM audit_log WHERE occurred_at < ${cutoff} ORDER BY occurred_at LIMIT ${limit})`,
-  );
+  const oldest = sql`SELECT rowid FROM audit_log WHERE occurred_at < ${cutoff} ORDER BY occurred_at LIMIT ${limit}`;
+  const result = await db.run(sql`DELETE FROM audit_log WHERE rowid IN (${oldest})`);
   return result.meta.changes;
 }
 
@@ -19,8 +18,7 @@ export async function deleteAuditBefore(db: Db, cutoff: string, limit: number): 
  * never true of an undelivered row (NULL), so an event the queue has not confirmed always stays.
  */
 export async function deleteDeliveredBefore(db: Db, cutoff: string, limit: number): Promise<number> {
-  const result = await db.run(
-    sql`DELETE FROM outbox WHERE rowid IN (SELECT rowid FROM outbox WHERE delivered_at < ${cutoff} ORDER BY delivered_at LIMIT ${limit})`,
-  );
+  const oldest = sql`SELECT rowid FROM outbox WHERE delivered_at < ${cutoff} ORDER BY delivered_at LIMIT ${limit}`;
+  const result = await db.run(sql`DELETE FROM outbox WHERE rowid IN (${oldest})`);
   return result.meta.changes;
 }

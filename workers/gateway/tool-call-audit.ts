@@ -81,7 +81,11 @@ async function sendGathered(queue: Queue, buffer: Pending): Promise<void> {
   }
 }
 
-export function queueToolCallAudit(queue: Queue, waitUntil: (promise: Promise<unknown>) => void, deferred: DeferredBatch = isolateDeferred): RequestToolCallAudit {
+export function queueToolCallAudit(
+  queue: Queue,
+  waitUntil: (promise: Promise<unknown>) => void,
+  deferred: DeferredBatch = isolateDeferred,
+): RequestToolCallAudit {
   let client: GatewayCallClient | undefined;
   return {
     identify(caller) {

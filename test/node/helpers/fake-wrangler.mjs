@@ -8,7 +8,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 
 const stateFile = process.env.FAKE_WRANGLER_STATE;
-const state = existsSync(stateFile) ? JSON.parse(readFileSync(stateFile, "utf8")) : { queues: [], d1: false, migrated: false, workers: {}, calls: [] };
+const emptyAccount = { queues: [], d1: false, migrated: false, workers: {}, calls: [] };
+const state = existsSync(stateFile) ? JSON.parse(readFileSync(stateFile, "utf8")) : emptyAccount;
 const args = process.argv.slice(2);
 state.calls.push(args);
 
@@ -58,7 +59,7 @@ if (command === "queues" && sub === "create") {
   done(`🌀 Creating queue '${args[2]}'\n✅ Created queue '${args[2]}'\n`);
 }
 if (command === "d1" && sub === "info") {
-  if (!state.d1) fail(`Couldn't find a D1 DB named 'mcp-edge' (bound as '${args[2]}') in the API. Run 'wrangler d1 create mcp-edge' to create it.`);
+  if (!state.d1) fail(`Couldn't find a D1 DB named 'mcp-edge' (bound as '${args[2]}') in the API.`);
   done(JSON.stringify({ uuid: "d1-uuid", name: "mcp-edge" }));
 }
 if (command === "d1" && sub === "migrations" && args[2] === "apply" && args.includes("--remote")) {
@@ -92,7 +93,10 @@ if (command === "deploy") {
   const config = configOf();
   for (const target of config.services) {
     if (target !== config.name && !state.workers[target]) {
-      fail(`A request to the Cloudflare API (/accounts/x/workers/scripts/${config.name}/versions) failed.\n  Service binding references Worker '${target}' which was not found. [code: 10143]`);
+      fail(
+        `A request to the Cloudflare API (/accounts/x/workers/scripts/${config.name}/versions) failed.\n` +
+          `  Service binding references Worker '${target}' which was not found. [code: 10143]`,
+      );
     }
   }
   const previous = state.workers[config.name] ?? { vars: {}, secrets: {}, version: 0 };
@@ -105,7 +109,9 @@ if (command === "deploy") {
   const secrets = { ...previous.secrets, ...(secretsFile ? JSON.parse(readFileSync(secretsFile, "utf8")) : {}) };
   state.workers[config.name] = { vars, secrets, services: config.services, version: previous.version + 1 };
   if (config.name === "mcp-edge") state.d1 = true;
-  const targets = config.workersDev ? `Deployed ${config.name} triggers (0.50 sec)\n  https://${config.name}.${SUBDOMAIN}.workers.dev\n  schedule: * * * * *\n` : `No targets deployed for ${config.name} (0.20 sec)\n`;
+  const targets = config.workersDev
+    ? `Deployed ${config.name} triggers (0.50 sec)\n  https://${config.name}.${SUBDOMAIN}.workers.dev\n  schedule: * * * * *\n`
+    : `No targets deployed for ${config.name} (0.20 sec)\n`;
   done(`Uploaded ${config.name} (1.00 sec)\n${targets}Current Version ID: ${config.name}-v${previous.version + 1}\n`);
 }
 fail(`fake wrangler: no answer for \`wrangler ${args.join(" ")}\``);

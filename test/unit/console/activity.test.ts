@@ -15,7 +15,8 @@ type Call = Page["calls"][number];
 const noClient = { name: null, version: null, protocol_version: null, oauth_client_id: null };
 
 function call(id: string, tool: string, extra: Partial<Call> = {}): Call {
-  return { event_id: id, at: "2026-11-27T10:00:00.000Z", server: "tasks", tool, source: null, outcome: "ok", duration_ms: 12, client: noClient, ...extra };
+  const at = "2026-11-27T10:00:00.000Z";
+  return { event_id: id, at, server: "tasks", tool, source: null, outcome: "ok", duration_ms: 12, client: noClient, ...extra };
 }
 
 function rows(container: HTMLElement): string[] {
@@ -84,9 +85,8 @@ describe("the activity view", () => {
 
   it("names the client by its own name, else its OAuth app, else says it is unnamed", () => {
     expect(clientLabel({ name: "Cursor", version: null, protocol_version: "2026-07-28", oauth_client_id: null })).toBe("Cursor");
-    expect(clientLabel({ name: null, version: null, protocol_version: "2025-11-25", oauth_client_id: "https://app.example/client.json" })).toBe(
-      "app https://app.example/client.json",
-    );
+    const app = "https://app.example/client.json";
+    expect(clientLabel({ name: null, version: null, protocol_version: "2025-11-25", oauth_client_id: app })).toBe(`app ${app}`);
     expect(clientLabel({ name: null, version: null, protocol_version: "2025-11-25", oauth_client_id: null })).toBe("MCP client (unnamed)");
     expect(clientLabel(noClient)).toBe("unknown");
   });
