@@ -30,6 +30,7 @@
 
 /** The folders of workers/ whose unsuffixed files are domain modules (docs/architecture.md, "Where things live"). */
 const AREAS = [
+  "activity",
   "agent",
   "agent-worker",
   "auth",

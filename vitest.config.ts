@@ -58,8 +58,11 @@ const UPSTREAM_FILES = [
   "test/rag/model-contracts.test.ts",
 ];
 const BROWSER_FILES = ["test/node/**/*.e2e.test.ts"];
-/** The main Worker's D1 database (wrangler.toml), which the agent-worker tests share to make users. */
-const MAIN_DATABASE_ID = "00000000-0000-4000-8000-000000000000";
+/**
+ * The main Worker's D1 database (wrangler.toml), which the agent-worker tests share to make users.
+ * Its binding has no database_id (wrangler provisions it on deploy), so locally it is kept under its binding's name.
+ */
+const MAIN_DATABASE_ID = "DB";
 /**
  * Time limits for the workerd projects. They bound a hung test; they are not speed checks (speed is
  * measured by `npm run bench`). vitest's default 5 s was too tight on CI's shared two-core machine:

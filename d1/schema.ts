@@ -140,7 +140,9 @@ export const reminders = sqliteTable(
 
 /**
  * Transactional outbox: every domain event is inserted in the same D1 batch as the change it
- * describes. A row stays undelivered until the queue consumer has recorded it in audit_log.
+ * describes. A row stays undelivered until the queue consumer has recorded it in audit_log; once
+ * delivered longer than AUDIT_RETENTION_DAYS ago it is deleted by the cron (events/retention.cron.ts,
+ * through `outbox_pending_idx`). An undelivered row is never deleted.
  */
 export const outbox = sqliteTable(
   "outbox",
@@ -159,7 +161,12 @@ export const outbox = sqliteTable(
   (t) => [index("outbox_pending_idx").on(t.deliveredAt, t.createdAt)],
 );
 
-/** What the consumer has processed, keyed by event id: replays are no-ops. */
+/**
+ * What the consumer has processed, keyed by event id: replays are no-ops. Rows older than
+ * AUDIT_RETENTION_DAYS are deleted by the cron in bounded batches (events/retention.cron.ts), oldest
+ * first through `audit_log_occurred_idx`; each user reads their own tool calls through
+ * `audit_log_user_idx` (activity/).
+ */
 export const auditLog = sqliteTable(
   "audit_log",
   {
@@ -171,7 +178,7 @@ export const auditLog = sqliteTable(
     processedAt: text("processed_at").notNull().default(now),
     payload: text("payload").notNull(),
   },
-  (t) => [index("audit_log_user_idx").on(t.userId, t.occurredAt)],
+  (t) => [index("audit_log_user_idx").on(t.userId, t.occurredAt), index("audit_log_occurred_idx").on(t.occurredAt)],
 );
 
 /** Queue messages that exhausted their retries or could not be parsed: kept, never dropped. */

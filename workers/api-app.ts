@@ -5,6 +5,7 @@
  * (the server list, the names of the tools that can be hidden), so building them loads the servers.
  */
 import { Hono } from "hono";
+import { activityRoutes } from "./activity/activity.routes";
 import { mountChatRoutes } from "./chat/chat.routes";
 import { createGatewayServer, gatewayBuiltinNames } from "./gateway/catalog/gateway.server";
 import { sourceAuthorizationRoutes } from "./gateway/authorization/source-authorization.routes";
@@ -29,6 +30,7 @@ function apiRoutes(servers: readonly McpServerDefinition[]): ApiRoute[] {
     ...sourceAuthorizationRoutes,
     ...hiddenToolRoutes(gatewayBuiltinNames(servers)),
     ...serverRoutes([...servers, createGatewayServer(servers).definition]),
+    ...activityRoutes,
   ];
 }
 

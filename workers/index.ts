@@ -57,6 +57,9 @@ export default {
       log.error("oauth purge failed", { error: error instanceof Error ? error.message : String(error) });
       return { grantsPurged: 0, tokensPurged: 0 };
     });
+    // Bounded storage: never throws (a failure is logged), so it can hold up nothing else.
+    const { runRetention } = await import("./events/retention.cron");
+    await runRetention(db, env);
     if (events.length > 0 || relayed.sent > 0 || relayed.failed > 0 || sources.checked > 0 || purged.grantsPurged > 0 || purged.tokensPurged > 0) {
       log.info("cron", {
         reminders_due: events.length,

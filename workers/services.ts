@@ -4,6 +4,7 @@
  * (workers/isolate-state.ts). The HTTP middleware builds them once per request; MCP tools depend on
  * the `Services` type here, not on the HTTP layer that builds them.
  */
+import { ActivityService } from "./activity/activity.service";
 import { queueEventSink } from "./events/event-sink";
 import { HiddenToolService } from "./gateway/catalog/hidden-tools.service";
 import { SourceCalls } from "./gateway/calls/source-calls.service";
@@ -11,7 +12,7 @@ import { SourceDiscovery } from "./gateway/discovery/source-discovery.service";
 import { SourceHealthService } from "./gateway/catalog/source-health.service";
 import { SourceRegistry } from "./gateway/registry/source-registry.service";
 import { ToolChangeService } from "./gateway/discovery/tool-changes.service";
-import { queueToolCallAudit, type ToolCallAudit } from "./gateway/calls/tool-call-audit";
+import { queueToolCallAudit, type RequestToolCallAudit } from "./gateway/calls/tool-call-audit";
 import { type IsolateState, isolateState } from "./isolate-state";
 import { type Db, openDb } from "./lib/db";
 import { RateLimitService } from "./limits/rate-limits.service";
@@ -37,13 +38,15 @@ export interface Services {
   /** Each user's hidden tools (REST, admin tools, the /mcp listing). */
   hiddenTools: HiddenToolService;
   /** The GATEWAY_CALL audit of every tool call on /mcp, built-in or source. */
-  toolCallAudit: ToolCallAudit;
+  toolCallAudit: RequestToolCallAudit;
   /** Each user's sequential-thinking history, in their own Durable Object (`forUser`). */
   thinking: ThinkingService;
   /** Each user's budgets of tool calls and REST requests (Cloudflare's Rate Limiting bindings). */
   rateLimits: RateLimitService;
   /** Each user's OAuth connections to their OAuth-protected sources (connect, tokens, disconnect). */
   upstreamAuth: UpstreamAuthorizations;
+  /** Each user's own recent tool calls, from the GATEWAY_CALL audit (REST only). */
+  activity: ActivityService;
 }
 
 /** The Worker's public origin from SELF_ORIGIN alone (crons and entry points have no request). */
@@ -121,10 +124,11 @@ export function createServices(
   let sourceHealth: SourceHealthService | undefined;
   let toolChanges: ToolChangeService | undefined;
   let hiddenTools: HiddenToolService | undefined;
-  let toolCallAudit: ToolCallAudit | undefined;
+  let toolCallAudit: RequestToolCallAudit | undefined;
   let thinking: ThinkingService | undefined;
   let rateLimits: RateLimitService | undefined;
   let upstreamAuth: UpstreamAuthorizations | undefined;
+  let activity: ActivityService | undefined;
   const services: Services = {
     db,
     get tasks() {
@@ -182,6 +186,9 @@ export function createServices(
     },
     get upstreamAuth() {
       return (upstreamAuth ??= upstreamAuthorizations(env, db, waitUntil, origin));
+    },
+    get activity() {
+      return (activity ??= new ActivityService(db, env));
     },
   };
   return services;

@@ -1,6 +1,7 @@
 // @ts-check
-// The console's shell: sign in through this Worker's OAuth sign-in page (oauth.js), then four
-// panels (tools, sources, RAG health, chat) behind an accessible tab list.
+// The console's shell: sign in through this Worker's OAuth sign-in page (oauth.js), then five
+// panels (tools, sources, RAG health, chat, activity) behind an accessible tab list.
+import { renderActivityPanel } from "./activity.js";
 import { api, messageOf, onUnauthorized } from "./api.js";
 import { renderChatPanel } from "./chat.js";
 import { clear, errorBox, h } from "./dom.js";
@@ -20,6 +21,7 @@ const PANELS = [
   { id: "sources", label: "Gateway sources", render: renderSourcesPanel },
   { id: "rag", label: "RAG health", render: renderRagPanel },
   { id: "chat", label: "Chat", render: renderChatPanel },
+  { id: "activity", label: "Activity", render: renderActivityPanel },
 ];
 
 async function listServers() {
@@ -87,7 +89,7 @@ function consoleView(servers) {
       sections[i].hidden = i !== index;
     });
     if (focus) tabs[index].focus();
-    // Sources, RAG health and chat are (re)loaded each time their tab opens: they change.
+    // Sources, RAG health, chat and activity are (re)loaded each time their tab opens: they change.
     const panel = PANELS[index];
     if (panel.id === "tools") {
       if (!rendered.has("tools")) panel.render(sections[index], servers);

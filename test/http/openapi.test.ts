@@ -49,6 +49,7 @@ const ROUTES = [
   "put /api/gateway/hidden-tools/{name}",
   "delete /api/gateway/hidden-tools/{name}",
   "get /api/servers",
+  "get /api/activity",
 ];
 const WITH_BODY = [
   "post /api/tasks",

@@ -11,6 +11,7 @@
 import { type AuthInfo, McpServer, type ServerCapabilities } from "@modelcontextprotocol/server";
 import { createMcpHandler } from "agents/mcp/server";
 import { AppError } from "../lib/errors";
+import { mcpClientFacts } from "./client-facts";
 import { refuseEnvelope } from "./envelope";
 import { answerFast, fastPathVersion } from "./fast-path";
 import { scopeRefusal } from "./scope-gate";
@@ -114,6 +115,7 @@ export async function readMcpPost<C extends ToolContext>(
   } catch {
     return { forward, body: undefined };
   }
+  ctx.services.toolCallAudit.identify(mcpClientFacts(body, request, ctx.access.principal));
   const refusal =
     refuseEnvelope(body, request) ??
     refuseInvalidParams(body, request, capabilitiesOf(definition, ctx)) ??

@@ -22,6 +22,20 @@ export const GATEWAY_OUTCOMES = [
   "result_too_large",
 ] as const;
 
+/**
+ * The MCP client that made the call, as far as the request told (decision 0060): the name and
+ * version a 2026-07-28 request carries in its `_meta` client info (a 2025 client sends them only in
+ * `initialize`, another request: null), the protocol revision, and the OAuth client its token was
+ * issued to (null for an API token). Absent on events recorded before it was added.
+ */
+export const gatewayCallClientSchema = z.object({
+  name: z.string().nullable(),
+  version: z.string().nullable(),
+  protocol_version: z.string().nullable(),
+  oauth_client_id: z.string().nullable(),
+});
+export type GatewayCallClient = z.output<typeof gatewayCallClientSchema>;
+
 export const gatewayCallEventSchema = eventEnvelopeSchema.extend({
   type: z.literal("GATEWAY_CALL"),
   task_id: z.null(),
@@ -31,6 +45,7 @@ export const gatewayCallEventSchema = eventEnvelopeSchema.extend({
     tool: z.string().describe("The upstream's tool name (the built-in tool's name)"),
     duration_ms: z.int().nonnegative(),
     outcome: z.enum(GATEWAY_OUTCOMES),
+    client: gatewayCallClientSchema.optional(),
   }),
 });
 export type GatewayCallEvent = z.output<typeof gatewayCallEventSchema>;

@@ -11,7 +11,7 @@
  * event is sent as surely as with a send of its own. What is gathered lives in CallEventBuffers
  * (the isolate's: workers/isolate-state.ts).
  */
-import type { GatewayCallEvent } from "./gateway-call-event.schema";
+import type { GatewayCallClient, GatewayCallEvent } from "./gateway-call-event.schema";
 import { nowIso } from "../../lib/clock";
 import { log } from "../../lib/log";
 import type { DeferredBatch } from "./deferred-batch";
@@ -34,7 +34,12 @@ export interface ToolCallAudit {
   record(call: ToolCallRecord): void;
 }
 
-export function toolCallEvent(call: ToolCallRecord): GatewayCallEvent {
+/** A request's audit: told the request's MCP client once its body is read (mcp/hosting.ts), it stamps every call recorded after. */
+export interface RequestToolCallAudit extends ToolCallAudit {
+  identify(client: GatewayCallClient): void;
+}
+
+export function toolCallEvent(call: ToolCallRecord, client?: GatewayCallClient): GatewayCallEvent {
   return {
     event_id: crypto.randomUUID(),
     type: "GATEWAY_CALL",
@@ -48,6 +53,7 @@ export function toolCallEvent(call: ToolCallRecord): GatewayCallEvent {
       tool: call.tool,
       duration_ms: Math.max(0, Math.round(call.durationMs)),
       outcome: call.outcome,
+      ...(client ? { client } : {}),
     },
   };
 }
@@ -60,7 +66,6 @@ interface Pending {
   /** The deferred run that will send `events`, once one is joined. */
   send: Promise<void> | undefined;
 }
-
 
 async function sendGathered(queue: Queue, buffer: Pending): Promise<void> {
   const events = buffer.events;
@@ -91,10 +96,18 @@ export class CallEventBuffers {
   }
 }
 
-export function queueToolCallAudit(queue: Queue, waitUntil: (promise: Promise<unknown>) => void, buffers: CallEventBuffers): ToolCallAudit {
+export function queueToolCallAudit(
+  queue: Queue,
+  waitUntil: (promise: Promise<unknown>) => void,
+  buffers: CallEventBuffers,
+): RequestToolCallAudit {
+  let client: GatewayCallClient | undefined;
   return {
+    identify(caller) {
+      client = caller;
+    },
     record(call) {
-      waitUntil(buffers.add(queue, toolCallEvent(call)));
+      waitUntil(buffers.add(queue, toolCallEvent(call, client)));
     },
   };
 }

@@ -1,0 +1,1 @@
+CREATE INDEX `audit_log_occurred_idx` ON `audit_log` (`occurred_at`);
