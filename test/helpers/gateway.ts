@@ -1,15 +1,17 @@
 /**
  * Gateway shortcuts: register a source over REST, and an MCP client on the aggregated /mcp
- * endpoint. The upstream in these tests is the Worker's own tasks server (http://localhost/mcp/tasks),
- * reached by the source's Durable Object through the SELF binding — a real MCP server, not a mock.
+ * endpoint. The upstream in these tests is the tasks server of the upstream Worker — this same
+ * Worker run as another deployment (test/upstreams/upstream-worker.ts), sharing its D1 database so a
+ * test's user token works there too — a real MCP server on another origin, not a mock.
  */
 import type { Client } from "@modelcontextprotocol/client";
 import { env } from "cloudflare:workers";
 import { api, type ApiResponse } from "./rest";
 import { connectTo } from "./mcp";
+import { UPSTREAM_ORIGIN } from "../upstreams/upstream-origin";
 import type { TestUser } from "./users";
 
-export const TASKS_URL = "http://localhost/mcp/tasks";
+export const TASKS_URL = `${UPSTREAM_ORIGIN}/mcp/tasks`;
 
 export interface ToolView {
   name: string;
