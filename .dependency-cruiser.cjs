@@ -3,9 +3,8 @@
  * (and .ci/run). Layers, top to bottom; a module imports only from its own layer or below:
  *
  *   entry        workers/index.ts, workers/app.ts, workers/api-app.ts (the REST app, built on first use),
- *                workers/agent-mcp.ts (the MCP endpoints for the agent Worker), workers/self-calls.ts
- *                (the app for the Worker's own SELF requests), workers/agent/worker.ts (the chat
- *                agent's own Worker)
+ *                workers/agent-mcp.ts (the MCP endpoints for the agent Worker), workers/agent/worker.ts
+ *                (the chat agent's own Worker)
  *   registries   workers/mcp-servers.ts, workers/queue-events.ts (lists the entry wires up)
  *   adapters     workers/http/, workers/mcp/, *.routes.ts, *.tools.ts, *.server.ts, *.resources.ts,
  *                *.consumer.ts, *.cron.ts, *.relay.ts, *.entrypoint.ts (RPC entry points of the
@@ -21,7 +20,7 @@
  *
  * There are no exceptions: a new one must be one edge, say why, and name what removes it.
  */
-const ENTRY = "^workers/(index|app|api-app|agent-mcp|self-calls|agent/worker)[.]ts$";
+const ENTRY = "^workers/(index|app|api-app|agent-mcp|agent/worker)[.]ts$";
 const REGISTRIES = "^workers/(mcp-servers|queue-events)[.]ts$";
 const COMPOSITION = "^workers/services[.]ts$";
 const ADAPTERS =

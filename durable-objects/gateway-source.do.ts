@@ -41,8 +41,7 @@ import type {
 } from "../workers/gateway/upstream.types";
 import { onFirstUse } from "../workers/lib/first-use";
 import { isJsonObject } from "../workers/lib/json";
-import type { McpClientConnection, Negotiated, SessionInfo } from "../workers/mcp-client/connect";
-import { selfRoutedFetch } from "../workers/mcp-client/self-routed-fetch";
+import type { FetchLike, McpClientConnection, Negotiated, SessionInfo } from "../workers/mcp-client/connect";
 
 /**
  * What talks to upstreams — the MCP client SDK, the URL rules, the call results — imported by the
@@ -115,7 +114,9 @@ export class GatewaySource extends DurableObject<Env> {
   /** The list_changed refresh running now, so notifications arriving meanwhile queue one more. */
   private refreshing: Promise<void> | undefined;
   private refreshAgain = false;
-  private readonly upstreamFetch = selfRoutedFetch(this.env);
+  // The network, called as a function: the SDK's transport calls its fetch as a method, which
+  // workerd's global fetch refuses ("Illegal invocation").
+  private readonly upstreamFetch: FetchLike = (input, init) => fetch(input, init);
   /** Callers waiting for a user's token refresh to end (beginTokenRefresh), per user id. */
   private readonly refreshWaiters = new Map<number, Set<() => void>>();
 

@@ -11,7 +11,6 @@ export { GatewaySource } from "../durable-objects/gateway-source.do";
 export { GatewayInventory } from "./gateway/inventory.entrypoint";
 export { ThinkingLog } from "../durable-objects/thinking.do";
 export { AgentMcp } from "./agent-mcp";
-export { SelfCalls } from "./self-calls";
 
 const app = createApp();
 

@@ -15,7 +15,6 @@ import { ToolChangeService } from "./gateway/tool-changes.service";
 import { queueToolCallAudit, type ToolCallAudit } from "./gateway/tool-call-audit";
 import { type Db, openDb } from "./lib/db";
 import { RateLimitService } from "./limits/rate-limits.service";
-import { selfRoutedFetch } from "./mcp-client/self-routed-fetch";
 import { RagService } from "./rag/rag.service";
 import { TaskService } from "./tasks/tasks.service";
 import { ThinkingService } from "./thinking/thinking.service";
@@ -46,6 +45,13 @@ export interface Services {
   upstreamAuth: UpstreamAuthorizations;
 }
 
+/**
+ * How the gateway reaches upstreams and their authorization servers: the network, called as a
+ * function (the SDK's transports call their fetch as a method, which workerd's global fetch
+ * refuses). No source is on this Worker's own origin (gateway/own-gateway-url.ts, decision 0057).
+ */
+const networkFetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => fetch(input, init);
+
 /** The Worker's public origin from SELF_ORIGIN alone (crons and entry points have no request). */
 function configuredOrigin(env: Pick<Env, "SELF_ORIGIN">): string | undefined {
   const value = env.SELF_ORIGIN?.trim();
@@ -62,7 +68,7 @@ export function upstreamAuthorizations(env: Env, db: Db, waitUntil: (promise: Pr
   return new UpstreamAuthorizations({
     db,
     env,
-    fetch: selfRoutedFetch(env),
+    fetch: networkFetch,
     origin,
     audit: queueUpstreamOAuthAudit(env.EVENTS, waitUntil),
     refreshGate: sourceObjectRefreshGate(env.GATEWAY_SOURCE),
@@ -144,7 +150,7 @@ export function createServices(
       return (sourceCalls ??= new SourceCalls({
         db,
         env,
-        upstreamFetch: (caller) => selfRoutedFetch(env, caller),
+        upstreamFetch: networkFetch,
         audit: services.toolCallAudit,
         breakers: isolateBreakers,
         callables: isolateCallables,

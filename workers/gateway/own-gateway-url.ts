@@ -1,23 +1,18 @@
 /**
- * A gateway source cannot be this gateway. A source on `<own origin>/mcp` would list the owner's
- * own gateway tools — its own among them once discovered, so names like `me__me__tasks__add_task`
- * grow — and a call of such a tool would hop gateway → SELF /mcp → gateway once per prefix, each
- * hop marked as already counted (decision 0044): one unit of the budget buying many calls. Nothing
- * useful is served by it, so registration refuses it here, and the SelfCalls entry point refuses
- * the hop itself for rows stored before this rule and for any spelling it misses
- * (http/self-call.ts).
+ * A gateway source is never on this Worker's own origin (decision 0057). The built-in servers are
+ * already on /mcp under their own names, so a source duplicating them adds nothing, and the gateway
+ * reaches every source by a plain fetch: one of its own hostname would fail, or come back into this
+ * Worker over the network — its own /mcp included, a loop that multiplies the catalog (decision 0045).
  *
- * The Worker's own origins are SELF_ORIGIN and the origin the registering request arrived on: the
- * latter is this Worker whether or not SELF_ORIGIN names it (unset under `wrangler dev`, where
- * such a source would loop over the network, or another hostname of the same Worker). A client
- * choosing the Host it sends can only get its own registration refused.
- *
- * `/mcp/<server>` on the same origin (tasks, rag, thinking) are real servers and stay allowed.
+ * The Worker's own origins are SELF_ORIGIN and, when a source is registered or changed, the origin
+ * that request arrived on: the latter is this Worker whether or not SELF_ORIGIN names it (unset
+ * under `wrangler dev`, or another hostname of the same Worker). A client choosing the Host it sends
+ * can only get its own registration refused. The call path and discovery have no such request and
+ * check SELF_ORIGIN alone (gateway/upstream-failure.ts#checkUpstreamUrl), so a source stored before
+ * this rule answers a typed error instead of being fetched.
  */
 import { AppError } from "../lib/errors";
-
-/** The gateway's path on the Worker's own origin (app.ts mounts it at exactly this path). */
-const GATEWAY_PATH = "/mcp";
+import { classifyAddress, ipLiteral } from "../lib/address-kind";
 
 /** An origin parsed, or undefined when unset or not a URL (an unset SELF_ORIGIN, a request without one). */
 function parsedOrigin(origin: string | undefined): URL | undefined {
@@ -33,50 +28,41 @@ function parsedOrigin(origin: string | undefined): URL | undefined {
 /** A host name without the trailing dots a resolver ignores (`localhost.` is `localhost`). */
 const withoutTrailingDots = (host: string) => host.replace(/\.+$/, "");
 
-/** Every well-formed run of percent escapes decoded; a malformed one is left as it is. */
-function percentDecoded(path: string): string {
-  return path.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
-    try {
-      return decodeURIComponent(run);
-    } catch {
-      return run;
-    }
-  });
+/** `localhost`, `*.localhost` and every loopback address (127.0.0.0/8, ::1, and IPv6 forms carrying them). */
+function isLoopback(host: string): boolean {
+  if (host === "localhost" || host.endsWith(".localhost")) return true;
+  const literal = ipLiteral(host);
+  return literal !== undefined && classifyAddress(literal).kind === "loopback";
 }
 
 /**
- * The path as a router might read it, erring towards the gateway: percent escapes decoded (`%2F`
- * too), runs of slashes and a trailing slash dropped, case folded. The URL parser has already
- * resolved `.`/`..` segments (`%2e` included) and turned `\` into `/`.
+ * Same scheme, port and host, host case and trailing dots aside (the URL parser folds case and the
+ * default port); on loopback, any loopback name or address with that scheme and port (on one
+ * machine they reach the same listener).
  */
-function looseGatewayPath(pathname: string): boolean {
-  const path = percentDecoded(pathname).replace(/\/{2,}/g, "/").replace(/\/+$/, "").toLowerCase();
-  return path === GATEWAY_PATH;
-}
-
-/** Same scheme, port and host, host case and trailing dots aside (the URL parser folds case and the default port). */
 function onOrigin(url: URL, own: URL): boolean {
-  return url.protocol === own.protocol && url.port === own.port && withoutTrailingDots(url.hostname) === withoutTrailingDots(own.hostname);
+  if (url.protocol !== own.protocol || url.port !== own.port) return false;
+  const [host, ownHost] = [withoutTrailingDots(url.hostname), withoutTrailingDots(own.hostname)];
+  return host === ownHost || (isLoopback(host) && isLoopback(ownHost));
 }
 
-/**
- * Whether `url` names this Worker's own gateway endpoint: on one of `ownOrigins` (SELF_ORIGIN, the
- * request's origin; unset or malformed ones name nothing) and the path `/mcp` in any spelling
- * `looseGatewayPath` reads as it. Query and fragment do not matter.
- */
-export function isOwnGatewayUrl(url: URL, ownOrigins: readonly (string | undefined)[]): boolean {
-  if (!looseGatewayPath(url.pathname)) return false;
+/** Whether `url` is on one of `ownOrigins` (SELF_ORIGIN, the request's origin; unset or malformed ones name nothing). */
+export function isOwnOriginUrl(url: URL, ownOrigins: readonly (string | undefined)[]): boolean {
   return ownOrigins.some((origin) => {
     const own = parsedOrigin(origin);
     return own !== undefined && onOrigin(url, own);
   });
 }
 
-/** Throws `invalid_input` naming `field` when `url` is this Worker's own gateway endpoint (see isOwnGatewayUrl). */
-export function refuseOwnGateway(url: URL, ownOrigins: readonly (string | undefined)[], field: string): void {
-  if (!isOwnGatewayUrl(url, ownOrigins)) return;
-  throw AppError.invalid(
-    `${field} ${url.origin}${url.pathname} is this gateway's own endpoint: a gateway source cannot be the gateway itself (its calls would come back here). Register the server you want instead, such as ${url.origin}/mcp/tasks`,
-    field,
+/** Why a URL on the Worker's own origin is not a source, in a refusal's words. */
+export function ownOriginRefusal(url: URL): string {
+  return (
+    `${url.origin} is this Worker's own origin: a gateway source cannot be one of its own servers ` +
+    "(the built-in servers are already on /mcp under their own names). Register another deployment's URL instead"
   );
+}
+
+/** Throws `invalid_input` naming `field` when `url` is on this Worker's own origin (see isOwnOriginUrl). */
+export function refuseOwnOrigin(url: URL, ownOrigins: readonly (string | undefined)[], field: string): void {
+  if (isOwnOriginUrl(url, ownOrigins)) throw AppError.invalid(`${field} ${ownOriginRefusal(url)}`, field);
 }

@@ -36,7 +36,7 @@ const CONFIG_CACHE_MAX = 256;
  */
 const configCache = new Map<string, { config: UpstreamConfig; at: number }>();
 
-function configKey(row: ReachableSource, sealingKey: string | undefined, allowPrivateUpstreams: boolean): string {
+function configKey(row: ReachableSource, sealingKey: string | undefined, allowPrivateUpstreams: boolean, selfOrigin: string | undefined): string {
   return JSON.stringify([
     row.id,
     row.userId,
@@ -49,10 +49,11 @@ function configKey(row: ReachableSource, sealingKey: string | undefined, allowPr
     row.bridgeToken,
     sealingKey ?? null,
     allowPrivateUpstreams,
+    selfOrigin ?? null,
   ]);
 }
 
-async function openConfig(row: ReachableSource, secrets: SecretBox, allowPrivateUpstreams: boolean): Promise<UpstreamConfig> {
+async function openConfig(row: ReachableSource, secrets: SecretBox, allowPrivateUpstreams: boolean, selfOrigin: string | undefined): Promise<UpstreamConfig> {
   const values: Record<string, string> = {};
   for (const v of row.mcpEnvVars) values[v.name] = v.secret ? await secrets.open(row.userId, v.name, v.value) : v.value;
   const stdio = row.mcpTransportType === "stdio";
@@ -69,6 +70,7 @@ async function openConfig(row: ReachableSource, secrets: SecretBox, allowPrivate
     lifecycle: row.mcpLifecycleMode,
     timeoutMs: row.timeoutMs,
     allowPrivateUpstreams,
+    selfOrigin,
     fingerprint: await sha256Hex(JSON.stringify([row.mcpServerUrl, row.mcpTransportType, headers, env, allowPrivateUpstreams])),
   };
 }
@@ -76,13 +78,13 @@ async function openConfig(row: ReachableSource, secrets: SecretBox, allowPrivate
 export async function upstreamConfig(
   row: ReachableSource,
   secrets: SecretBox,
-  env: Pick<Env, "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS">,
+  env: Pick<Env, "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS" | "SELF_ORIGIN">,
 ): Promise<UpstreamConfig> {
   const allowPrivateUpstreams = privateUpstreamsAllowed(env);
-  const key = configKey(row, env.SOURCE_SECRETS_KEY, allowPrivateUpstreams);
+  const key = configKey(row, env.SOURCE_SECRETS_KEY, allowPrivateUpstreams, env.SELF_ORIGIN);
   const cached = configCache.get(key);
   if (cached && Date.now() - cached.at < CONFIG_TTL_MS) return cached.config;
-  const config = await openConfig(row, secrets, allowPrivateUpstreams);
+  const config = await openConfig(row, secrets, allowPrivateUpstreams, env.SELF_ORIGIN);
   if (configCache.size >= CONFIG_CACHE_MAX) configCache.delete(configCache.keys().next().value!);
   configCache.set(key, { config, at: Date.now() });
   return config;

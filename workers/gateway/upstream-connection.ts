@@ -1,6 +1,6 @@
 /**
  * The gateway's use of the outbound MCP client (workers/mcp-client/) for one source: its endpoint
- * (headers, the bridge's environment header, SELF routing), the URL re-check before every
+ * (headers, the bridge's environment header), the URL re-check before every
  * connection, and the tool listing as the inventory stores it. Used by the source's Durable Object
  * (connections, discovery) and by the stateless call path in the Worker.
  */
@@ -39,7 +39,7 @@ export interface OpenOptions {
  * path and of discovery is opened.
  */
 export async function openUpstream(config: UpstreamConfig, fetch: FetchLike, options: OpenOptions = {}): Promise<McpClientConnection> {
-  checkUpstreamUrl(config.url, config.allowPrivateUpstreams);
+  checkUpstreamUrl(config.url, config.allowPrivateUpstreams, config.selfOrigin);
   return connectMcp(upstreamEndpoint(config, fetch), {
     clientName: GATEWAY_CLIENT_NAME,
     timeoutMs: config.timeoutMs,
