@@ -103,7 +103,8 @@ export async function startComparedCommits(
     for (const tool of input.tools) await checkedSample(target.name, target.url, input.token, tool);
     let gateway: Target | undefined;
     if (input.gateway) {
-      gateway = workerTarget(`gateway@${label}`, worker, ["list_tasks"], gatewayRoute(await registerTasksSource(worker.url, input.token, input.gateway.upstream)));
+      const prefix = await registerTasksSource(worker.url, input.token, input.gateway.upstream);
+      gateway = workerTarget(`gateway@${label}`, worker, ["list_tasks"], gatewayRoute(prefix));
       await checkedSample(gateway.name, gateway.url, input.token, "list_tasks", gateway.route);
     }
     console.log(`compare: ${ref} = ${label} ("${git(paths.root, "log", "-1", "--format=%s", commit).slice(0, 70)}") on ${worker.url}`);

@@ -44,11 +44,16 @@ export async function profileMcpEdge(
     const inspector = await worker.miniflare.getInspectorURL();
     const sections = bundleSections(readFileSync(input.bundle, "utf8"));
     const summaries: Record<string, ProfileSummary> = {};
-    const runs: { label: string; tool: Tool; route: () => Promise<Route> }[] = input.tools.map((tool) => ({ label: tool, tool, route: async () => DIRECT }));
+    const runs: { label: string; tool: Tool; route: () => Promise<Route> }[] = input.tools.map((tool) => ({
+      label: tool,
+      tool,
+      route: async () => DIRECT,
+    }));
     if (input.gateway) {
       const upstreamRoute = async (): Promise<Route> => {
         const { bundle, token, tokenHash, seedTasks } = input;
-        const upstream = await startMcpEdge(paths, cleanup, { label: "mcp-edge upstream workerd (profile)", bundle, token, tokenHash, seedTasks });
+        const label = "mcp-edge upstream workerd (profile)";
+        const upstream = await startMcpEdge(paths, cleanup, { label, bundle, token, tokenHash, seedTasks });
         return gatewayRoute(await withTasksSource(worker, upstream, token));
       };
       runs.push({ label: "gateway list_tasks", tool: "list_tasks", route: upstreamRoute });

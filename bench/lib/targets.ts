@@ -32,7 +32,17 @@ import { serveWorker, type ServedWorker, wranglerWorkerOptions } from "./workerd
  * which split the gateway's added time into its parts. "mcp-edge oauth" is mcp-edge called with
  * an OAuth access token (`--only oauth`).
  */
-export const TARGET_NAMES = ["mcp-edge", "gateway", "gateway sessionful", "node-sdk", "d1-floor", "ceiling", "mcp-edge sdk-path", "gateway built-in", "mcp-edge oauth"] as const;
+export const TARGET_NAMES = [
+  "mcp-edge",
+  "gateway",
+  "gateway sessionful",
+  "node-sdk",
+  "d1-floor",
+  "ceiling",
+  "mcp-edge sdk-path",
+  "gateway built-in",
+  "mcp-edge oauth",
+] as const;
 /**
  * `mcp-edge@<commit>`: another commit served beside the work tree (`--compare`, bench/lib/compare.ts);
  * `gateway@<commit>`: that commit's gateway calling the same upstream workerd (`--only gateway --compare`).
@@ -145,7 +155,14 @@ export async function startMcpEdge(
 }
 
 /** The sessionful row: the node-sdk peer keeping sessions, registered as a source of the bench user. */
-async function sessionfulTarget(paths: FleetPaths, cleanup: Cleanup, mcpEdge: ServedWorker, token: string, tokenHash: string, seedTasks: number): Promise<Target> {
+async function sessionfulTarget(
+  paths: FleetPaths,
+  cleanup: Cleanup,
+  mcpEdge: ServedWorker,
+  token: string,
+  tokenHash: string,
+  seedTasks: number,
+): Promise<Target> {
   const peer = await startNodePeer(paths.root, {
     BENCH_DB_PATH: join(paths.tmp, "node-sdk-sessions.sqlite"),
     BENCH_MIGRATIONS_DIR: join(paths.root, "d1/migrations"),
@@ -192,14 +209,18 @@ export async function startFleet(paths: FleetPaths, cleanup: Cleanup, seedTasks:
     return { token, tokenHash, targets, samples, mcpEdge, upstream: undefined, mcpEdgeBundle, gatewayLadder: [] };
   }
 
-  const upstream = await startMcpEdge(paths, cleanup, { label: "mcp-edge upstream workerd", bundle: mcpEdgeBundle, token, tokenHash, seedTasks });
+  const upstreamInput = { label: "mcp-edge upstream workerd", bundle: mcpEdgeBundle, token, tokenHash, seedTasks };
+  const upstream = await startMcpEdge(paths, cleanup, upstreamInput);
   const ladder = gatewayLadder(mcpEdge, await withTasksSource(mcpEdge, upstream, token));
-  for (const step of ladder.slice(1)) record(step.name, "list_tasks", await checkedSample(step.name, step.url, token, "list_tasks", step.route));
+  for (const step of ladder.slice(1)) {
+    record(step.name, "list_tasks", await checkedSample(step.name, step.url, token, "list_tasks", step.route));
+  }
   const gateway = ladder.at(-1)!;
   if (subset === "gateway") {
     const sessionful = await sessionfulTarget(paths, cleanup, mcpEdge, token, tokenHash, seedTasks);
     record(sessionful.name, "list_tasks", await checkedSample(sessionful.name, sessionful.url, token, "list_tasks", sessionful.route));
-    return { token, tokenHash, targets: [edge(["list_tasks"]), gateway, sessionful], samples, mcpEdge, upstream, mcpEdgeBundle, gatewayLadder: ladder };
+    const targets = [edge(["list_tasks"]), gateway, sessionful];
+    return { token, tokenHash, targets, samples, mcpEdge, upstream, mcpEdgeBundle, gatewayLadder: ladder };
   }
 
   const floor = await startFloor(paths, cleanup, peerOptions, tokenHash, seedTasks);
