@@ -9,7 +9,7 @@ import { agentAuxiliaryWorker, mainAuxiliaryWorker } from "./test/upstreams/work
 // Eight projects (docs/testing.md says how to run each). Every workerd project runs both Workers: the
 // one under test, and the other one as an auxiliary Worker built by test/upstreams/worker-bundles.ts,
 // bound to each other as deployed. The main Worker's projects (workers, upstreams, auth, limits) also
-// run the main Worker a second time as the upstream Worker on http://upstream.mcp-edge.test, another
+// run the main Worker a second time as the upstream Worker on https://upstream.mcp-edge.test, another
 // deployment that gateway tests register as a source (test/upstreams/upstream-worker.ts): the Worker
 // under test's outbound requests pass a router that sends that host there.
 // - unit: pure modules in Node — no Worker, no workerd, no upstream process. `npm run test:unit`.
@@ -114,7 +114,10 @@ export default defineConfig(async () => {
   };
   // The limits project's budgets: the bindings' own settings and the vars that describe them, in step.
   const tinyLimits = { tools: { limit: 4, period: 10 }, api: { limit: 5, period: 10 } } as const;
-  const tinyLimitVars = { TOOL_CALL_RATE_LIMIT: `${tinyLimits.tools.limit}/${tinyLimits.tools.period}s`, API_RATE_LIMIT: `${tinyLimits.api.limit}/${tinyLimits.api.period}s` };
+  const tinyLimitVars = {
+    TOOL_CALL_RATE_LIMIT: `${tinyLimits.tools.limit}/${tinyLimits.tools.period}s`,
+    API_RATE_LIMIT: `${tinyLimits.api.limit}/${tinyLimits.api.period}s`,
+  };
   const tinyRateLimits = {
     TOOL_CALL_LIMITER: { namespace_id: "1016", simple: tinyLimits.tools },
     API_REQUEST_LIMITER: { namespace_id: "1017", simple: tinyLimits.api },

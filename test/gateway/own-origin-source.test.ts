@@ -15,14 +15,22 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../workers/app";
 import { isOwnOriginUrl } from "../../workers/gateway/own-gateway-url";
 import { countRows } from "../helpers/db";
-import { callThroughGateway, connectGateway, registerTasksSource, type SourceDetailBody, storeOwnOriginSource, TASKS_URL } from "../helpers/gateway";
+import {
+  callThroughGateway,
+  connectGateway,
+  registerTasksSource,
+  type SourceDetailBody,
+  storeOwnOriginSource,
+  TASKS_URL,
+} from "../helpers/gateway";
 import { connectTo, textOf } from "../helpers/mcp";
 import { api, errorOf } from "../helpers/rest";
 import { createUser, type TestUser } from "../helpers/users";
 import { UPSTREAM_ORIGIN } from "../upstreams/upstream-origin";
 
 const OWN = "http://localhost";
-const REFUSAL = /is this Worker's own origin: a gateway source cannot be one of its own servers \(the built-in servers are already on \/mcp/;
+const WHY = "is this Worker's own origin: a gateway source cannot be one of its own servers";
+const REFUSAL = new RegExp(`${WHY} \\(the built-in servers are already on /mcp`);
 const STORED_REFUSAL = /^url_refused: url http:\/\/localhost is this Worker's own origin/;
 
 /** URLs on the Worker's own origin, as a user might spell them: its servers, the gateway, anything else there. */
@@ -54,8 +62,16 @@ function workerWith(overrides: Partial<Env>): Fetch {
 }
 
 /** A REST call through `fetch` at `origin`, its JSON body parsed. */
-async function apiOn(fetch: Fetch, origin: string, owner: TestUser, method: string, path: string, body: unknown): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(`${origin}${path}`, { method, headers: { ...owner.headers, "content-type": "application/json" }, body: JSON.stringify(body) });
+async function apiOn(
+  fetch: Fetch,
+  origin: string,
+  owner: TestUser,
+  method: string,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; body: unknown }> {
+  const headers = { ...owner.headers, "content-type": "application/json" };
+  const res = await fetch(`${origin}${path}`, { method, headers, body: JSON.stringify(body) });
   return { status: res.status, body: await res.json() };
 }
 
@@ -81,7 +97,7 @@ async function adminTool(owner: TestUser, name: string, args: Record<string, unk
   }
 }
 
-const TOOL_REFUSAL = /^invalid_input: url http:\/\/localhost is this Worker's own origin: a gateway source cannot be one of its own servers/;
+const TOOL_REFUSAL = new RegExp(`^invalid_input: url http://localhost ${WHY}`);
 
 describe("registering a source on this Worker's own origin (SELF_ORIGIN)", () => {
   it.each(OWN_ORIGIN_URLS)("is refused for %s, naming url; nothing is stored", async (url) => {
@@ -93,7 +109,13 @@ describe("registering a source on this Worker's own origin (SELF_ORIGIN)", () =>
   it("is refused in the provider's remote shape (url and mcp_server_url, env vars as an object), naming mcp_server_url", async () => {
     const owner = await createUser();
     const res = await api(owner, "POST", "/api/sources", {
-      body: { name: "Own", source_type: "mcp", url: TASKS_URL, mcp_server_url: "http://localhost/mcp/tasks", mcp_env_vars: { Authorization: `Bearer ${owner.token}` } },
+      body: {
+        name: "Own",
+        source_type: "mcp",
+        url: TASKS_URL,
+        mcp_server_url: "http://localhost/mcp/tasks",
+        mcp_env_vars: { Authorization: `Bearer ${owner.token}` },
+      },
     });
     expectRefused(res, "mcp_server_url");
   });
@@ -103,7 +125,8 @@ describe("registering a source on this Worker's own origin (SELF_ORIGIN)", () =>
     const { body } = await registerTasksSource(owner, owner);
     const id = body.source.id;
     expectRefused(await api(owner, "PATCH", `/api/sources/${id}`, { body: { url: "http://localhost/mcp/tasks" } }), "url");
-    expectRefused(await api(owner, "PATCH", `/api/sources/${id}`, { body: { mcp_server_url: "http://LOCALHOST:80/mcp/thinking" } }), "mcp_server_url");
+    const toThinking = await api(owner, "PATCH", `/api/sources/${id}`, { body: { mcp_server_url: "http://LOCALHOST:80/mcp/thinking" } });
+    expectRefused(toThinking, "mcp_server_url");
     const after = await api<SourceDetailBody>(owner, "GET", `/api/sources/${id}`);
     expect(after.body.source.url).toBe(TASKS_URL);
   });
@@ -118,7 +141,14 @@ describe("registering a source on this Worker's own origin (SELF_ORIGIN)", () =>
   });
 
   it("leaves another deployment's URL allowed: the upstream Worker, another port, another scheme", async () => {
-    for (const url of [TASKS_URL, `${UPSTREAM_ORIGIN}/mcp`, "http://localhost:8787/mcp/tasks", "https://localhost/mcp/tasks", "http://edge.example/mcp"]) {
+    const elsewhere = [
+      TASKS_URL,
+      `${UPSTREAM_ORIGIN}/mcp`,
+      "http://localhost:8787/mcp/tasks",
+      "https://localhost/mcp/tasks",
+      "http://edge.example/mcp",
+    ];
+    for (const url of elsewhere) {
       expect(isOwnOriginUrl(new URL(url), [OWN, undefined]), url).toBe(false);
     }
     // No own origin known (no SELF_ORIGIN, no request): nothing is the Worker's own by URL.
@@ -146,7 +176,12 @@ describe("registering a source on the origin the request arrived on", () => {
       expectRefused(await apiOn(withoutSelfOrigin, OWN, owner, "POST", "/api/sources", { name: "Own", url }), "url");
     }
     expectRefused(
-      await apiOn(withoutSelfOrigin, OWN, owner, "POST", "/api/sources", { name: "Own", source_type: "mcp", url: TASKS_URL, mcp_server_url: "http://localhost/mcp/tasks" }),
+      await apiOn(withoutSelfOrigin, OWN, owner, "POST", "/api/sources", {
+        name: "Own",
+        source_type: "mcp",
+        url: TASKS_URL,
+        mcp_server_url: "http://localhost/mcp/tasks",
+      }),
       "mcp_server_url",
     );
     expect((await api<{ count: number }>(owner, "GET", "/api/sources")).body.count).toBe(0);
@@ -157,9 +192,11 @@ describe("registering a source on the origin the request arrived on", () => {
     const { body } = await registerTasksSource(owner, owner);
     const id = body.source.id;
     expectRefused(await apiOn(withoutSelfOrigin, OWN, owner, "PATCH", `/api/sources/${id}`, { url: "http://localhost/mcp/tasks" }), "url");
-    expectRefused(await apiOn(withoutSelfOrigin, OWN, owner, "PATCH", `/api/sources/${id}`, { mcp_server_url: "http://localhost/mcp/rag" }), "mcp_server_url");
-    expect(await adminTool(owner, "gateway_add_source", { name: "Own", url: "http://localhost/mcp/tasks" }, withoutSelfOrigin)).toMatch(TOOL_REFUSAL);
-    expect(await adminTool(owner, "gateway_update_source", { source_id: id, url: "http://localhost/mcp/tasks" }, withoutSelfOrigin)).toMatch(TOOL_REFUSAL);
+    const toRag = await apiOn(withoutSelfOrigin, OWN, owner, "PATCH", `/api/sources/${id}`, { mcp_server_url: "http://localhost/mcp/rag" });
+    expectRefused(toRag, "mcp_server_url");
+    const own = "http://localhost/mcp/tasks";
+    expect(await adminTool(owner, "gateway_add_source", { name: "Own", url: own }, withoutSelfOrigin)).toMatch(TOOL_REFUSAL);
+    expect(await adminTool(owner, "gateway_update_source", { source_id: id, url: own }, withoutSelfOrigin)).toMatch(TOOL_REFUSAL);
     expect((await api<SourceDetailBody>(owner, "GET", `/api/sources/${id}`)).body.source.url).toBe(TASKS_URL);
   });
 
@@ -183,7 +220,8 @@ describe("registering a source on the origin the request arrived on", () => {
 });
 
 describe.each(["stateless", "sessionful"] as const)("a %s source stored on the Worker's own origin before the rule", (kind) => {
-  it.each(["http://localhost/mcp/tasks", "http://localhost/mcp"])("is never fetched for %s: a call answers url_refused, nothing runs", async (url) => {
+  const stored = ["http://localhost/mcp/tasks", "http://localhost/mcp"];
+  it.each(stored)("is never fetched for %s: a call answers url_refused, nothing runs", async (url) => {
     const owner = await createUser();
     const { slug } = await storeOwnOriginSource(owner, url, kind);
     const result = await callThroughGateway(owner, `${slug}__add_task`, { title: "through its own origin" });

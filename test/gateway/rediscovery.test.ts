@@ -139,7 +139,8 @@ describe("scheduled rediscovery", { timeout: 60_000 }, () => {
     expect((await sourceRow(registered.source.id))["last_discovery_attempt_at"]).toBe(first);
 
     // Point it at a dead URL behind the API's back (as an upstream going away would look), then let time pass.
-    await env.DB.prepare("UPDATE sources SET mcp_server_url = ? WHERE id = ?").bind(`${UPSTREAM_ORIGIN}/api/gone-away`, registered.source.id).run();
+    const gone = `${UPSTREAM_ORIGIN}/api/gone-away`;
+    await env.DB.prepare("UPDATE sources SET mcp_server_url = ? WHERE id = ?").bind(gone, registered.source.id).run();
     const later = Date.now() + (DEFAULT_REDISCOVERY_MINUTES + 1) * MINUTE;
     await drain(later, registered.source.id);
     const failed = await sourceRow(registered.source.id);

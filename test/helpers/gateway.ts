@@ -91,7 +91,11 @@ export async function callThroughGateway(user: TestUser, name: string, args: Rec
  * stored before registration refused such URLs (decision 0057): registered on the upstream Worker's
  * /mcp/tasks (so its inventory holds that server's tools), then its URL and call path rewritten in D1.
  */
-export async function storeOwnOriginSource(owner: TestUser, url: string, kind: "stateless" | "sessionful"): Promise<{ id: number; slug: string }> {
+export async function storeOwnOriginSource(
+  owner: TestUser,
+  url: string,
+  kind: "stateless" | "sessionful",
+): Promise<{ id: number; slug: string }> {
   const { status, body } = await registerTasksSource(owner, owner, { name: `Own ${crypto.randomUUID().slice(0, 6)}` });
   if (status !== 201) throw new Error(`registering the tasks source: ${JSON.stringify(body)}`);
   const { id, slug } = body.source;

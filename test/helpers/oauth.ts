@@ -74,7 +74,8 @@ export class Browser {
     const jar = this.jarOf(target);
     const headers: Record<string, string> = { cookie: jar.header(), "content-type": "application/x-www-form-urlencoded" };
     if (origin !== null) headers["origin"] = origin;
-    const response = await this.send(target.href, { method: "POST", headers, body: new URLSearchParams(fields).toString(), redirect: "manual" });
+    const body = new URLSearchParams(fields).toString();
+    const response = await this.send(target.href, { method: "POST", headers, body, redirect: "manual" });
     jar.store(response);
     return response;
   }

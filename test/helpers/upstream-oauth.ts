@@ -107,7 +107,8 @@ export async function followInBrowser(
     }
     const html = await response.text();
     if (html.includes('value="sign_in"')) {
-      response = await browser.post(on("/authorize"), [...Object.entries(formFields(html, "api_token")), ["token", user.token]], page.origin);
+      const signIn: [string, string][] = [...Object.entries(formFields(html, "api_token")), ["token", user.token]];
+      response = await browser.post(on("/authorize"), signIn, page.origin);
       expect(response.status, "sign-in answers with a redirect back").toBe(303);
       next = new URL(response.headers.get("location")!, page).href;
       continue;
@@ -124,11 +125,12 @@ export async function followInBrowser(
     if (html.includes('value="consent"')) {
       consentShown = true;
       const scopes = choice.scopes ?? offeredScopes(html);
-      response = await browser.post(
-        on("/authorize"),
-        [...Object.entries(formFields(html, "consent")), ["decision", choice.decision ?? "approve"], ...scopes.map((scope): [string, string] => ["scope", scope])],
-        page.origin,
-      );
+      const consent: [string, string][] = [
+        ...Object.entries(formFields(html, "consent")),
+        ["decision", choice.decision ?? "approve"],
+        ...scopes.map((scope): [string, string] => ["scope", scope]),
+      ];
+      response = await browser.post(on("/authorize"), consent, page.origin);
       expect(response.status, "consent answers with a redirect to the client").toBe(302);
       next = new URL(response.headers.get("location")!, page).href;
       if (choice.stopAtCallback === true && isUpstreamCallback(new URL(next).pathname)) {
@@ -191,7 +193,8 @@ export async function expireAccessToken(sourceId: number): Promise<void> {
  */
 export async function refreshTokensIssued(refreshToken: string): Promise<number> {
   const [user, grant] = refreshToken.split(":");
-  const issued = await env.UPSTREAM_OAUTH_KV.get<string[]>(`mcpe-refresh-issued:${user}:${grant}`, "json");
+  const key = `mcpe-refresh-issued:${user}:${grant}`;
+  const issued = await env.UPSTREAM_OAUTH_KV.get<string[]>(key, "json");
   return issued?.length ?? 0;
 }
 

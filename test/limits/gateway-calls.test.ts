@@ -27,7 +27,7 @@ function resultOf(message: JsonRpcResponse): ToolResult {
   return message.result as ToolResult;
 }
 
-/** One add_task on `origin` + `path` as `user`; its tool result. The Worker under test is called in-process, the upstream over the test network. */
+/** One add_task at `url` as `user`; its tool result. The Worker under test is called in-process, the upstream over the test network. */
 async function call(user: TestUser, url: string, title: string, name = "add_task"): Promise<ToolResult> {
   const init = legacyPost(user.token, "2025-06-18", addTask(title, name));
   const send = url.startsWith(UPSTREAM_ORIGIN) ? fetch : workerFetch;
@@ -56,7 +56,7 @@ async function upstreamTasksSource(owner: TestUser, tokenUser: TestUser): Promis
 }
 
 describe("a gateway call of a source on another Worker", () => {
-  it("spends exactly one unit of the caller's budget at the gateway: the whole budget runs through it, the next call is refused", async () => {
+  it("spends one unit of the caller's budget at the gateway: the whole budget runs through it, the next call is refused", async () => {
     const user = await createUser();
     const name = await upstreamTasksSource(user, user);
     await startOfWindow(periodSeconds, SEQUENCE_MS);

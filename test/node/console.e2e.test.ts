@@ -229,7 +229,8 @@ describe("web console in headless Chromium", () => {
 
     // The upstream deployment's user has a task of their own there.
     const upstreamAuth = { authorization: `Bearer ${upstream!.worker.token}`, "content-type": "application/json" };
-    const added = await fetch(`${upstream!.base}/api/tasks`, { method: "POST", headers: upstreamAuth, body: JSON.stringify({ title: "Water the upstream plants" }) });
+    const task = JSON.stringify({ title: "Water the upstream plants" });
+    const added = await fetch(`${upstream!.base}/api/tasks`, { method: "POST", headers: upstreamAuth, body: task });
     expect(added.status, await added.clone().text()).toBe(201);
     const res = await fetch(`${run!.worker.origin}/api/sources`, {
       method: "POST",

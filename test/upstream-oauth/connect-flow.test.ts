@@ -33,7 +33,11 @@ describe("registering an OAuth-protected upstream", () => {
     expect(tools).toEqual([]);
     expect(source.last_discovery_error).toMatch(/^authorization_required: .*\/oauth\/upstream\/connect\?source_id=/);
     const authorization = await authorizationOf(owner, source.id);
-    expect(authorization).toMatchObject({ status: "needs_authorization", authorization_server: UPSTREAM_ORIGIN, resource: `${UPSTREAM_ORIGIN}/mcp/tasks` });
+    expect(authorization).toMatchObject({
+      status: "needs_authorization",
+      authorization_server: UPSTREAM_ORIGIN,
+      resource: `${UPSTREAM_ORIGIN}/mcp/tasks`,
+    });
     expect(authorization.scopes_supported).toContain("tasks:read");
     const health = await api<{ state: string; authorization: string }>(owner, "GET", `/api/sources/${source.id}/health`);
     expect(health.body).toMatchObject({ state: "needs_authorization", authorization: "needs_authorization" });

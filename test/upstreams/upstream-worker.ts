@@ -35,9 +35,9 @@ const TEST_NETWORK_SCRIPT = `export default {
 
 /** The same limits under namespace ids of the upstream's own: Miniflare counts per namespace id. */
 function ownNamespaces(ratelimits: RateLimits): RateLimits {
-  return Object.fromEntries(
-    Object.entries(ratelimits).map(([name, binding]) => [name, { ...binding, namespace_id: String(90_000 + Number(binding.namespace_id)) }]),
-  );
+  const own = (id: string) => String(90_000 + Number(id));
+  const entries = Object.entries(ratelimits).map(([name, binding]) => [name, { ...binding, namespace_id: own(binding.namespace_id) }]);
+  return Object.fromEntries(entries);
 }
 
 export interface UpstreamWorkers {
@@ -66,9 +66,10 @@ export async function upstreamWorkers(
     // Its bindings to itself name this Worker; the chat agent's binding is left out (nothing calls
     // the upstream's /api/chat).
     serviceBindings: Object.fromEntries(
-      Object.entries(worker.serviceBindings ?? {}).flatMap(([binding, target]) =>
-        typeof target === "object" && "name" in target && target.name === "mcp-edge" ? [[binding, { ...target, name: UPSTREAM_WORKER }]] : [],
-      ),
+      Object.entries(worker.serviceBindings ?? {}).flatMap(([binding, target]) => {
+        const toItself = typeof target === "object" && "name" in target && target.name === "mcp-edge";
+        return toItself ? [[binding, { ...target, name: UPSTREAM_WORKER }]] : [];
+      }),
     ),
     // The Worker under test consumes the queue the two share.
     queueConsumers: undefined,

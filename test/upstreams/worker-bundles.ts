@@ -39,7 +39,12 @@ async function bundleInPlace(entry: string, outFile: string): Promise<string> {
 }
 
 /** A Worker of this repository as Miniflare options: built from `entry`, bound as `config` says. */
-export async function auxiliaryWorker(config: string, entry: string, name: string, override: (options: WorkerOptions) => WorkerOptions): Promise<WorkerOptions> {
+export async function auxiliaryWorker(
+  config: string,
+  entry: string,
+  name: string,
+  override: (options: WorkerOptions) => WorkerOptions,
+): Promise<WorkerOptions> {
   const options = unstable_getMiniflareWorkerOptions(join(ROOT, config)).workerOptions;
   // Built once per config load, however many projects (or names) run the Worker.
   let scriptPath = built.get(entry);

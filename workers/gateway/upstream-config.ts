@@ -36,7 +36,12 @@ const CONFIG_CACHE_MAX = 256;
  */
 const configCache = new Map<string, { config: UpstreamConfig; at: number }>();
 
-function configKey(row: ReachableSource, sealingKey: string | undefined, allowPrivateUpstreams: boolean, selfOrigin: string | undefined): string {
+function configKey(
+  row: ReachableSource,
+  sealingKey: string | undefined,
+  allowPrivateUpstreams: boolean,
+  selfOrigin: string | undefined,
+): string {
   return JSON.stringify([
     row.id,
     row.userId,
@@ -53,7 +58,12 @@ function configKey(row: ReachableSource, sealingKey: string | undefined, allowPr
   ]);
 }
 
-async function openConfig(row: ReachableSource, secrets: SecretBox, allowPrivateUpstreams: boolean, selfOrigin: string | undefined): Promise<UpstreamConfig> {
+async function openConfig(
+  row: ReachableSource,
+  secrets: SecretBox,
+  allowPrivateUpstreams: boolean,
+  selfOrigin: string | undefined,
+): Promise<UpstreamConfig> {
   const values: Record<string, string> = {};
   for (const v of row.mcpEnvVars) values[v.name] = v.secret ? await secrets.open(row.userId, v.name, v.value) : v.value;
   const stdio = row.mcpTransportType === "stdio";
