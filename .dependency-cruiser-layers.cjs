@@ -11,7 +11,7 @@
  *
  * Layers, top to bottom; a module imports from its own layer or below (the rules say exactly how):
  *   entry             each Worker's entry and its RPC entry points: workers/index.ts, app.ts, api-app.ts,
- *                     agent-mcp.ts, self-calls.ts; the agent Worker's workers/agent-worker/worker.ts
+ *                     agent-mcp.ts; the agent Worker's workers/agent-worker/worker.ts
  *   durable objects   durable-objects/*.do.ts: entry points too, each wiring its storage to its area
  *   registries        workers/mcp-servers.ts, workers/queue-events.ts (lists the entry wires up)
  *   adapters          HTTP, MCP, queue and cron edges: workers/http/, workers/mcp/, *.routes.ts, *.tools.ts,
@@ -54,7 +54,7 @@ const NOT_DOMAIN = `agent-worker/worker[.]ts$|${NAMED_GATEWAY_ADAPTERS}`;
 
 /** @type {Record<string, string>} layer name → the pattern of the files in it (a regular expression over the path). */
 const LAYERS = {
-  entry: "^workers/(index|app|api-app|agent-mcp|self-calls)[.]ts$|^workers/agent-worker/worker[.]ts$",
+  entry: "^workers/(index|app|api-app|agent-mcp)[.]ts$|^workers/agent-worker/worker[.]ts$",
   "durable objects": "^durable-objects/[a-z0-9-]+[.]do[.]ts$",
   registries: "^workers/(mcp-servers|queue-events)[.]ts$",
   adapters: [

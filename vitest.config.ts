@@ -3,11 +3,15 @@ import { defineConfig } from "vitest/config";
 import { routeMetadataHost } from "./test/upstreams/metadata-documents";
 import { OIDC_CLIENT_ID, OIDC_CLIENT_SECRET } from "./test/upstreams/oidc-test-client";
 import { reserveUpstreamPorts, upstreamUrls } from "./test/upstreams/ports";
+import { UPSTREAM_OAUTH_KV_ID, upstreamWorkers } from "./test/upstreams/upstream-worker";
 import { agentAuxiliaryWorker, mainAuxiliaryWorker } from "./test/upstreams/worker-bundles";
 
 // Eight projects (docs/testing.md says how to run each). Every workerd project runs both Workers: the
 // one under test, and the other one as an auxiliary Worker built by test/upstreams/worker-bundles.ts,
-// bound to each other as deployed.
+// bound to each other as deployed. The main Worker's projects (workers, upstreams, auth, limits) also
+// run the main Worker a second time as the upstream Worker on https://upstream.mcp-edge.test, another
+// deployment that gateway tests register as a source (test/upstreams/upstream-worker.ts): the Worker
+// under test's outbound requests pass a router that sends that host there.
 // - unit: pure modules in Node — no Worker, no workerd, no upstream process. `npm run test:unit`.
 //   A file belongs here when everything it imports runs outside workerd (listed below).
 // - workers: the rest of test/ runs inside workerd against real (local) D1, Queues, KV and Durable
@@ -78,8 +82,9 @@ export default defineConfig(async () => {
   const upstreamPorts = await reserveUpstreamPorts();
   const bindings = {
     TEST_MIGRATIONS: migrations,
-    // Gateway: tests register the Worker's own servers (http://localhost) as sources, served
-    // through SELF; the secrets key is a test-only constant, never a deployed one.
+    // Gateway: tests register the upstream Worker's servers (test/upstreams/upstream-worker.ts) and
+    // local servers as sources; the Worker's own origin (http://localhost) is never one. The secrets
+    // key is a test-only constant, never a deployed one.
     ALLOW_PRIVATE_UPSTREAMS: "1",
     SELF_ORIGIN: "http://localhost",
     SOURCE_SECRETS_KEY: "dGVzdC1vbmx5LXNvdXJjZS1zZWNyZXRzLWtleS0zMmI=",
@@ -94,11 +99,35 @@ export default defineConfig(async () => {
   // binding for each caller's principal.
   const agentVars = { SELF_ORIGIN: "http://localhost", MCP_URL: "http://localhost/mcp" };
   const agentBeside = async (project: string) => [await agentAuxiliaryWorker(project, agentVars)];
+  // The upstream Worker's OAuth KV, bound in the Worker under test for the tests that read what its
+  // authorization server issued.
+  const upstreamOAuthKv = { OAUTH_KV: "00000000000000000000000000000000", UPSTREAM_OAUTH_KV: UPSTREAM_OAUTH_KV_ID };
   // One plugin instance per project: each holds its own workerd pool.
-  const worker = async (project: string) =>
-    cloudflareTest({ wrangler: { configPath: "./wrangler.toml" }, miniflare: { bindings, workers: await agentBeside(project) } });
+  const worker = async (project: string) => {
+    const upstream = await upstreamWorkers(bindings);
+    return cloudflareTest({
+      wrangler: { configPath: "./wrangler.toml" },
+      miniflare: {
+        bindings,
+        kvNamespaces: upstreamOAuthKv,
+        outboundService: upstream.outboundService,
+        workers: [...(await agentBeside(project)), ...upstream.workers],
+      },
+    });
+  };
   // The limits project's budgets: the bindings' own settings and the vars that describe them, in step.
   const tinyLimits = { tools: { limit: 4, period: 10 }, api: { limit: 5, period: 10 } } as const;
+  const tinyLimitVars = {
+    TOOL_CALL_RATE_LIMIT: `${tinyLimits.tools.limit}/${tinyLimits.tools.period}s`,
+    API_RATE_LIMIT: `${tinyLimits.api.limit}/${tinyLimits.api.period}s`,
+  };
+  const tinyRateLimits = {
+    TOOL_CALL_LIMITER: { namespace_id: "1016", simple: tinyLimits.tools },
+    API_REQUEST_LIMITER: { namespace_id: "1017", simple: tinyLimits.api },
+  };
+  // The upstream Worker of the limits project counts its own callers with the same tiny budgets.
+  const limitsUpstream = await upstreamWorkers({ ...bindings, ...tinyLimitVars }, { ratelimits: tinyRateLimits });
+  const authUpstream = await upstreamWorkers(bindings, { outbound: routeMetadataHost(upstreamPorts.metadataDocuments) });
   return {
     test: {
       projects: [
@@ -146,10 +175,13 @@ export default defineConfig(async () => {
                   // fetch it: on the reserved test host (the tests publish what /oauth/gateway-client.json serves).
                   GATEWAY_CLIENT_METADATA_URL: "https://client-metadata.test/mcp-edge/gateway-client.json",
                 },
+                kvNamespaces: upstreamOAuthKv,
                 // Client ID Metadata Documents: the reserved test host goes to the local document
-                // server (test/upstreams/metadata-documents.ts); every other request goes out as is.
-                outboundService: routeMetadataHost(upstreamPorts.metadataDocuments),
-                workers: await agentBeside("auth"),
+                // server (test/upstreams/metadata-documents.ts), the upstream Worker's host to it, and
+                // every other request goes out as is — from the Worker under test and from the
+                // upstream Worker (whose authorization server fetches the gateway's document too).
+                outboundService: authUpstream.outboundService,
+                workers: [...(await agentBeside("auth")), ...authUpstream.workers],
               },
             }),
           ],
@@ -166,16 +198,11 @@ export default defineConfig(async () => {
             cloudflareTest({
               wrangler: { configPath: "./wrangler.toml" },
               miniflare: {
-                bindings: {
-                  ...bindings,
-                  TOOL_CALL_RATE_LIMIT: `${tinyLimits.tools.limit}/${tinyLimits.tools.period}s`,
-                  API_RATE_LIMIT: `${tinyLimits.api.limit}/${tinyLimits.api.period}s`,
-                },
-                ratelimits: {
-                  TOOL_CALL_LIMITER: { namespace_id: "1016", simple: tinyLimits.tools },
-                  API_REQUEST_LIMITER: { namespace_id: "1017", simple: tinyLimits.api },
-                },
-                workers: await agentBeside("limits"),
+                bindings: { ...bindings, ...tinyLimitVars },
+                ratelimits: tinyRateLimits,
+                kvNamespaces: upstreamOAuthKv,
+                outboundService: limitsUpstream.outboundService,
+                workers: [...(await agentBeside("limits")), ...limitsUpstream.workers],
               },
             }),
           ],

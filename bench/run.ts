@@ -105,7 +105,7 @@ async function main(): Promise<void> {
     tokenHash: fleet.tokenHash,
     seedTasks: config.seedTasks,
     tools: gatewayOnly ? ["list_tasks"] : TOOLS,
-    gateway: gatewayOnly,
+    gateway: gatewayOnly && fleet.upstream ? { upstream: fleet.upstream.url } : undefined,
   });
 
   const cells = cellsOf([...fleet.targets, ...compared.flatMap((entry) => (entry.gateway ? [entry.target, entry.gateway] : [entry.target]))]);

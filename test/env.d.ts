@@ -9,6 +9,8 @@ declare global {
       /** test/fuzz: runs per property ("" = the bounded run of `npm test`) and seed ("" = the fixed one). */
       FUZZ_RUNS: string;
       FUZZ_SEED: string;
+      /** The upstream Worker's OAUTH_KV (test/upstreams/upstream-worker.ts): what its authorization server issued. */
+      UPSTREAM_OAUTH_KV: KVNamespace;
       /** agent-worker project only: the main Worker beside the agent Worker under test, its public routes. */
       MAIN_HTTP: Fetcher;
     }

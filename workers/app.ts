@@ -1,7 +1,6 @@
 /**
  * The HTTP surface: /health, /openapi.json, OAuth (/.well-known/*, /oauth/*, /authorize), /api/*,
- * /mcp/<server> and the gateway /mcp, for the internet and for the Worker's own SELF requests; and
- * the same MCP endpoints for the chat agent's Worker. This module is on every new isolate's startup
+ * /mcp/<server> and the gateway /mcp; and the same MCP endpoints for the chat agent's Worker. This module is on every new isolate's startup
  * path, so it holds routing only: each area is imported by the first request that needs it (http/lazy.ts) —
  * the MCP hosting layer, authentication, each server's definition, the REST API, OAuth.
  */
@@ -11,7 +10,6 @@ import type { AppEnv } from "./http/context";
 import { withErrorAnswers } from "./http/errors";
 import { lazyApp, lazyHandler, lazyMiddleware } from "./http/lazy";
 import { cors, limitBody } from "./http/middleware";
-import { countedToolCall, gatewayHopRefused } from "./http/self-call";
 import { onFirstUse } from "./lib/first-use";
 import { MAX_MCP_BODY_BYTES } from "./mcp/limits";
 import type { ToolContext } from "./mcp/tool";
@@ -24,7 +22,7 @@ const hosting = onFirstUse(() => import("./mcp/hosting"));
 
 /** What the MCP tools of this request see: set by `authenticated`. */
 function toolContext(c: Context<AppEnv>): ToolContext {
-  return { user: c.var.user, services: c.var.services, access: c.var.access, toolCallCountedFor: c.var.toolCallCountedFor };
+  return { user: c.var.user, services: c.var.services, access: c.var.access };
 }
 
 /** Discovery, token and registration endpoints, the /authorize pages and the upstream connect flows: one app, built on first use. */
@@ -45,20 +43,10 @@ async function createOAuthApp(): Promise<Hono<AppEnv>> {
 }
 
 /**
- * Who an app serves: `outside` — the internet, through the default export; `self` — this Worker's
- * own SELF requests (the gateway's calls of sources on its own origin), through the SelfCalls entry
- * point (workers/self-calls.ts). The two differ on /mcp* only: a SELF answer is read by the gateway,
- * never a browser, so it gets no CORS headers; the gateway's mark of a tool call it has already
- * counted is read there and nowhere else; and the gateway /mcp itself is refused there, since a
- * gateway source cannot be this gateway (http/self-call.ts).
- */
-export type AppCaller = "outside" | "self";
-
-/**
  * `servers` defaults to the real MCP servers; the conformance fixture Worker
  * (test/conformance/fixture.worker.ts) passes its own, so the suite runs through this exact app.
  */
-export function createApp(servers: readonly McpServerEntry[] = mcpServerEntries, caller: AppCaller = "outside"): Hono<AppEnv> {
+export function createApp(servers: readonly McpServerEntry[] = mcpServerEntries): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.get("/health", lazyHandler<AppEnv>(async () => (await import("./health/health.routes")).healthRoute));
@@ -76,13 +64,7 @@ export function createApp(servers: readonly McpServerEntry[] = mcpServerEntries,
 
   // Hono's "/mcp/*" matches "/mcp" itself too: one chain serves the gateway and every server (a
   // second `app.use("/mcp", …)` ran authentication and the body limit twice on each gateway call).
-  if (caller === "outside") app.use("/mcp/*", cors, originCheck, limitBody(MAX_MCP_BODY_BYTES), authenticated);
-  else {
-    // A gateway source cannot be this gateway: the hop is refused before the chain below runs
-    // (registered first, and it never calls next), so it authenticates and spends nothing.
-    app.all("/mcp", gatewayHopRefused);
-    app.use("/mcp/*", originCheck, limitBody(MAX_MCP_BODY_BYTES), authenticated, countedToolCall);
-  }
+  app.use("/mcp/*", cors, originCheck, limitBody(MAX_MCP_BODY_BYTES), authenticated);
   mountMcpRoutes(app, servers);
 
   return withErrorAnswers(app);

@@ -12,7 +12,6 @@ export { UpstreamRefreshLease } from "../durable-objects/upstream-refresh-lease.
 export { GatewayInventory } from "./gateway/discovery/inventory.entrypoint";
 export { ThinkingLog } from "../durable-objects/thinking.do";
 export { AgentMcp } from "./agent-mcp";
-export { SelfCalls } from "./self-calls";
 
 const app = createApp();
 

@@ -16,7 +16,6 @@ import { queueToolCallAudit, type RequestToolCallAudit } from "./gateway/calls/t
 import { type IsolateState, isolateState } from "./isolate-state";
 import { type Db, openDb } from "./lib/db";
 import { RateLimitService } from "./limits/rate-limits.service";
-import { selfRoutedFetch } from "./mcp-client/self-routed-fetch";
 import { RagService } from "./rag/rag.service";
 import { TaskService } from "./tasks/tasks.service";
 import { ThinkingService } from "./thinking/thinking.service";
@@ -49,6 +48,13 @@ export interface Services {
   activity: ActivityService;
 }
 
+/**
+ * How the gateway reaches upstreams and their authorization servers: the network, called as a
+ * function (the SDK's transports call their fetch as a method, which workerd's global fetch
+ * refuses). No source is on this Worker's own origin (gateway/own-gateway-url.ts, decision 0057).
+ */
+const networkFetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => fetch(input, init);
+
 /** The Worker's public origin from SELF_ORIGIN alone (crons and entry points have no request). */
 function configuredOrigin(env: Pick<Env, "SELF_ORIGIN">): string | undefined {
   const value = env.SELF_ORIGIN?.trim();
@@ -65,7 +71,7 @@ export function upstreamAuthorizations(env: Env, db: Db, waitUntil: (promise: Pr
   return new UpstreamAuthorizations({
     db,
     env,
-    fetch: selfRoutedFetch(env),
+    fetch: networkFetch,
     origin,
     audit: queueUpstreamOAuthAudit(env.EVENTS, waitUntil),
     refreshGate: leaseObjectRefreshGate(env.UPSTREAM_REFRESH_LEASE),
@@ -152,7 +158,7 @@ export function createServices(
       return (sourceCalls ??= new SourceCalls({
         db,
         env,
-        upstreamFetch: (caller) => selfRoutedFetch(env, caller),
+        upstreamFetch: networkFetch,
         audit: services.toolCallAudit,
         breakers: isolate.breakers,
         callables: isolate.callables,

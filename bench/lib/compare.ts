@@ -9,9 +9,10 @@
  * `<ref>+limiter-in-isolate` serves it with its per-user Rate Limiting bindings answered in its own
  * isolate instead of by Miniflare's emulation (bench/peers/in-isolate-limiter.ts): beside `<ref>`,
  * that shows what the emulation adds to each call. Neither is ever a headline row.
- * With `--only gateway`, each commit also registers its own /mcp/tasks as a source, as the work
- * tree does (bench/lib/gateway.ts), and is served as `mcp-edge@<commit>` and `gateway@<commit>`:
- * the gateway ratio of two commits, side by side in the same rounds.
+ * With `--only gateway`, each commit also registers the work tree's upstream workerd's /mcp/tasks as
+ * a source, as the work tree does (bench/lib/gateway.ts), and is served as `mcp-edge@<commit>` and
+ * `gateway@<commit>`: the gateway ratio of two commits, side by side in the same rounds, against
+ * the same upstream.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
@@ -29,7 +30,7 @@ export interface ComparedCommit {
   ref: string;
   commit: string;
   target: Target;
-  /** `gateway@<commit>`: its gateway's list_tasks through its own /mcp/tasks (`--only gateway`). */
+  /** `gateway@<commit>`: its gateway's list_tasks through the upstream workerd's /mcp/tasks (`--only gateway`). */
   gateway?: Target;
 }
 
@@ -70,7 +71,7 @@ export async function startComparedCommits(
   paths: FleetPaths,
   cleanup: Cleanup,
   refs: readonly string[],
-  input: { token: string; tokenHash: string; seedTasks: number; tools: readonly Tool[]; gateway?: boolean },
+  input: { token: string; tokenHash: string; seedTasks: number; tools: readonly Tool[]; gateway?: { upstream: URL } | undefined },
 ): Promise<ComparedCommit[]> {
   const compared: ComparedCommit[] = [];
   for (const ref of refs) {
@@ -88,8 +89,8 @@ export async function startComparedCommits(
     // Raised like the work tree's (rate-limits.ts): at the shipped limits most of the load would be
     // refusals. Commits from before the per-user limiters have none to raise.
     const options = hasPerUserLimiters(shipped) ? withBenchRateLimits(shipped) : shipped;
-    // The Worker keeps its own name: wrangler.toml's SELF binding and Durable Objects refer to
-    // "mcp-edge" (each Worker has its own workerd, so the names do not clash).
+    // The Worker keeps its own name: wrangler.toml's bindings to itself and Durable Objects refer
+    // to "mcp-edge" (each Worker has its own workerd, so the names do not clash).
     const worker = await serveWorker({
       name: "mcp-edge",
       scriptPath: bundle,
@@ -102,7 +103,8 @@ export async function startComparedCommits(
     for (const tool of input.tools) await checkedSample(target.name, target.url, input.token, tool);
     let gateway: Target | undefined;
     if (input.gateway) {
-      gateway = workerTarget(`gateway@${label}`, worker, ["list_tasks"], gatewayRoute(await registerTasksSource(worker.url, input.token)));
+      const prefix = await registerTasksSource(worker.url, input.token, input.gateway.upstream);
+      gateway = workerTarget(`gateway@${label}`, worker, ["list_tasks"], gatewayRoute(prefix));
       await checkedSample(gateway.name, gateway.url, input.token, "list_tasks", gateway.route);
     }
     console.log(`compare: ${ref} = ${label} ("${git(paths.root, "log", "-1", "--format=%s", commit).slice(0, 70)}") on ${worker.url}`);

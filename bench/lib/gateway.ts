@@ -1,11 +1,13 @@
 /**
- * The gateway row's setup: mcp-edge's own /mcp/tasks registered as a singleton source of the bench
- * user, so `tools/call <slug>__list_tasks` on /mcp goes auth → D1 inventory → D1 tool lookup →
- * the source's Durable Object → SELF → /mcp/tasks (auth, fast path) and back. The direct row is the
- * same call on /mcp/tasks, on the same Worker, so the difference is what the gateway adds.
+ * The gateway row's setup: /mcp/tasks of a second mcp-edge workerd (the upstream, seeded alike)
+ * registered as a singleton source of the bench user, so `tools/call <slug>__list_tasks` on /mcp
+ * goes auth → D1 inventory → D1 tool lookup → the stateless call from the isolate → the upstream's
+ * /mcp/tasks (auth, fast path) over the network and back. The direct row is the same call on
+ * /mcp/tasks of the gateway's own Worker, so the difference is what the gateway adds; the
+ * upstream's own CPU is in the other process, as on Cloudflare. A source is never on the Worker's
+ * own origin (decision 0057).
  *
- * The Worker reaches its own origin only through the SELF binding when SELF_ORIGIN names that
- * origin (decision 0008), so the bench picks the port before starting workerd.
+ * SELF_ORIGIN names the Worker's origin, as deployed (the bench picks the port before starting workerd).
  */
 import { randomBytes } from "node:crypto";
 import type { Route } from "./mcp";
@@ -14,8 +16,6 @@ export const GATEWAY_PATH = "/mcp";
 export const GATEWAY_SOURCE_NAME = "Bench tasks";
 /** The sessionful row's source: the node-sdk peer keeping sessions (BENCH_PEER_SESSIONS=1). */
 export const SESSIONFUL_SOURCE_NAME = "Bench sessionful";
-/** The remote row's source: /mcp/tasks of a second mcp-edge workerd (targets.ts). */
-export const REMOTE_SOURCE_NAME = "Bench remote tasks";
 
 /** What `npm run dev` passes as --var (bin/dev.ts): private upstreams, the own origin, a fresh key. */
 export function gatewayVars(port: number): Record<string, string> {
@@ -32,9 +32,9 @@ interface SourceResponse {
   tools?: { name: string; gateway_name: string }[];
 }
 
-/** Registers mcp-edge's own /mcp/tasks as a source (discovery finds it stateless). */
-export function registerTasksSource(base: URL, token: string): Promise<string> {
-  return registerSource(base, token, GATEWAY_SOURCE_NAME, new URL("/mcp/tasks", base));
+/** Registers the upstream workerd's /mcp/tasks as a source of the gateway at `base` (discovery finds it stateless). */
+export function registerTasksSource(base: URL, token: string, upstream: URL): Promise<string> {
+  return registerSource(base, token, GATEWAY_SOURCE_NAME, new URL("/mcp/tasks", upstream));
 }
 
 /**

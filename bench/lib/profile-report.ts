@@ -100,7 +100,7 @@ const STAGES: { name: string; matches: StagePredicate; unless?: StagePredicate }
     unless: inTeardown,
   },
   // The gateway row (/mcp → the stateless call from the isolate, or the source's Durable Object →
-  // SELF → /mcp/tasks). Synchronous stacks only:
+  // the upstream workerd's /mcp/tasks). Synchronous stacks only:
   // time after an await is charged to the frames that resumed, not to the function that awaited.
   { name: "gateway: serveGateway() (inventory, then the SDK path on /mcp)", matches: named("serveGateway") },
   { name: "gateway: D1 inventory + hidden-tools queries", matches: named("enabledInventory", "listedInventory", "hiddenBuiltins") },
@@ -112,8 +112,7 @@ const STAGES: { name: string; matches: StagePredicate; unless?: StagePredicate }
   { name: "stateless call from the isolate (callStatelessSource)", matches: named("callStatelessSource") },
   { name: "retries + connection (withRetries, both paths)", matches: named("withRetries") },
   { name: "sessionful: SDK Client.callTool in the object (callMcpTool)", matches: named("callMcpTool") },
-  { name: "SELF fetch (selfRoutedFetch)", matches: (frame, pkg) => ["selfRoutedFetch", "selfRoutedRequest"].includes(frame.functionName) && pkg.startsWith("mcp-edge") },
-  { name: "fast path answerFast() (direct /mcp/tasks, or the upstream side of the gateway)", matches: named("answerFast") },
+  { name: "fast path answerFast() (direct /mcp/tasks)", matches: named("answerFast") },
   { name: "garbage collection", matches: named("(garbage collector)") },
 ];
 

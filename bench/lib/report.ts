@@ -159,8 +159,6 @@ export interface GatewaySummary {
     added_p99_ms: number;
     /** The same call to a session-keeping upstream, through its Durable Object (`--only gateway`). */
     sessionful?: ResultRow;
-    /** The same call with the upstream in a second workerd process (`--only gateway`), and its ratios to direct. */
-    remote?: { row: ResultRow; rps_ratio: number; rps_ratio_per_round: number[]; added_p50_ms_1_connection: number | undefined };
     /** Each commit served beside the work tree (`--only gateway --compare`): its own gateway ÷ its own direct call. */
     compared?: ComparedGateway[];
   };
@@ -209,15 +207,7 @@ export function gatewaySummary(rows: readonly ResultRow[], cells: readonly CellS
   const steps = ladder.map((row, index) => ({ ...row, added_p50_ms: index === 0 ? 0 : round(row.p50_ms - ladder[index - 1]!.p50_ms) }));
   const addedQuiet = rowOf(ladder, "gateway").p50_ms - rowOf(ladder, "mcp-edge").p50_ms;
   const sessionful = find(rows, "gateway sessionful", "list_tasks");
-  const remoteRow = find(rows, "gateway remote", "list_tasks");
-  const remoteQuiet = find(ladder, "gateway remote", "list_tasks");
   const compared = comparedGateways(rows, cells);
-  const remote = remoteRow && {
-    row: remoteRow,
-    rps_ratio: round(remoteRow.rps / direct.rps),
-    rps_ratio_per_round: perRoundRatio(cells, "gateway remote", "mcp-edge"),
-    added_p50_ms_1_connection: remoteQuiet && round(remoteQuiet.p50_ms - rowOf(ladder, "mcp-edge").p50_ms),
-  };
   return {
     load: {
       connections,
@@ -228,7 +218,6 @@ export function gatewaySummary(rows: readonly ResultRow[], cells: readonly CellS
       added_p50_ms: round(addedLoaded),
       added_p99_ms: round(gateway.p99_ms - direct.p99_ms),
       ...(sessionful ? { sessionful } : {}),
-      ...(remote ? { remote } : {}),
       ...(compared.length > 0 ? { compared } : {}),
     },
     latency: { connections: 1, steps, added_p50_ms: round(addedQuiet) },
@@ -252,20 +241,13 @@ export function printGateway(summary: GatewaySummary): void {
     const row = load.sessionful;
     console.log(`  sessionful (node-sdk upstream keeping sessions, through its object): ${row.rps.toFixed(0)} req/s p50 ${row.p50_ms.toFixed(2)} p99 ${row.p99_ms.toFixed(2)} ms, errors ${row.errors}`);
   }
-  if (load.remote) {
-    const { row, rps_ratio, rps_ratio_per_round, added_p50_ms_1_connection } = load.remote;
-    console.log(
-      `  remote (the same upstream in a second workerd): ${row.rps.toFixed(0)} req/s p50 ${row.p50_ms.toFixed(2)} p99 ${row.p99_ms.toFixed(2)} ms, errors ${row.errors}; ` +
-        `ratio to direct ${rps_ratio.toFixed(2)}× (per round ${rps_ratio_per_round.map((value) => value.toFixed(2)).join(", ")}), added p50 at 1 connection ${added_p50_ms_1_connection?.toFixed(2) ?? "?"} ms`,
-    );
-  }
   for (const entry of load.compared ?? []) {
     console.log(
       `  ${entry.label} (its gateway and its direct call, same rounds): direct ${entry.direct.rps.toFixed(0)} req/s, gateway ${entry.gateway.rps.toFixed(0)} req/s, ` +
         `ratio ${entry.rps_ratio.toFixed(2)}× (per round ${entry.rps_ratio_per_round.map((value) => value.toFixed(2)).join(", ")}), errors ${entry.direct.errors + entry.gateway.errors}`,
     );
   }
-  console.log("  1 connection, step by step (p50 added by each step; the remote row last, against the step before it):");
+  console.log("  1 connection, step by step (p50 added by each step):");
   for (const step of latency.steps) {
     console.log(`    ${step.target.padEnd(18)} ${step.rps.toFixed(0).padStart(5)} req/s  p50 ${step.p50_ms.toFixed(2).padStart(6)} ms  p99 ${step.p99_ms.toFixed(2).padStart(6)} ms  +${step.added_p50_ms.toFixed(2)} ms  errors ${step.errors}`);
   }

@@ -5,13 +5,12 @@
  *   ceiling   – a Worker answering mcp-edge's own sample responses, fixed
  *   d1-floor  – a Worker running mcp-edge's D1 statements with no MCP library
  *   node-sdk  – the official SDK v1 on node:http + node:sqlite (child process)
- *   gateway   – mcp-edge's /mcp calling its own /mcp/tasks as a registered source (same workerd):
- *               a stateless upstream, called from the Worker's isolate
+ *   gateway   – mcp-edge's /mcp calling /mcp/tasks of a second mcp-edge workerd (the upstream,
+ *               seeded alike) as a registered source: a stateless upstream, called from the Worker's
+ *               isolate, its CPU in another process, as on Cloudflare (a source is never on the
+ *               Worker's own origin, decision 0057)
  *   gateway sessionful – mcp-edge's /mcp calling the node-sdk peer keeping sessions, through the
  *               source's Durable Object (`--only gateway`; no direct twin, the upstream differs)
- *   gateway remote – mcp-edge's /mcp calling /mcp/tasks of a second mcp-edge workerd (`--only
- *               gateway`): the same call as "gateway", with the upstream's CPU in another process,
- *               as on Cloudflare, where the upstream never runs on the gateway's isolate
  */
 import { join } from "node:path";
 import { generateToken, hashToken } from "../../workers/auth/tokens";
@@ -19,7 +18,7 @@ import { bundleWorker } from "./bundle";
 import type { Cleanup } from "./cleanup";
 import { sendOnce, type SampleResponse } from "./client";
 import { freePort } from "../../bin/lib/ports";
-import { gatewayRoute, gatewayVars, REMOTE_SOURCE_NAME, registerSource, registerTasksSource, SESSIONFUL_SOURCE_NAME } from "./gateway";
+import { gatewayRoute, gatewayVars, registerSource, registerTasksSource, SESSIONFUL_SOURCE_NAME } from "./gateway";
 import { DIRECT, MCP_PATH, type Route, sampleProblem, type Tool, TOOLS } from "./mcp";
 import { migrationStatements } from "./migrations";
 import { startNodePeer } from "./node-peer";
@@ -33,10 +32,20 @@ import { serveWorker, type ServedWorker, wranglerWorkerOptions } from "./workerd
  * which split the gateway's added time into its parts. "mcp-edge oauth" is mcp-edge called with
  * an OAuth access token (`--only oauth`).
  */
-export const TARGET_NAMES = ["mcp-edge", "gateway", "gateway sessionful", "gateway remote", "node-sdk", "d1-floor", "ceiling", "mcp-edge sdk-path", "gateway built-in", "mcp-edge oauth"] as const;
+export const TARGET_NAMES = [
+  "mcp-edge",
+  "gateway",
+  "gateway sessionful",
+  "node-sdk",
+  "d1-floor",
+  "ceiling",
+  "mcp-edge sdk-path",
+  "gateway built-in",
+  "mcp-edge oauth",
+] as const;
 /**
  * `mcp-edge@<commit>`: another commit served beside the work tree (`--compare`, bench/lib/compare.ts);
- * `gateway@<commit>`: that commit's gateway calling its own /mcp/tasks (`--only gateway --compare`).
+ * `gateway@<commit>`: that commit's gateway calling the same upstream workerd (`--only gateway --compare`).
  */
 export type TargetName = (typeof TARGET_NAMES)[number] | `mcp-edge@${string}` | `gateway@${string}`;
 
@@ -69,16 +78,13 @@ export interface Fleet {
   tokenHash: string;
   targets: Target[];
   samples: SampleInfo[];
-  mcpEdge: McpEdgeWorker;
+  mcpEdge: ServedWorker;
+  /** The gateway rows' upstream workerd (none for `--only tasks`). */
+  upstream: ServedWorker | undefined;
   /** Path of mcp-edge's bundle (the profile maps its lines back to packages). */
   mcpEdgeBundle: string;
-  /** The direct list_tasks, the gateway's list_tasks, the two breakdown steps between them (and, `--only gateway`, the remote row last). */
+  /** The direct list_tasks, the gateway's list_tasks and the two breakdown steps between them (none for `--only tasks`). */
   gatewayLadder: Target[];
-}
-
-export interface McpEdgeWorker extends ServedWorker {
-  /** `<slug>__`: the prefix of the registered tasks source's tools on /mcp. */
-  gatewayPrefix: string;
 }
 
 export interface FleetPaths {
@@ -104,26 +110,37 @@ export function workerTarget(name: TargetName, worker: ServedWorker, tools: read
   return { name, url: worker.url, route, pid: worker.pid, tools, problems: () => worker.problems };
 }
 
-/** Direct → SDK path → built-in tool on /mcp → source tool on /mcp, all list_tasks on one Worker. */
-export function gatewayLadder(worker: McpEdgeWorker): Target[] {
+/**
+ * Direct → SDK path → built-in tool on /mcp → source tool on /mcp, all list_tasks on one Worker;
+ * `gatewayPrefix` is its upstream tasks source's (withTasksSource).
+ */
+export function gatewayLadder(worker: ServedWorker, gatewayPrefix: string): Target[] {
   return [
     workerTarget("mcp-edge", worker, ["list_tasks"]),
     workerTarget("mcp-edge sdk-path", worker, ["list_tasks"], { ...DIRECT, sdkOnly: true }),
     workerTarget("gateway built-in", worker, ["list_tasks"], gatewayRoute("")),
-    workerTarget("gateway", worker, ["list_tasks"], gatewayRoute(worker.gatewayPrefix)),
+    workerTarget("gateway", worker, ["list_tasks"], gatewayRoute(gatewayPrefix)),
   ];
 }
 
 /**
- * Starts mcp-edge from its bundle with wrangler.toml's options (plus what the gateway needs to
- * reach its own origin, and per-user rate limits the bench's one user cannot reach), seeds it and
- * registers the gateway source; shared by every phase.
+ * Registers `upstream`'s /mcp/tasks as the gateway source of `worker` (the bench user's, acting as
+ * that user there: both are seeded with the same token) and returns the prefix of its tools on /mcp.
+ */
+export function withTasksSource(worker: ServedWorker, upstream: ServedWorker, token: string): Promise<string> {
+  return registerTasksSource(worker.url, token, upstream.url);
+}
+
+/**
+ * Starts mcp-edge from its bundle with wrangler.toml's options (plus the gateway's local settings,
+ * and per-user rate limits the bench's one user cannot reach) and seeds it; shared by every phase,
+ * and by the gateway rows' upstream.
  */
 export async function startMcpEdge(
   paths: FleetPaths,
   cleanup: Cleanup,
   input: { label: string; bundle: string; token: string; tokenHash: string; seedTasks: number; vars?: Record<string, string>; inspectorPort?: number },
-): Promise<McpEdgeWorker> {
+): Promise<ServedWorker> {
   const port = await freePort();
   const worker = await serveWorker({
     name: "mcp-edge",
@@ -134,11 +151,18 @@ export async function startMcpEdge(
   });
   cleanup.add(input.label, () => worker.dispose());
   await seedD1(worker, paths.root, input.tokenHash, input.seedTasks);
-  return { ...worker, gatewayPrefix: await registerTasksSource(worker.url, input.token) };
+  return worker;
 }
 
 /** The sessionful row: the node-sdk peer keeping sessions, registered as a source of the bench user. */
-async function sessionfulTarget(paths: FleetPaths, cleanup: Cleanup, mcpEdge: McpEdgeWorker, token: string, tokenHash: string, seedTasks: number): Promise<Target> {
+async function sessionfulTarget(
+  paths: FleetPaths,
+  cleanup: Cleanup,
+  mcpEdge: ServedWorker,
+  token: string,
+  tokenHash: string,
+  seedTasks: number,
+): Promise<Target> {
   const peer = await startNodePeer(paths.root, {
     BENCH_DB_PATH: join(paths.tmp, "node-sdk-sessions.sqlite"),
     BENCH_MIGRATIONS_DIR: join(paths.root, "d1/migrations"),
@@ -149,17 +173,6 @@ async function sessionfulTarget(paths: FleetPaths, cleanup: Cleanup, mcpEdge: Mc
   cleanup.add("node-sdk peer (sessions)", () => peer.dispose());
   const prefix = await registerSource(mcpEdge.url, token, SESSIONFUL_SOURCE_NAME, new URL(MCP_PATH, peer.url));
   return workerTarget("gateway sessionful", mcpEdge, ["list_tasks"], gatewayRoute(prefix));
-}
-
-/**
- * The remote row: a second mcp-edge workerd, seeded alike, whose /mcp/tasks is registered as a source
- * of the bench user on the first one. Its calls leave the gateway's process by a plain fetch, so the
- * CPU phase's figure for this row (the gateway's process) is the gateway's own work per call.
- */
-async function remoteTarget(paths: FleetPaths, cleanup: Cleanup, mcpEdge: McpEdgeWorker, bundle: string, token: string, tokenHash: string, seedTasks: number): Promise<Target> {
-  const upstream = await startMcpEdge(paths, cleanup, { label: "mcp-edge upstream workerd", bundle, token, tokenHash, seedTasks });
-  const prefix = await registerSource(mcpEdge.url, token, REMOTE_SOURCE_NAME, new URL(MCP_PATH, upstream.url));
-  return workerTarget("gateway remote", mcpEdge, ["list_tasks"], gatewayRoute(prefix));
 }
 
 /**
@@ -185,28 +198,32 @@ export async function startFleet(paths: FleetPaths, cleanup: Cleanup, seedTasks:
     record("mcp-edge", tool, sample);
     captured[tool] = { body: sample.body, contentType: sample.contentType };
   }
-  const ladder = gatewayLadder(mcpEdge);
-  if (subset !== "tasks") {
-    for (const step of ladder.slice(1)) record(step.name, "list_tasks", await checkedSample(step.name, step.url, token, "list_tasks", step.route));
-  }
-  const gateway = ladder.at(-1)!;
   const edge = (tools: readonly Tool[]): Target => ({ ...workerTarget("mcp-edge", mcpEdge, tools), outbox: mcpEdge });
-  if (subset === "gateway") {
-    const sessionful = await sessionfulTarget(paths, cleanup, mcpEdge, token, tokenHash, seedTasks);
-    record(sessionful.name, "list_tasks", await checkedSample(sessionful.name, sessionful.url, token, "list_tasks", sessionful.route));
-    const remote = await remoteTarget(paths, cleanup, mcpEdge, mcpEdgeBundle, token, tokenHash, seedTasks);
-    record(remote.name, "list_tasks", await checkedSample(remote.name, remote.url, token, "list_tasks", remote.route));
-    return { token, tokenHash, targets: [edge(["list_tasks"]), gateway, remote, sessionful], samples, mcpEdge, mcpEdgeBundle, gatewayLadder: [...ladder, remote] };
-  }
 
   const compatibility = wranglerWorkerOptions(join(paths.root, "wrangler.toml"));
   const peerOptions = { compatibilityDate: compatibility.compatibilityDate, compatibilityFlags: compatibility.compatibilityFlags };
-  const floor = await startFloor(paths, cleanup, peerOptions, tokenHash, seedTasks);
   if (subset === "tasks") {
+    const floor = await startFloor(paths, cleanup, peerOptions, tokenHash, seedTasks);
     const targets = [edge(TASK_TOOLS), workerTarget("d1-floor", floor, TASK_TOOLS)];
     for (const tool of TASK_TOOLS) record("d1-floor", tool, await checkedSample("d1-floor", floor.url, token, tool));
-    return { token, tokenHash, targets, samples, mcpEdge, mcpEdgeBundle, gatewayLadder: ladder };
+    return { token, tokenHash, targets, samples, mcpEdge, upstream: undefined, mcpEdgeBundle, gatewayLadder: [] };
   }
+
+  const upstreamInput = { label: "mcp-edge upstream workerd", bundle: mcpEdgeBundle, token, tokenHash, seedTasks };
+  const upstream = await startMcpEdge(paths, cleanup, upstreamInput);
+  const ladder = gatewayLadder(mcpEdge, await withTasksSource(mcpEdge, upstream, token));
+  for (const step of ladder.slice(1)) {
+    record(step.name, "list_tasks", await checkedSample(step.name, step.url, token, "list_tasks", step.route));
+  }
+  const gateway = ladder.at(-1)!;
+  if (subset === "gateway") {
+    const sessionful = await sessionfulTarget(paths, cleanup, mcpEdge, token, tokenHash, seedTasks);
+    record(sessionful.name, "list_tasks", await checkedSample(sessionful.name, sessionful.url, token, "list_tasks", sessionful.route));
+    const targets = [edge(["list_tasks"]), gateway, sessionful];
+    return { token, tokenHash, targets, samples, mcpEdge, upstream, mcpEdgeBundle, gatewayLadder: ladder };
+  }
+
+  const floor = await startFloor(paths, cleanup, peerOptions, tokenHash, seedTasks);
 
   const ceiling = await serveWorker({
     name: "ceiling",
@@ -235,7 +252,7 @@ export async function startFleet(paths: FleetPaths, cleanup: Cleanup, seedTasks:
     if (target.name === "mcp-edge" || target.name === "gateway") continue;
     for (const tool of target.tools) record(target.name, tool, await checkedSample(target.name, target.url, token, tool));
   }
-  return { token, tokenHash, targets, samples, mcpEdge, mcpEdgeBundle, gatewayLadder: ladder };
+  return { token, tokenHash, targets, samples, mcpEdge, upstream, mcpEdgeBundle, gatewayLadder: ladder };
 }
 
 async function startFloor(

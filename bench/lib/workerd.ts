@@ -45,7 +45,7 @@ export function wranglerWorkerOptions(configPath: string, vars: Record<string, s
   // `vars` override wrangler.toml's [vars] (e.g. TOKEN_CACHE_SECONDS for the uncached-auth run).
   const tomlVars: object = typeof bindings === "object" && bindings !== null ? bindings : {};
   // The bench serves one Worker: a binding to another one (the chat agent's, AGENT) would name a
-  // Worker Miniflare does not run, and no benchmarked route uses it. Bindings to itself (SELF) stay.
+  // Worker Miniflare does not run, and no benchmarked route uses it. Bindings to itself (GATEWAY_INVENTORY) stay.
   const services = Object.entries(typeof serviceBindings === "object" && serviceBindings !== null ? serviceBindings : {}).filter(
     ([, target]: [string, unknown]) => typeof target === "object" && target !== null && "name" in target && target.name === "mcp-edge",
   );

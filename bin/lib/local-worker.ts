@@ -16,7 +16,7 @@ export type { LocalWorker };
 
 /**
  * The gateway settings `npm run dev` passes (bin/dev.ts), for a Worker on `port`: loopback
- * upstreams allowed, its own origin served through SELF, a throwaway key for source secrets.
+ * upstreams allowed, its own origin (SELF_ORIGIN), a throwaway key for source secrets.
  */
 function devVars(port: number): string[] {
   return [

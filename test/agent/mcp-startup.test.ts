@@ -210,7 +210,7 @@ describe("MCP connections are lazy and closed on shutdown", () => {
     expect(openMcpConnections(url)).toBe(0);
   });
 
-  it("the Worker's own /mcp through SELF with the user's token: the task tools are loaded", async () => {
+  it("the Worker's own /mcp in-process with the user's token: the task tools are loaded", async () => {
     const user = await createUser();
     const chat = session("http://localhost/mcp", { fetch: workerFetch });
     const result = await ask(chat, "show my tasks", `Bearer ${user.token}`);

@@ -88,7 +88,7 @@ describe("the scope gate on every serving path", () => {
 
   it("the gateway's call fast path refuses a source tool without gateway:read, before the upstream is called", async () => {
     const owner = await createUser();
-    // The Worker's own /mcp/tasks as a source (reached through SELF): a real upstream, no network.
+    // The upstream Worker's /mcp/tasks as a source: a real upstream on another origin.
     const source = await registerTasksSource(owner, owner, { mcp_lifecycle_mode: "singleton" });
     expect(source.status).toBe(201);
     const slug = source.body.source.slug;

@@ -14,6 +14,7 @@ import { textOf } from "../helpers/mcp";
 import { fixtureUrl, registerSource } from "../helpers/upstreams";
 import { sourceHealth, sourceStatus } from "../helpers/upstreams-status";
 import { createUser } from "../helpers/users";
+import { UPSTREAM_ORIGIN } from "../upstreams/upstream-origin";
 
 const LEASE_MS = 10_000;
 
@@ -107,7 +108,7 @@ describe("an open breaker on the stateless path", { timeout: 60_000 }, () => {
     const client = await connectGateway(owner);
     // The upstream goes away behind the API's back: this isolate's calls fail and open the breaker.
     // (Not a path under /api: that answers 401, an upstream alive and refusing, which opens no breaker.)
-    await setUrl("http://localhost/no-such-mcp-endpoint");
+    await setUrl(`${UPSTREAM_ORIGIN}/no-such-mcp-endpoint`);
     for (let i = 0; i < BREAKER_THRESHOLD; i++) {
       expect((await client.callTool({ name: "shut__echo", arguments: {} }))._meta).toMatchObject({ error_type: "connection" });
     }

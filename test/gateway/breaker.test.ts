@@ -7,17 +7,18 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { admit, BREAKER_COOLDOWN_MS, BREAKER_THRESHOLD, CLOSED, recordFailure } from "../../workers/gateway/calls/breaker";
 import type { UpstreamConfig } from "../../workers/gateway/sources/upstream.types";
-import { connectGateway, registerTasksSource } from "../helpers/gateway";
+import { connectGateway, registerTasksSource, TASKS_URL } from "../helpers/gateway";
 import { textOf } from "../helpers/mcp";
 import { api } from "../helpers/rest";
 import { createUser } from "../helpers/users";
+import { UPSTREAM_ORIGIN } from "../upstreams/upstream-origin";
 
 function failingConfig(slug: string): UpstreamConfig {
   return {
     sourceId: 0,
     slug,
     // Outside /api (which answers a request without a token 401: alive and refusing, no breaker failure).
-    url: "http://localhost/no-such-mcp-endpoint",
+    url: `${UPSTREAM_ORIGIN}/no-such-mcp-endpoint`,
     headers: {},
     lifecycle: "transient",
     timeoutMs: 5_000,
@@ -51,7 +52,7 @@ describe("source circuit breaker", () => {
 
     // Point the source at a failing URL: discovery fails but the inventory stays listed.
     const patched = await api<{ source: { last_discovery_error: string | null } }>(owner, "PATCH", `/api/sources/${registered.source.id}`, {
-      body: { url: "http://localhost/api/no-such-mcp-endpoint" },
+      body: { url: `${UPSTREAM_ORIGIN}/api/no-such-mcp-endpoint` },
     });
     expect(patched.body.source.last_discovery_error).toMatch(/^connection:/);
     for (let i = 0; i < BREAKER_THRESHOLD; i++) {
@@ -64,7 +65,7 @@ describe("source circuit breaker", () => {
     expect(textOf(open)).toContain("circuit breaker is open");
 
     // Back to the real server: a successful refresh closes the breaker and calls flow again.
-    await api(owner, "PATCH", `/api/sources/${registered.source.id}`, { body: { url: "http://localhost/mcp/tasks" } });
+    await api(owner, "PATCH", `/api/sources/${registered.source.id}`, { body: { url: TASKS_URL } });
     const ok = await client.callTool({ name: "flaky__list_tasks", arguments: {} });
     expect(ok.isError, textOf(ok)).toBeFalsy();
   });

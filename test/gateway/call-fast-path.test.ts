@@ -3,8 +3,8 @@
  * Each case sends the same tools/call through the Worker (fast path where it applies) and through
  * `serveGateway(..., { fastPath: false })` (SDK alone) and compares the JSON-RPC messages. Only
  * the call's measured `_meta.execution_time_ms` differs between two real calls, so it is
- * compared as "a number" rather than by value. The upstreams are real: the Worker's own tasks
- * server through SELF, and the fixture servers of test/upstreams.
+ * compared as "a number" rather than by value. The upstreams are real: the upstream Worker's tasks
+ * server (test/upstreams/upstream-worker.ts), and the fixture servers of test/upstreams.
  */
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -14,13 +14,14 @@ import { BREAKER_THRESHOLD } from "../../workers/gateway/calls/breaker";
 import { createGatewayServer, serveGateway } from "../../workers/gateway/catalog/gateway.server";
 import { createServices } from "../../workers/services";
 import { fullAccess } from "../helpers/access";
-import { registerTasksSource } from "../helpers/gateway";
+import { registerTasksSource, TASKS_URL } from "../helpers/gateway";
 import { workerFetch } from "../helpers/mcp";
 import { ACCEPT_JSON_AND_SSE, rpcRequest as rawRpcRequest, rpcResponse } from "../helpers/rpc";
 import { api } from "../helpers/rest";
 import { fixtureUrl, registerSource } from "../helpers/upstreams";
 import { sourceHealth } from "../helpers/upstreams-status";
 import { createUser, type TestUser } from "../helpers/users";
+import { UPSTREAM_ORIGIN } from "../upstreams/upstream-origin";
 
 const mcpServers = await loadMcpServers();
 
@@ -109,10 +110,10 @@ describe.each(FAST_VERSIONS)("gateway call fast path (%s)", (version) => {
     const { body: registered } = await registerTasksSource(owner, owner, { name: "Open Tasks", mcp_lifecycle_mode: "singleton" });
     // Real failures through the gateway open the breaker: the source's URL goes dead behind the API's back…
     const setUrl = (url: string) => env.DB.prepare("UPDATE sources SET mcp_server_url = ? WHERE id = ?").bind(url, registered.source.id).run();
-    await setUrl("http://localhost/api/no-such-mcp-endpoint");
+    await setUrl(`${UPSTREAM_ORIGIN}/api/no-such-mcp-endpoint`);
     for (let i = 0; i < BREAKER_THRESHOLD; i++) await workerFetch(rpcRequest(owner, version, { name: "open_tasks__list_tasks", arguments: {} }));
     // …and comes back: the open breaker still answers at once, on both paths.
-    await setUrl("http://localhost/mcp/tasks");
+    await setUrl(TASKS_URL);
     const message = await compare(owner, version, { name: "open_tasks__list_tasks", arguments: {} }, true);
     expect(resultOf(message)).toMatchObject({ isError: true, _meta: { source: "open_tasks", error_type: "circuit_open" } });
     expect(resultOf(message).content[0]!.text).toMatch(/circuit breaker is open/);

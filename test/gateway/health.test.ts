@@ -13,6 +13,7 @@ import { connect } from "../helpers/mcp";
 import { api, type ErrorBody } from "../helpers/rest";
 import { fixtureUrl, registerSource } from "../helpers/upstreams";
 import { createUser } from "../helpers/users";
+import { UPSTREAM_ORIGIN } from "../upstreams/upstream-origin";
 
 interface Health {
   source_id: number;
@@ -93,7 +94,7 @@ describe("GET /api/sources/:id/health", { timeout: 60_000 }, () => {
 
     const { body: { source: unauthorised } } = await registerTasksSource(owner, owner, { name: "No Token", mcp_env_vars: [] });
     const noToken = await api<Health>(owner, "GET", `/api/sources/${unauthorised.id}/health`);
-    // The Worker's own /mcp/tasks answers 401 with its Protected Resource Metadata: an OAuth upstream the owner has not connected.
+    // The upstream Worker's /mcp/tasks answers 401 with its Protected Resource Metadata: an OAuth upstream the owner has not connected.
     expect(noToken.body).toMatchObject({ state: "needs_authorization", authorization: "needs_authorization", last_discovered_at: null, tool_count: 0 });
     expect(noToken.body.last_discovery_error).toMatch(/^authorization_required: /);
 
@@ -105,7 +106,7 @@ describe("GET /api/sources/:id/health", { timeout: 60_000 }, () => {
     const owner = await createUser();
     const { body: { source } } = await registerTasksSource(owner, owner, { name: "Breaking" });
     // Discovery against the dead URL fails too (degraded); the calls then open the breaker.
-    await api(owner, "PATCH", `/api/sources/${source.id}`, { body: { url: "http://localhost/api/no-such-mcp-endpoint" } });
+    await api(owner, "PATCH", `/api/sources/${source.id}`, { body: { url: `${UPSTREAM_ORIGIN}/api/no-such-mcp-endpoint` } });
     const client = await connectGateway(owner);
     for (let i = 0; i < BREAKER_THRESHOLD; i++) await client.callTool({ name: "breaking__list_tasks", arguments: {} });
     const res = await api<Health>(owner, "GET", `/api/sources/${source.id}/health`);

@@ -16,6 +16,7 @@ import { api } from "../helpers/rest";
 import { fixtureUrl, registerSource, toolNames } from "../helpers/upstreams";
 import { countRows } from "../helpers/db";
 import { createUser } from "../helpers/users";
+import { UPSTREAM_ORIGIN } from "../upstreams/upstream-origin";
 
 const schema = (prop: string) => ({ type: "object", properties: { [prop]: { type: "string" } } });
 const tool = (name: string, description = `does ${name}`, prop = "q") => ({ name, description, inputSchema: schema(prop) });
@@ -70,7 +71,7 @@ describe("alias rules (planAliases)", () => {
 });
 
 describe("renamed tools end to end", { timeout: 60_000 }, () => {
-  // The upstream is the Worker's own /mcp/tasks. Its tools do not change, so the inventory the
+  // The upstream is the upstream Worker's /mcp/tasks. Its tools do not change, so the inventory the
   // last discovery stored is rewritten in D1 to what it would hold had the upstream listed add_task
   // as create_task then: to the next discovery, add_task (same description and schema) is a rename.
   // (A source on another user's /mcp did this before the gateway stopped being a source of itself.)
@@ -138,7 +139,8 @@ describe("scheduled rediscovery", { timeout: 60_000 }, () => {
     expect((await sourceRow(registered.source.id))["last_discovery_attempt_at"]).toBe(first);
 
     // Point it at a dead URL behind the API's back (as an upstream going away would look), then let time pass.
-    await env.DB.prepare("UPDATE sources SET mcp_server_url = 'http://localhost/api/gone-away' WHERE id = ?").bind(registered.source.id).run();
+    const gone = `${UPSTREAM_ORIGIN}/api/gone-away`;
+    await env.DB.prepare("UPDATE sources SET mcp_server_url = ? WHERE id = ?").bind(gone, registered.source.id).run();
     const later = Date.now() + (DEFAULT_REDISCOVERY_MINUTES + 1) * MINUTE;
     await drain(later, registered.source.id);
     const failed = await sourceRow(registered.source.id);

@@ -16,7 +16,6 @@ import { CallableToolCache } from "../../workers/gateway/calls/callable-cache";
 import { SourceCalls } from "../../workers/gateway/calls/source-calls.service";
 import type { UpstreamAuthorizer } from "../../workers/gateway/authorization/upstream-authorization";
 import { openDb } from "../../workers/lib/db";
-import { selfRoutedFetch } from "../../workers/mcp-client/self-routed-fetch";
 import { sourceRow } from "../helpers/gateway";
 import { textOf, workerFetch } from "../helpers/mcp";
 import { type JsonRpcResponse, rpcRequest, rpcResponse } from "../helpers/rpc";
@@ -130,7 +129,7 @@ describe("the gateway's own request to connect", () => {
     return new SourceCalls({
       db: openDb(env.DB),
       env,
-      upstreamFetch: (caller) => selfRoutedFetch(env, caller),
+      upstreamFetch: (input, init) => fetch(input, init),
       audit: { record: () => undefined },
       breakers: new BreakerView(),
       callables: new CallableToolCache(),

@@ -22,7 +22,6 @@ import { SourceHealthService } from "../../workers/gateway/catalog/source-health
 import { SourceRegistry } from "../../workers/gateway/registry/source-registry.service";
 import { type ToolCallRecord, toolCallEvent } from "../../workers/gateway/calls/tool-call-audit";
 import { openDb } from "../../workers/lib/db";
-import { selfRoutedFetch } from "../../workers/mcp-client/self-routed-fetch";
 import { parseQueueEvent } from "../../workers/queue-events";
 import { sourceRow } from "../helpers/gateway";
 import { fixtureUrl, registerSource } from "../helpers/upstreams";
@@ -44,7 +43,7 @@ function gateway(gatewayEnv: GatewayEnv, audited: ToolCallRecord[] = []) {
   const calls = new SourceCalls({
     db,
     env: gatewayEnv,
-    upstreamFetch: (caller) => selfRoutedFetch(env, caller),
+    upstreamFetch: (input, init) => fetch(input, init),
     audit: { record: (call) => audited.push(call) },
     breakers,
     callables,

@@ -1,15 +1,17 @@
 /**
  * Gateway shortcuts: register a source over REST, and an MCP client on the aggregated /mcp
- * endpoint. The upstream in these tests is the Worker's own tasks server (http://localhost/mcp/tasks),
- * reached by the source's Durable Object through the SELF binding — a real MCP server, not a mock.
+ * endpoint. The upstream in these tests is the tasks server of the upstream Worker — this same
+ * Worker run as another deployment (test/upstreams/upstream-worker.ts), sharing its D1 database so a
+ * test's user token works there too — a real MCP server on another origin, not a mock.
  */
 import type { Client } from "@modelcontextprotocol/client";
 import { env } from "cloudflare:workers";
 import { api, type ApiResponse } from "./rest";
 import { connectTo } from "./mcp";
+import { UPSTREAM_ORIGIN } from "../upstreams/upstream-origin";
 import type { TestUser } from "./users";
 
-export const TASKS_URL = "http://localhost/mcp/tasks";
+export const TASKS_URL = `${UPSTREAM_ORIGIN}/mcp/tasks`;
 
 export interface ToolView {
   name: string;
@@ -85,26 +87,18 @@ export async function callThroughGateway(user: TestUser, name: string, args: Rec
 }
 
 /**
- * A source of `owner` on the Worker's own /mcp as a row stored before registration refused it:
- * registered on /mcp/tasks (so its inventory holds the built-in tools /mcp lists too), then its URL
- * rewritten in D1, and — as a discovery of /mcp would have found once the source itself was
- * listed — one more tool, `loop__add_task`, whose gateway name is `loop__loop__add_task`, pinned
- * as approved the way migration 0014 pinned tools stored before pinning.
+ * A source of `owner` on this Worker's own origin (`url`, e.g. http://localhost/mcp/tasks) as a row
+ * stored before registration refused such URLs (decision 0057): registered on the upstream Worker's
+ * /mcp/tasks (so its inventory holds that server's tools), then its URL and call path rewritten in D1.
  */
-export async function storeOwnGatewaySource(owner: TestUser, kind: "stateless" | "sessionful"): Promise<number> {
-  const { status, body } = await registerTasksSource(owner, owner, { name: "Loop" });
+export async function storeOwnOriginSource(
+  owner: TestUser,
+  url: string,
+  kind: "stateless" | "sessionful",
+): Promise<{ id: number; slug: string }> {
+  const { status, body } = await registerTasksSource(owner, owner, { name: `Own ${crypto.randomUUID().slice(0, 6)}` });
   if (status !== 201) throw new Error(`registering the tasks source: ${JSON.stringify(body)}`);
-  const id = body.source.id;
-  await env.DB.batch([
-    env.DB.prepare("UPDATE sources SET mcp_server_url = ?, upstream_kind = ? WHERE id = ?").bind("http://localhost/mcp", kind, id),
-    env.DB.prepare(
-      "INSERT INTO source_tools (source_id, name, alias, title, description, input_schema, output_schema, annotations, discovered_at) " +
-        "SELECT source_id, 'loop__add_task', 'loop__add_task', title, description, input_schema, output_schema, annotations, discovered_at FROM source_tools WHERE source_id = ? AND name = 'add_task'",
-    ).bind(id),
-    env.DB.prepare(
-      "INSERT INTO source_tool_pins (source_id, name, definition_hash, definition, approved_at) " +
-        "SELECT source_id, 'loop__add_task', '', definition, approved_at FROM source_tool_pins WHERE source_id = ? AND name = 'add_task'",
-    ).bind(id),
-  ]);
-  return id;
+  const { id, slug } = body.source;
+  await env.DB.prepare("UPDATE sources SET mcp_server_url = ?, upstream_kind = ? WHERE id = ?").bind(url, kind, id).run();
+  return { id, slug };
 }

@@ -7,7 +7,6 @@
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import { openDb } from "../../workers/lib/db";
-import { selfRoutedFetch } from "../../workers/mcp-client/self-routed-fetch";
 import { leaseObjectRefreshGate } from "../../workers/upstream-oauth/refresh-gate";
 import { UpstreamAuthorizations } from "../../workers/upstream-oauth/upstream-auth.service";
 import type { UpstreamAuthDeps } from "../../workers/upstream-oauth/upstream-auth-context";
@@ -46,7 +45,7 @@ export function workerAuthorizations(changes: Partial<UpstreamAuthDeps> = {}): U
   return new UpstreamAuthorizations({
     db: openDb(env.DB),
     env,
-    fetch: selfRoutedFetch(env),
+    fetch: (input, init) => fetch(input, init),
     origin: env.SELF_ORIGIN,
     audit: queueUpstreamOAuthAudit(env.EVENTS, () => undefined),
     refreshGate: leaseObjectRefreshGate(env.UPSTREAM_REFRESH_LEASE),

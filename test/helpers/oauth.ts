@@ -2,11 +2,13 @@
  * OAuth flows in the tests, as real clients and a real browser would run them: the official MCP
  * client's OAuth support (an OAuthClientProvider with DCR or a Client ID Metadata Document), and a
  * "browser" with a cookie jar that follows /authorize, posts the sign-in and consent forms and
- * stops at the client's callback. Everything goes through the Worker in-process (workerFetch).
+ * stops at the client's callback. Requests to the Worker go in-process (workerFetch); the browser
+ * also reaches the upstream Worker (test/upstreams/upstream-worker.ts) over the test network.
  */
 import { type OAuthClientProvider, Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import { expect } from "vitest";
 import { type Era, eraOptions, workerFetch } from "./mcp";
+import { UPSTREAM_ORIGIN } from "../upstreams/upstream-origin";
 import { upstreams } from "./upstreams";
 import type { TestUser } from "./users";
 
@@ -33,26 +35,48 @@ export class CookieJar {
   }
 }
 
+/** The Worker in-process, or the upstream Worker over the test network. */
+function sendFromBrowser(input: string, init: RequestInit): Promise<Response> {
+  return new URL(input).origin === UPSTREAM_ORIGIN ? fetch(input, init) : workerFetch(input, init);
+}
+
 /**
- * A browser tab on the Worker: sends the jar's cookies, stores what comes back, never follows
- * redirects itself. `send` is how requests reach the Worker (default: its fetch with the test bindings).
+ * A browser tab: sends each origin's cookies there, stores what comes back, never follows redirects
+ * itself. Paths are on the Worker (ORIGIN); absolute URLs may name the upstream Worker too. `send`
+ * is how requests go (default: the Worker's fetch with the test bindings, the upstream's over the
+ * test network).
  */
 export class Browser {
+  /** The Worker's cookies. */
   readonly jar = new CookieJar();
+  private readonly otherJars = new Map<string, CookieJar>();
 
-  constructor(private readonly send: (input: string, init: RequestInit) => Promise<Response> = workerFetch) {}
+  constructor(private readonly send: (input: string, init: RequestInit) => Promise<Response> = sendFromBrowser) {}
+
+  private jarOf(url: URL): CookieJar {
+    if (url.origin === ORIGIN) return this.jar;
+    let jar = this.otherJars.get(url.origin);
+    if (!jar) this.otherJars.set(url.origin, (jar = new CookieJar()));
+    return jar;
+  }
 
   async get(url: string): Promise<Response> {
-    const response = await this.send(new URL(url, ORIGIN).href, { headers: { cookie: this.jar.header() }, redirect: "manual" });
-    this.jar.store(response);
+    const target = new URL(url, ORIGIN);
+    const jar = this.jarOf(target);
+    const response = await this.send(target.href, { headers: { cookie: jar.header() }, redirect: "manual" });
+    jar.store(response);
     return response;
   }
 
+  /** A form post to `path` (on the Worker, or an absolute URL) from a page on `origin` (null: no Origin header). */
   async post(path: string, fields: [string, string][], origin: string | null = ORIGIN): Promise<Response> {
-    const headers: Record<string, string> = { cookie: this.jar.header(), "content-type": "application/x-www-form-urlencoded" };
+    const target = new URL(path, ORIGIN);
+    const jar = this.jarOf(target);
+    const headers: Record<string, string> = { cookie: jar.header(), "content-type": "application/x-www-form-urlencoded" };
     if (origin !== null) headers["origin"] = origin;
-    const response = await this.send(new URL(path, ORIGIN).href, { method: "POST", headers, body: new URLSearchParams(fields).toString(), redirect: "manual" });
-    this.jar.store(response);
+    const body = new URLSearchParams(fields).toString();
+    const response = await this.send(target.href, { method: "POST", headers, body, redirect: "manual" });
+    jar.store(response);
     return response;
   }
 }

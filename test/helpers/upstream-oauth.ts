@@ -1,15 +1,17 @@
 /**
  * Connecting a source's upstream account in the tests, as a user's browser does it: register an
- * OAuth-protected source (mcp-edge's own /mcp/tasks, whose authorization server is mcp-edge),
- * ask for the connect link over REST, then follow it in a Browser (cookie jar, manual redirects):
- * mcp-edge's sign-in, the upstream's consent, the callback. Nothing is shortcut: every hop is the
- * Worker's real route.
+ * OAuth-protected source (the upstream Worker's /mcp/tasks, whose authorization server is that
+ * Worker's own, at its own origin: test/upstreams/upstream-worker.ts), ask for the connect link over
+ * REST, then follow it in a Browser (a cookie jar per origin, manual redirects): mcp-edge's sign-in,
+ * the upstream's sign-in and consent, the callback. Nothing is shortcut: every hop is a real route
+ * of one of the two Workers.
  */
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import { secretBox } from "../../workers/gateway/sources/secrets";
 import { type SourceDetailBody, TASKS_URL } from "./gateway";
 import { workerFetch } from "./mcp";
+import { UPSTREAM_ORIGIN } from "../upstreams/upstream-origin";
 import { Browser, formFields, offeredScopes, ORIGIN, publishClientMetadata } from "./oauth";
 import { api } from "./rest";
 import { createUser, type TestUser } from "./users";
@@ -37,7 +39,7 @@ export async function publishGatewayClientDocument(): Promise<Record<string, unk
   return document;
 }
 
-/** Registers mcp-edge's own /mcp/tasks as a source with no credentials of its own: an OAuth-protected upstream. */
+/** Registers the upstream Worker's /mcp/tasks as a source with no credentials of its own: an OAuth-protected upstream. */
 export async function registerOAuthTasksSource(owner: TestUser, name = `OAuth Tasks ${crypto.randomUUID().slice(0, 6)}`): Promise<SourceDetailBody> {
   const res = await api<SourceDetailBody>(owner, "POST", "/api/sources", { body: { name, url: TASKS_URL } });
   expect(res.status).toBe(201);
@@ -70,11 +72,15 @@ export function isUpstreamCallback(path: string): boolean {
   return /^\/oauth\/upstream\/callback(\/[0-9a-f]{32})?$/.test(path);
 }
 
+/** The origins the browser follows: the Worker's and the upstream Worker's (the user has an account on both). */
+const FOLLOWED = new Set([ORIGIN, UPSTREAM_ORIGIN]);
+
 /**
- * Opens `url` in `browser` and follows it to the end: redirects, mcp-edge's sign-in (with the
- * user's API token), the connect link's confirmation page (Continue), and the consent page
- * (approving `scopes`, default all offered). Stops at a page that is none of these, or at a
- * redirect that leaves the Worker's origin or goes to the console.
+ * Opens `url` in `browser` and follows it to the end: redirects, the sign-in of mcp-edge or of the
+ * upstream Worker (with the user's API token: the two share their users), the connect link's
+ * confirmation page (Continue), and the upstream's consent page (approving `scopes`, default all
+ * offered). Stops at a page that is none of these, or at a redirect that leaves both Workers'
+ * origins or goes to the console.
  */
 export async function followInBrowser(
   browser: Browser,
@@ -85,43 +91,48 @@ export async function followInBrowser(
   const visited: string[] = [];
   let next = url;
   let consentShown = false;
-  for (let hop = 0; hop < 15; hop++) {
+  for (let hop = 0; hop < 20; hop++) {
     visited.push(next);
+    const page = new URL(next, ORIGIN);
+    // Forms post to the page's own origin, as a browser sends them.
+    const on = (path: string) => new URL(path, page.origin).href;
     let response = await browser.get(next);
     if (response.status === 302 || response.status === 303) {
-      const location = new URL(response.headers.get("location")!, ORIGIN);
+      const location = new URL(response.headers.get("location")!, page);
       const atCallback = choice.stopAtCallback === true && isUpstreamCallback(location.pathname);
-      const stop = location.origin !== ORIGIN || location.pathname === "/" || atCallback;
+      const stop = !FOLLOWED.has(location.origin) || (location.origin === ORIGIN && location.pathname === "/") || atCallback;
       if (stop) return { visited: [...visited, location.href], final: response, finalHtml: "", consentShown };
       next = location.href;
       continue;
     }
     const html = await response.text();
     if (html.includes('value="sign_in"')) {
-      response = await browser.post("/authorize", [...Object.entries(formFields(html, "api_token")), ["token", user.token]]);
+      const signIn: [string, string][] = [...Object.entries(formFields(html, "api_token")), ["token", user.token]];
+      response = await browser.post(on("/authorize"), signIn, page.origin);
       expect(response.status, "sign-in answers with a redirect back").toBe(303);
-      next = new URL(response.headers.get("location")!, ORIGIN).href;
+      next = new URL(response.headers.get("location")!, page).href;
       continue;
     }
     if (html.includes('value="connect_upstream"')) {
       if (choice.stopAtConfirmation === true) return { visited, final: response, finalHtml: html, consentShown };
-      response = await browser.post("/oauth/upstream/connect", Object.entries(formFields(html, "connect_upstream")));
+      response = await browser.post(on("/oauth/upstream/connect"), Object.entries(formFields(html, "connect_upstream")), page.origin);
       expect(response.status, "confirming the connect link answers with a redirect to the authorization server").toBe(303);
-      const location = new URL(response.headers.get("location")!, ORIGIN);
-      if (location.origin !== ORIGIN) return { visited: [...visited, location.href], final: response, finalHtml: "", consentShown };
+      const location = new URL(response.headers.get("location")!, page);
+      if (!FOLLOWED.has(location.origin)) return { visited: [...visited, location.href], final: response, finalHtml: "", consentShown };
       next = location.href;
       continue;
     }
     if (html.includes('value="consent"')) {
       consentShown = true;
       const scopes = choice.scopes ?? offeredScopes(html);
-      response = await browser.post("/authorize", [
+      const consent: [string, string][] = [
         ...Object.entries(formFields(html, "consent")),
         ["decision", choice.decision ?? "approve"],
         ...scopes.map((scope): [string, string] => ["scope", scope]),
-      ]);
+      ];
+      response = await browser.post(on("/authorize"), consent, page.origin);
       expect(response.status, "consent answers with a redirect to the client").toBe(302);
-      next = new URL(response.headers.get("location")!, ORIGIN).href;
+      next = new URL(response.headers.get("location")!, page).href;
       if (choice.stopAtCallback === true && isUpstreamCallback(new URL(next).pathname)) {
         return { visited: [...visited, next], final: response, finalHtml: "", consentShown };
       }
@@ -176,13 +187,14 @@ export async function expireAccessToken(sourceId: number): Promise<void> {
 }
 
 /**
- * How many refresh tokens mcp-edge's authorization server has issued for the grant `refreshToken`
- * belongs to — one for the code exchange, one per refresh it answered (what its reuse detection
- * remembers, workers/auth/refresh-reuse.ts); 0 once the grant is revoked.
+ * How many refresh tokens the upstream Worker's authorization server has issued for the grant
+ * `refreshToken` belongs to — one for the code exchange, one per refresh it answered (what its reuse
+ * detection remembers, workers/auth/refresh-reuse.ts); 0 once the grant is revoked.
  */
 export async function refreshTokensIssued(refreshToken: string): Promise<number> {
   const [user, grant] = refreshToken.split(":");
-  const issued = await env.OAUTH_KV.get<string[]>(`mcpe-refresh-issued:${user}:${grant}`, "json");
+  const key = `mcpe-refresh-issued:${user}:${grant}`;
+  const issued = await env.UPSTREAM_OAUTH_KV.get<string[]>(key, "json");
   return issued?.length ?? 0;
 }
 

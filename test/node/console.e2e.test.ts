@@ -6,8 +6,8 @@
  * sign-in page (a wrong API token first), call add_task and list_tasks through forms generated
  * from their input schemas, chat "add a task to call mom tomorrow" and see the tool call and the
  * task (the agent's own MCP calls carry the console's OAuth token), the gateway sources with their
- * health, the RAG p50/p95 chart, and signing out (both tokens revoked). Screenshots go to
- * test/artifacts/console/ (gitignored).
+ * health (the source: a second deployment's tasks server, another `wrangler dev`), the RAG p50/p95
+ * chart, and signing out (both tokens revoked). Screenshots go to test/artifacts/console/ (gitignored).
  */
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,13 +21,16 @@ import {
   openToolIn,
   signInWithApiToken,
   startConsoleBrowser,
+  startUpstreamDeployment,
   submitToolIn,
+  type UpstreamDeployment,
 } from "./helpers/console-browser";
 
 /** A zone other than UTC, so "tomorrow" is checked on the user's own calendar. */
 const TIME_ZONE = "Asia/Karachi";
 
 let run: ConsoleBrowser | undefined;
+let upstream: UpstreamDeployment | undefined;
 let page: Page;
 
 async function shot(name: string): Promise<void> {
@@ -71,9 +74,13 @@ function step(name: string, body: () => Promise<void>): void {
 }
 
 async function setUp(): Promise<void> {
+  upstream = await startUpstreamDeployment("console", "console-upstream");
   run = await startConsoleBrowser("console", "console");
   ({ page } = await run.newPage({ timezoneId: TIME_ZONE }));
 }
+
+/** Two `wrangler dev` start one after the other (the gateway's and its upstream's): twice the hook's bound. */
+const TWO_WORKERS_START_MS = 360_000;
 
 beforeAll(async () => {
   try {
@@ -81,10 +88,11 @@ beforeAll(async () => {
   } catch (error) {
     setupError = error;
   }
-});
+}, TWO_WORKERS_START_MS);
 
 afterAll(async () => {
   await run?.stop();
+  await upstream?.worker.stop();
 });
 
 describe("web console in headless Chromium", () => {
@@ -219,15 +227,20 @@ describe("web console in headless Chromium", () => {
     await page.locator("#panel-sources .empty").waitFor();
     expect(await page.locator("#panel-sources .empty").textContent()).toContain("No sources yet");
 
+    // The upstream deployment's user has a task of their own there.
+    const upstreamAuth = { authorization: `Bearer ${upstream!.worker.token}`, "content-type": "application/json" };
+    const task = JSON.stringify({ title: "Water the upstream plants" });
+    const added = await fetch(`${upstream!.base}/api/tasks`, { method: "POST", headers: upstreamAuth, body: task });
+    expect(added.status, await added.clone().text()).toBe(201);
     const res = await fetch(`${run!.worker.origin}/api/sources`, {
       method: "POST",
       headers: { authorization: `Bearer ${run!.worker.token}`, "content-type": "application/json" },
       body: JSON.stringify({
         name: "Console tasks",
-        url: `${run!.base}/mcp/tasks`,
+        url: `${upstream!.base}/mcp/tasks`,
         mcp_transport_type: "streamable_http",
         mcp_lifecycle_mode: "singleton",
-        mcp_env_vars: [{ name: "Authorization", value: `Bearer ${run!.worker.token}`, secret: true }],
+        mcp_env_vars: [{ name: "Authorization", value: `Bearer ${upstream!.worker.token}`, secret: true }],
       }),
     });
     expect(res.status, await res.clone().text()).toBe(201);
@@ -246,7 +259,7 @@ describe("web console in headless Chromium", () => {
     await openTool("gateway", "console_tasks__list_tasks");
     const listed = await submitTool();
     expect(listed.isError).toBe(false);
-    expect(listed.text).toMatch(/call mom/i);
+    expect(listed.text).toMatch(/Water the upstream plants/);
   });
 
   step("charts the RAG health's p50/p95 after documents are ingested and queried through the forms", async () => {

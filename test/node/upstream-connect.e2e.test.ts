@@ -2,31 +2,48 @@
 // (page.evaluate callbacks run in the browser: they use DOM types.)
 /**
  * Connecting an OAuth-protected source from the console, in a real headless Chromium against
- * `wrangler dev`: the source is the Worker's own /mcp/tasks registered with no credentials, so it
- * shows needs_authorization; Connect asks for the link, the browser goes to the upstream's consent
- * page (mcp-edge's own authorization server; the gateway registers there by DCR, since a
- * http://localhost metadata document could not be fetched), Allow, and the console comes back on
- * its sources panel with the source healthy. Screenshots in test/artifacts/upstream-connect/.
+ * `wrangler dev`: the source is /mcp/tasks of a second deployment of the Worker (another `wrangler
+ * dev`, its own state and user) registered with no credentials, so it shows needs_authorization;
+ * Connect asks for the link, the browser goes to the upstream's sign-in and consent pages (that
+ * deployment's authorization server; the gateway registers there by DCR, since a http://localhost
+ * metadata document could not be fetched), the person signs in with their account there, Allow,
+ * and the console comes back on its sources panel with the source healthy. Screenshots in
+ * test/artifacts/upstream-connect/.
  */
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allowAndReturn, type ConsoleBrowser, openSignInPage, openTabIn, signInWithApiToken, startConsoleBrowser } from "./helpers/console-browser";
+import {
+  allowAndReturn,
+  type ConsoleBrowser,
+  openSignInPage,
+  openTabIn,
+  signInWithApiToken,
+  startConsoleBrowser,
+  startUpstreamDeployment,
+  type UpstreamDeployment,
+} from "./helpers/console-browser";
 
 let run: ConsoleBrowser | undefined;
+let upstream: UpstreamDeployment | undefined;
 let page: Page;
 let setupError: unknown;
 
+/** Two `wrangler dev` start one after the other (the gateway's and its upstream's): twice the hook's bound. */
+const TWO_WORKERS_START_MS = 360_000;
+
 beforeAll(async () => {
   try {
-    run = await startConsoleBrowser("upstream-connect", "connector");
+    upstream = await startUpstreamDeployment("upstream-connect", "connector-upstream");
+    run = await startConsoleBrowser("upstream-connect", "connector", [upstream.base]);
     ({ page } = await run.newPage());
   } catch (error) {
     setupError = error;
   }
-});
+}, TWO_WORKERS_START_MS);
 
 afterAll(async () => {
   await run?.stop();
+  await upstream?.worker.stop();
 });
 
 function step(name: string, body: () => Promise<void>): void {
@@ -40,7 +57,7 @@ async function registerSource(): Promise<{ id: number; slug: string }> {
   const res = await fetch(`${run!.base}/api/sources`, {
     method: "POST",
     headers: { authorization: `Bearer ${run!.worker.token}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: "My Tasks Upstream", url: `${run!.base}/mcp/tasks` }),
+    body: JSON.stringify({ name: "My Tasks Upstream", url: `${upstream!.base}/mcp/tasks` }),
   });
   expect(res.status).toBe(201);
   const { source } = (await res.json()) as { source: { id: number; slug: string } };
@@ -62,7 +79,10 @@ describe("connecting an OAuth-protected source from the console", () => {
     await run!.shot(page, "01-needs-authorization");
 
     await row.locator(`button[data-connect="${source.slug}"]`).click();
-    await page.waitForURL(/\/authorize\?/);
+    // The upstream deployment's sign-in: the person's account there, then its consent page.
+    await page.waitForURL((url) => url.origin === upstream!.base && url.pathname === "/authorize");
+    await page.locator("h2", { hasText: "Sign in to authorize an app" }).waitFor();
+    await signInWithApiToken(page, upstream!.worker.token);
     await page.locator("h2", { hasText: /^Allow mcp-edge gateway to use your account\?$/ }).waitFor();
     await run!.shot(page, "02-upstream-consent");
     await page.locator("button[name=decision][value=approve]").click();

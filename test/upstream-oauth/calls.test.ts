@@ -2,13 +2,13 @@
  * Calls of an OAuth-protected source's tools through /mcp: the owner's own upstream token on every
  * call, refreshed when it expires, `authorization_required` (with the connect link and the scopes)
  * when there is no usable token or the upstream wants more scopes, and tokens that never cross
- * between users — against mcp-edge's own /mcp/tasks and its authorization server.
+ * between users — against the upstream Worker's /mcp/tasks and its authorization server (this same
+ * Worker at another origin: test/upstreams/upstream-worker.ts).
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { clearTokenCache } from "../../workers/auth/auth.service";
 import { callThroughGateway } from "../helpers/gateway";
-import { textOf, workerFetch } from "../helpers/mcp";
+import { textOf } from "../helpers/mcp";
 import { Browser, ORIGIN } from "../helpers/oauth";
 import { api } from "../helpers/rest";
 import {
@@ -23,6 +23,7 @@ import {
   storedTokens,
 } from "../helpers/upstream-oauth";
 import { createUser, type TestUser } from "../helpers/users";
+import { UPSTREAM_ORIGIN } from "../upstreams/upstream-origin";
 
 const CLIENT_ID = "https://client-metadata.test/mcp-edge/gateway-client.json";
 
@@ -61,7 +62,7 @@ async function upstreamAudit(userId: number, n: number): Promise<{ action: strin
 }
 
 async function revokeAtUpstream(token: string, hint: "access_token" | "refresh_token"): Promise<void> {
-  const res = await workerFetch(`${ORIGIN}/oauth/token`, {
+  const res = await fetch(`${UPSTREAM_ORIGIN}/oauth/token`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams({ token, token_type_hint: hint, client_id: CLIENT_ID }).toString(),
@@ -174,8 +175,8 @@ describe("disconnect and delete", () => {
     const res = await api<{ disconnected: boolean; revoked: boolean }>(owner, "DELETE", `/api/sources/${source.id}/authorization`);
     expect(res.body).toEqual({ disconnected: true, revoked: true });
     expect(await storedTokens(owner.id, source.id)).toBeNull();
-    clearTokenCache();
-    const direct = await workerFetch(`${ORIGIN}/mcp/tasks`, {
+    // The upstream Worker keeps no token cache in the tests (test/upstreams/upstream-worker.ts).
+    const direct = await fetch(`${UPSTREAM_ORIGIN}/mcp/tasks`, {
       method: "POST",
       headers: { authorization: `Bearer ${tokens.access_token}`, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
@@ -188,7 +189,7 @@ describe("disconnect and delete", () => {
   it("deleting the source revokes its tokens too", async () => {
     const { owner, source, tokens } = await connectedTasksSource();
     expect((await api(owner, "DELETE", `/api/sources/${source.id}`)).status).toBe(200);
-    const refresh = await workerFetch(`${ORIGIN}/oauth/token`, {
+    const refresh = await fetch(`${UPSTREAM_ORIGIN}/oauth/token`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: tokens.refresh_token!, client_id: CLIENT_ID }).toString(),

@@ -1,9 +1,9 @@
 /**
- * Connecting an OAuth-protected upstream, end to end against real components: the upstream is
- * mcp-edge's own /mcp/tasks with its OAuth (reached through SELF), whose authorization server is
- * mcp-edge; the gateway identifies itself with its Client ID Metadata Document, which that server
- * fetches from the reserved test host. The browser is scripted hop by hop (redirects, sign-in,
- * consent, callback).
+ * Connecting an OAuth-protected upstream, end to end against real components: the upstream is the
+ * upstream Worker's /mcp/tasks (this same Worker deployed at another origin), whose authorization
+ * server is that Worker's own, a separate issuer; the gateway identifies itself with its Client ID
+ * Metadata Document, which that server fetches from the reserved test host. The browser is scripted
+ * hop by hop (redirects, sign-in at both Workers, consent, callback).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { callThroughGateway, connectGateway, type SourceDetailBody } from "../helpers/gateway";
@@ -20,6 +20,7 @@ import {
   storedTokens,
 } from "../helpers/upstream-oauth";
 import { createUser } from "../helpers/users";
+import { UPSTREAM_ORIGIN } from "../upstreams/upstream-origin";
 
 beforeAll(async () => {
   await publishGatewayClientDocument();
@@ -32,7 +33,11 @@ describe("registering an OAuth-protected upstream", () => {
     expect(tools).toEqual([]);
     expect(source.last_discovery_error).toMatch(/^authorization_required: .*\/oauth\/upstream\/connect\?source_id=/);
     const authorization = await authorizationOf(owner, source.id);
-    expect(authorization).toMatchObject({ status: "needs_authorization", authorization_server: "http://localhost", resource: "http://localhost/mcp/tasks" });
+    expect(authorization).toMatchObject({
+      status: "needs_authorization",
+      authorization_server: UPSTREAM_ORIGIN,
+      resource: `${UPSTREAM_ORIGIN}/mcp/tasks`,
+    });
     expect(authorization.scopes_supported).toContain("tasks:read");
     const health = await api<{ state: string; authorization: string }>(owner, "GET", `/api/sources/${source.id}/health`);
     expect(health.body).toMatchObject({ state: "needs_authorization", authorization: "needs_authorization" });
@@ -58,7 +63,8 @@ describe("connecting", () => {
     // mcp-edge's start link → (sign-in) → the upstream's /authorize with PKCE S256 and resource → the callback.
     const authorize = new URL(run.visited.find((url) => new URL(url).pathname === "/authorize" && new URL(url).searchParams.has("code_challenge"))!);
     expect(authorize.searchParams.get("code_challenge_method")).toBe("S256");
-    expect(authorize.searchParams.get("resource")).toBe("http://localhost/mcp/tasks");
+    expect(authorize.origin).toBe(UPSTREAM_ORIGIN);
+    expect(authorize.searchParams.get("resource")).toBe(`${UPSTREAM_ORIGIN}/mcp/tasks`);
     expect(authorize.searchParams.get("client_id")).toBe("https://client-metadata.test/mcp-edge/gateway-client.json");
     expect(authorize.searchParams.get("redirect_uri")).toBe("http://localhost/oauth/upstream/callback");
 
@@ -72,7 +78,7 @@ describe("connecting", () => {
 
     const listed = await callThroughGateway(owner, `${source.slug}__list_tasks`);
     expect(listed.isError, textOf(listed)).toBeFalsy();
-    // The token is the upstream's own (an OAuth grant of mcp-edge's authorization server), never the user's API token.
+    // The token is the upstream's own (an OAuth grant of the upstream Worker's authorization server), never the user's API token.
     const tokens = await storedTokens(owner.id, source.id);
     expect(tokens?.access_token).toBeDefined();
     expect(tokens?.access_token).not.toBe(owner.token);

@@ -17,6 +17,7 @@ import {
   registerOAuthTasksSource,
 } from "../helpers/upstream-oauth";
 import { createUser, type TestUser } from "../helpers/users";
+import { UPSTREAM_ORIGIN } from "../upstreams/upstream-origin";
 
 beforeAll(async () => {
   await publishGatewayClientDocument();
@@ -39,12 +40,12 @@ describe("opening the connect link", () => {
     const { source } = await registerOAuthTasksSource(owner);
     const browser = new Browser();
 
-    // The link asks for more than the upstream named (its metadata: tasks:read tasks:write, decision 0054).
+    // The upstream (the upstream Worker's /mcp/tasks) names tasks:read and tasks:write (decision 0054); the link asks for others.
     const scope = encodeURIComponent("gateway:admin rag:write");
     const page = await openLink(browser, owner, `/oauth/upstream/connect?source_id=${source.id}&scope=${scope}`);
     expect(page.status).toBe(200);
     expect(page.html).toContain(source.name);
-    expect(page.html).toContain("<strong>http://localhost</strong>");
+    expect(page.html).toContain(`<strong>${UPSTREAM_ORIGIN}</strong>`);
     expect(page.html).toContain("<code>tasks:read</code> <code>tasks:write</code>");
     expect(page.html).not.toContain("gateway:admin");
     expect(page.html).not.toContain("rag:write");
@@ -53,6 +54,7 @@ describe("opening the connect link", () => {
     const started = await browser.post("/oauth/upstream/connect", Object.entries(formFields(page.html, "connect_upstream")));
     expect(started.status).toBe(303);
     const authorize = new URL(started.headers.get("location")!, ORIGIN);
+    expect(authorize.origin).toBe(UPSTREAM_ORIGIN);
     expect(authorize.pathname).toBe("/authorize");
     expect(authorize.searchParams.get("scope")!.split(" ").sort()).toEqual(["tasks:read", "tasks:write"]);
     expect(await flowsOf(owner.id)).toBe(1);

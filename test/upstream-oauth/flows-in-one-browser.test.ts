@@ -70,10 +70,10 @@ async function expectConnected(response: Response): Promise<void> {
 }
 
 /**
- * Two different sources, as a user has them: mcp-edge's own /mcp/tasks (its authorization server is
- * mcp-edge) and the notes upstream (another issuer). Two sources on the same authorization server
- * would not do here: mcp-edge's server keeps one grant per user and client, so its second
- * authorization revokes the first's code before the gateway could redeem it.
+ * Two different sources, as a user has them: the upstream Worker's /mcp/tasks (its authorization
+ * server is that Worker's, mcp-edge's code) and the notes upstream (another issuer). Two sources on
+ * the same authorization server would not do here: mcp-edge's server keeps one grant per user and
+ * client, so its second authorization revokes the first's code before the gateway could redeem it.
  */
 async function twoSources(owner: TestUser): Promise<{ tasks: number; notes: number }> {
   const { source } = await registerOAuthTasksSource(owner);

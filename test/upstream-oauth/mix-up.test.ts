@@ -146,7 +146,7 @@ describe("an authorization server that does not advertise iss", () => {
     expect(page.finalHtml).toContain("does not advertise RFC 9207");
     expect(page.finalHtml).toContain(`check that the sign-in page you reach belongs to ${new URL(attacker.issuer).host}`);
 
-    // mcp-edge's own authorization server advertises iss: no warning.
+    // The upstream Worker's authorization server (mcp-edge's own code) advertises iss: no warning.
     const { source: tasks } = await registerOAuthTasksSource(owner);
     expect((await authorizationOf(owner, tasks.id)).warnings).toEqual([]);
     const tasksPage = await followInBrowser(browser, `/oauth/upstream/connect?source_id=${tasks.id}`, owner, { stopAtConfirmation: true });

@@ -4,19 +4,17 @@
  * now — the owner's new connection, or, after a disconnect, a request to connect (never the
  * state the refresh started from). Against the notes issuer (a real oidc-provider).
  */
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { selfRoutedFetch } from "../../workers/mcp-client/self-routed-fetch";
+import type { OAuthFetch } from "../../workers/upstream-oauth/oauth-fetch";
 import { connectedNotes, workerAuthorizations } from "../helpers/notes-refresh";
 import { answerRefreshes, connectNotes, failRefreshes, whoami } from "../helpers/notes-upstream";
 import { api } from "../helpers/rest";
 import { authorizationOf, expireAccessToken, storedTokens } from "../helpers/upstream-oauth";
 
-type Network = ReturnType<typeof selfRoutedFetch>;
+type Network = OAuthFetch;
 
 /** The network, with `meanwhile` run once around the first refresh request: before it is sent, or after its answer came. */
 function aroundFirstRefresh(when: "before" | "after", meanwhile: () => Promise<void>): { fetch: Network; ran: () => boolean } {
-  const network = selfRoutedFetch(env);
   let ran = false;
   const fetch: Network = async (input, init) => {
     // The OAuth exchange hands its requests over as Request objects (oauth-fetch.ts).
@@ -24,7 +22,7 @@ function aroundFirstRefresh(when: "before" | "after", meanwhile: () => Promise<v
     const first = !ran && body.includes("grant_type=refresh_token");
     if (first) ran = true;
     if (first && when === "before") await meanwhile();
-    const response = await network(input, init);
+    const response = await globalThis.fetch(input, init);
     if (first && when === "after") await meanwhile();
     return response;
   };

@@ -1,8 +1,8 @@
 /**
  * One refresh of a (user, source)'s upstream token at a time, across isolates: calls that find the
  * access token expired together spend its refresh token once (the source's Durable Object is the
- * gate), so an authorization server that ends a grant on a replayed refresh token — mcp-edge's own
- * — keeps it. The calls here run in one isolate, which is no shortcut: the isolate keeps no refresh
+ * gate), so an authorization server that ends a grant on a replayed refresh token — mcp-edge's own,
+ * here the upstream Worker's — keeps it. The calls here run in one isolate, which is no shortcut: the isolate keeps no refresh
  * of its own to share, so each call goes through the gate as a call in another isolate would.
  */
 import { env } from "cloudflare:workers";

@@ -1,22 +1,20 @@
 /**
  * An upstream token is issued for one resource and never follows its source elsewhere. A source
- * connected over OAuth (mcp-edge's own /mcp/tasks and authorization server) has its URL changed —
+ * connected over OAuth (the upstream Worker's /mcp/tasks and authorization server) has its URL changed —
  * over REST and with the admin tool — to a listener that records every request it receives (the
  * hostile server's MCP endpoint: 401, naming its own authorization server). The listener never sees
- * the token; the old tokens are revoked at mcp-edge's authorization server; the source learns the
+ * the token; the old tokens are revoked at the upstream Worker's authorization server; the source learns the
  * new URL's protection and needs connecting. Beneath that, a URL changed by any other path gets no
  * token either: the stored resource must cover the URL called, checked where each request leaves.
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { clearTokenCache } from "../../workers/auth/auth.service";
 import { isolateState } from "../../workers/isolate-state";
 import { callStatelessSource } from "../../workers/gateway/calls/stateless-path";
 import type { UpstreamConfig } from "../../workers/gateway/sources/upstream.types";
 import { callThroughGateway, connectGateway } from "../helpers/gateway";
 import { type HostileUpstream, hostileUpstream, receivedBy } from "../helpers/hostile-oauth";
-import { textOf, workerFetch } from "../helpers/mcp";
-import { ORIGIN } from "../helpers/oauth";
+import { textOf } from "../helpers/mcp";
 import { api } from "../helpers/rest";
 import {
   authorizationOf,
@@ -26,9 +24,10 @@ import {
   storedTokens,
 } from "../helpers/upstream-oauth";
 import type { TestUser } from "../helpers/users";
+import { UPSTREAM_ORIGIN } from "../upstreams/upstream-origin";
 
 const CLIENT_ID = "https://client-metadata.test/mcp-edge/gateway-client.json";
-const TASKS_RESOURCE = `${ORIGIN}/mcp/tasks`;
+const TASKS_RESOURCE = `${UPSTREAM_ORIGIN}/mcp/tasks`;
 
 beforeAll(async () => {
   await publishGatewayClientDocument();
@@ -45,10 +44,10 @@ async function expectNoTokenAt(listener: HostileUpstream, tokens: StoredTokens):
   }
 }
 
-/** Revoked at mcp-edge's authorization server: the access token opens nothing, the refresh token is refused. */
+/** Revoked at the upstream Worker's authorization server: the access token opens nothing, the refresh token is refused. */
 async function expectRevokedUpstream(tokens: StoredTokens): Promise<void> {
-  clearTokenCache();
-  const direct = await workerFetch(`${ORIGIN}/mcp/tasks`, {
+  // The upstream Worker keeps no token cache in the tests (test/upstreams/upstream-worker.ts).
+  const direct = await fetch(`${UPSTREAM_ORIGIN}/mcp/tasks`, {
     method: "POST",
     headers: {
       authorization: `Bearer ${tokens.access_token}`,
@@ -59,7 +58,7 @@ async function expectRevokedUpstream(tokens: StoredTokens): Promise<void> {
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
   });
   expect(direct.status, "the old access token no longer works upstream").toBe(401);
-  const refreshed = await workerFetch(`${ORIGIN}/oauth/token`, {
+  const refreshed = await fetch(`${UPSTREAM_ORIGIN}/oauth/token`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: tokens.refresh_token!, client_id: CLIENT_ID }).toString(),

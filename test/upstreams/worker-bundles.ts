@@ -6,6 +6,7 @@
  * wrangler config (wrangler's unstable_getMiniflareWorkerOptions), then points its binding back to
  * the Worker under test at the plugin's runner, which the plugin names after the project.
  */
+import { rename } from "node:fs/promises";
 import { join } from "node:path";
 import type { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
@@ -18,21 +19,42 @@ type PoolOptions = Exclude<Parameters<typeof cloudflareTest>[0], (...args: never
 /** An auxiliary Worker as the plugin takes it (Miniflare's options, with a built script). */
 export type WorkerOptions = NonNullable<NonNullable<PoolOptions["miniflare"]>["workers"]>[number];
 
+/** Each entry's bundle, built on first use. */
+const built = new Map<string, Promise<string>>();
+
 /** The name the plugin gives the Worker under test in a project (its getRunnerName). */
 export function runnerName(project: string): string {
   return `vitest-plugin-runner-${project.replace(/[^a-z0-9-]/gi, "_")}`;
 }
 
+/**
+ * Bundles `entry` into `outFile` through a file of its own, then renames it into place: the config
+ * is loaded by more than one process of a run, and a Worker starting while another load rewrote the
+ * bundle in place would read half a file.
+ */
+async function bundleInPlace(entry: string, outFile: string): Promise<string> {
+  const written = await bundleWorker(join(ROOT, entry), `${outFile}.${process.pid}.${crypto.randomUUID()}.js`);
+  await rename(written, outFile);
+  return outFile;
+}
+
 /** A Worker of this repository as Miniflare options: built from `entry`, bound as `config` says. */
-async function auxiliaryWorker(config: string, entry: string, name: string, override: (options: WorkerOptions) => WorkerOptions): Promise<WorkerOptions> {
+export async function auxiliaryWorker(
+  config: string,
+  entry: string,
+  name: string,
+  override: (options: WorkerOptions) => WorkerOptions,
+): Promise<WorkerOptions> {
   const options = unstable_getMiniflareWorkerOptions(join(ROOT, config)).workerOptions;
-  const scriptPath = await bundleWorker(join(ROOT, entry), join(OUT, name, "index.js"));
+  // Built once per config load, however many projects (or names) run the Worker.
+  let scriptPath = built.get(entry);
+  if (scriptPath === undefined) built.set(entry, (scriptPath = bundleInPlace(entry, join(OUT, name, "index.js"))));
   // What the tests use of the config (the console's assets and the cron are not among it). Wrangler
   // types these loosely; the plugin checks them when it starts Miniflare.
   const worker = {
     name,
     modules: true,
-    scriptPath,
+    scriptPath: await scriptPath,
     compatibilityDate: options.compatibilityDate,
     compatibilityFlags: options.compatibilityFlags,
     bindings: options.bindings,

@@ -8,8 +8,8 @@
  * The connection itself is the shared outbound MCP client (workers/mcp-client/), negotiating the
  * newest protocol revision the server offers. Every open connection sits in a registry until
  * close(), so "nothing left open after shutdown" is observable (openMcpConnections) rather than
- * assumed. Runtime-neutral: the caller supplies `fetch` (the Worker passes one that routes its own
- * origin through SELF; Node uses the global).
+ * assumed. Runtime-neutral: the caller supplies `fetch` (the agent Worker passes one over its
+ * MCP_EDGE binding for the main Worker's origin, worker-config.ts; otherwise the global is used).
  */
 import {
   callMcpTool,

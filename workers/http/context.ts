@@ -11,11 +11,6 @@ export interface AppVariables {
   user: AuthUser;
   /** Who is calling (user, scopes, how) and the request's 403 step-up answer. */
   access: Access;
-  /**
-   * Set only on a request that came through the SelfCalls entry point marked by the gateway
-   * (http/self-call.ts): the user whose tool-call unit this request's call has already spent.
-   */
-  toolCallCountedFor?: number;
 }
 
 export type AppEnv = { Bindings: Env; Variables: AppVariables };

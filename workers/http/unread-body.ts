@@ -2,8 +2,8 @@
  * What becomes of a request body the answer never read. A request refused before its body is read
  * (401, 413, 429, 403 from the Origin check, an unknown route) still has the body arriving, and
  * workerd reads it after the answer has gone out: "Can't read from request stream after response
- * has been sent", an uncaught error in the logs — seen on every refused request from a SELF caller
- * (the gateway's discovery probing an OAuth-protected /mcp/tasks, for one). Nothing is lost: the
+ * has been sent", an uncaught error in the logs — seen on every refused request from another
+ * Worker's gateway (its discovery probing an OAuth-protected /mcp/tasks, for one). Nothing is lost: the
  * answer refused the request, and the client has it. So the entry finishes with the body first: a
  * small declared body is read to its end (its bytes are already on their way; reading them is
  * cheap, and workerd then has nothing left to read). Anything else — large, or of unknown length,

@@ -2,8 +2,8 @@
  * The outbound MCP client every part of mcp-edge uses — the gateway's upstream connections, the
  * chat agent's tool loader and the `mcp-edge` command line: connect with version negotiation,
  * list every tool, call one, close with a bounded wait. Runtime-neutral: the caller supplies the
- * `fetch` (SELF routing in the Worker, see self-routed-fetch.ts; a service binding; the global
- * fetch in Node) and the headers (a bearer token, a source's headers).
+ * `fetch` (the network, called as a function; a service binding; the global fetch in Node) and
+ * the headers (a bearer token, a source's headers).
  *
  * Negotiation:
  * - `auto` probes with `server/discover` and speaks 2026-07-28 to a server that offers it, else the

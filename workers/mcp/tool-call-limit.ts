@@ -12,11 +12,9 @@
  * tool is a stand-in of the called name that throws the refusal, so every protocol revision gets
  * its own framing (the 2026-07-28 result fields, its header checks, SSE or JSON).
  *
- * One call is one unit across the gateway's hop to this same Worker: a source on the Worker's own
- * origin is reached through SELF, and that request authenticates with the source's credentials and
- * passes here again. When it arrived marked by the gateway as counted for the user it authenticated
- * as (`ctx.toolCallCountedFor`, set only by the SelfCalls entry point: http/self-call.ts), its one
- * call is not spent again; credentials of another user spend that user's unit, as any call of theirs.
+ * There is no exception: every call spends one unit of the budget of the user the request
+ * authenticated as. A gateway call spends one unit here, on /mcp; its source is another deployment
+ * (never this Worker's own origin, decision 0057), which counts its own callers as it chooses.
  *
  * A refused batch is refused whole — HTTP 429, `Retry-After` and one JSON-RPC error (id null) —
  * and nothing in it runs; a batch cannot be answered partly by the SDK and partly here.
@@ -60,10 +58,8 @@ export async function refuseOverLimit(
   serve: SdkServe,
 ): Promise<Response | undefined> {
   const names = calledNames(body);
-  // The gateway's hop to this same Worker: the one call it carries already spent this user's unit.
-  const units = ctx.toolCallCountedFor === ctx.user.id ? names.length - 1 : names.length;
-  if (units <= 0) return undefined;
-  const refusal = await ctx.services.rateLimits.spend("tool_calls", ctx.user.id, units);
+  if (names.length === 0) return undefined;
+  const refusal = await ctx.services.rateLimits.spend("tool_calls", ctx.user.id, names.length);
   if (!refusal) return undefined;
   if (Array.isArray(body)) return refusedBatch(refusal);
   const name = names[0] ?? "";

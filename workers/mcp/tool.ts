@@ -19,12 +19,6 @@ export interface ToolContext {
   services: Services;
   /** The caller's principal (scopes included) and the request's 403 step-up answer. */
   access: Access;
-  /**
-   * The user whose tool-call unit this request's call has already spent on the gateway's side of
-   * its hop to this same Worker (SelfCalls, http/self-call.ts); undefined for every other request.
-   * Read only by the tool-call limit (tool-call-limit.ts), never by a tool.
-   */
-  toolCallCountedFor?: number | undefined;
 }
 
 /** Where tools/list tells a client which scopes each tool needs. */

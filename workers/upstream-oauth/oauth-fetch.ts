@@ -4,11 +4,10 @@
  * documents the upstream serves, so each is held to the same rules as a source's own URL (no
  * private or loopback hosts unless ALLOW_PRIVATE_UPSTREAMS, https only) before any request, and
  * redirects are not followed: a redirect could otherwise lead the Worker to a host those rules
- * refuse. The Worker's own origin is reached through SELF (self-routed-fetch.ts), as calls are.
+ * refuse.
  */
 import { AppError } from "../lib/errors";
 import { assertSafeUpstreamUrl } from "../lib/url-safety";
-import type { SelfRoutedFetch } from "../mcp-client/self-routed-fetch";
 
 export type OAuthFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -17,7 +16,7 @@ export class OAuthUrlRefused extends TypeError {
   override readonly name = "OAuthUrlRefused";
 }
 
-export function oauthFetch(base: SelfRoutedFetch, allowPrivateUpstreams: boolean): OAuthFetch {
+export function oauthFetch(base: OAuthFetch, allowPrivateUpstreams: boolean): OAuthFetch {
   return async function upstreamOAuthRequest(input, init) {
     const request = new Request(input, init);
     try {

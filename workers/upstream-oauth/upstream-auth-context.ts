@@ -6,7 +6,6 @@
 import { AppError } from "../lib/errors";
 import type { Db } from "../lib/db";
 import { privateUpstreamsAllowed } from "../lib/url-safety";
-import type { SelfRoutedFetch } from "../mcp-client/self-routed-fetch";
 import { secretBox } from "../gateway/sources/secrets";
 import * as repo from "./authorizations.repo";
 import { gatewayClientUrls, type GatewayClientUrls } from "./gateway-client";
@@ -18,8 +17,8 @@ import type { UpstreamOAuthAudit } from "./upstream-oauth-audit";
 export interface UpstreamAuthDeps {
   db: Db;
   env: Pick<Env, "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS" | "GATEWAY_CLIENT_METADATA_URL">;
-  /** SELF routing for the Worker's own origin, the network otherwise. */
-  fetch: SelfRoutedFetch;
+  /** The network (a test may bring its own). */
+  fetch: OAuthFetch;
   /** The Worker's public origin (redirect URI, metadata document, links); undefined where none is known (a cron without SELF_ORIGIN). */
   origin: string | undefined;
   audit: UpstreamOAuthAudit;

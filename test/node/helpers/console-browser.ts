@@ -5,7 +5,9 @@
  * headless Chromium driven by playwright-core (Debian's when installed, else the one inside an npm
  * package: test/node/helpers/chromium.ts; never a browser download), requests to
  * any other origin failing the page, screenshots in test/artifacts/<name>/ (gitignored); and the
- * console's sign-in through the /authorize pages, as a person does it.
+ * console's sign-in through the /authorize pages, as a person does it. A test that needs a gateway
+ * source starts a second deployment of the Worker beside it (startUpstreamDeployment): a source is
+ * never on the Worker's own origin (decision 0057).
  */
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -31,7 +33,28 @@ export interface ConsoleBrowser {
   stop(): Promise<void>;
 }
 
-export async function startConsoleBrowser(name: string, user: string): Promise<ConsoleBrowser> {
+/** Another deployment of the Worker, as a gateway source's upstream: its own `wrangler dev`, state, user and token. */
+export interface UpstreamDeployment {
+  worker: LocalWorker;
+  /**
+   * Its origin: http://127.0.0.1:<its port>, the issuer of its authorization server (no SELF_ORIGIN:
+   * the request's origin). Another host than the console's `localhost`, as another deployment is:
+   * browsers keep cookies per host, not per port, and the two Workers' sign-in cookies share names.
+   */
+  base: string;
+}
+
+/** Starts `<name>-upstream`: the Worker again, on a port and host and with local state of its own. */
+export async function startUpstreamDeployment(name: string, user: string): Promise<UpstreamDeployment> {
+  const label = `${name}-upstream`;
+  const persistTo = join(ROOT, ".wrangler", label);
+  rmSync(persistTo, { recursive: true, force: true });
+  const worker = await startLocalWorker({ user, label, persistTo, logFile: join(LOG_DIR, `${label}.log`) });
+  return { worker, base: worker.origin };
+}
+
+/** `alsoAllowed`: origins besides the Worker's the pages may reach (an upstream deployment's). */
+export async function startConsoleBrowser(name: string, user: string, alsoAllowed: readonly string[] = []): Promise<ConsoleBrowser> {
   // Chosen once by the browser project's global set-up (test/node/browser-setup.ts).
   const chromiumChoice = inject("chromium");
   const artifacts = join(ROOT, "test", "artifacts", name);
@@ -62,8 +85,8 @@ export async function startConsoleBrowser(name: string, user: string): Promise<C
     pageErrors,
     async newPage(options = {}) {
       const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 900 }, timezoneId: options.timezoneId ?? "UTC", locale: "en-US" });
-      // Nothing outside the Worker: any other request fails the page (and the test, via pageErrors).
-      await context.route((url) => url.origin !== base, (route) => {
+      // Nothing outside the Worker (and the origins named): any other request fails the page (and the test, via pageErrors).
+      await context.route((url) => url.origin !== base && !alsoAllowed.includes(url.origin), (route) => {
         pageErrors.push(`external request blocked: ${route.request().url()}`);
         return route.abort();
       });

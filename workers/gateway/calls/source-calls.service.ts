@@ -33,12 +33,9 @@ import type { ConnectRequest, UpstreamConfig } from "../sources/upstream.types";
 
 export interface SourceCallsDeps {
   db: Db;
-  env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS" | "GATEWAY_MAX_RESULT_BYTES">;
-  /**
-   * How this isolate reaches upstreams for a call whose tool-call unit `caller` has already spent:
-   * SELF routing for its own origin, the request marked as counted for them (self-routed-fetch.ts).
-   */
-  upstreamFetch: (caller: number) => FetchLike;
+  env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS" | "SELF_ORIGIN" | "GATEWAY_MAX_RESULT_BYTES">;
+  /** How this isolate reaches upstreams: the network (a test may bring its own). */
+  upstreamFetch: FetchLike;
   audit: ToolCallAudit;
   breakers: BreakerView;
   /** Where looked-up tools are kept (the isolate's, workers/isolate-state.ts). */
@@ -128,18 +125,13 @@ export class SourceCalls {
     return outcome;
   }
 
-  /**
-   * A stateless call's requests say the caller's unit is spent, so a source on the Worker's own
-   * origin does not spend it again. A sessionful source's object makes its requests itself and
-   * does not mark them: the Worker's own servers keep no session, so a source on its origin is
-   * always called statelessly (decision 0044).
-   */
+  /** A stateless source is called from this isolate, any other through its object, which keeps the session. */
   private async send(userId: number, { source, tool }: CallableTool, config: UpstreamConfig, args: Record<string, unknown>): Promise<SourceCallOutcome> {
     const object = () => this.object(source.id);
     const call = { name: tool.name, idempotent: tool.idempotent, output: tool.output, maxResultBytes: maxResultBytes(this.deps.env) };
     if (source.upstreamKind === "stateless" && source.protocolVersion !== null) {
       return callStatelessSource(
-        { fetch: this.deps.upstreamFetch(userId), breakers: this.deps.breakers, object, waitUntil: this.deps.waitUntil },
+        { fetch: this.deps.upstreamFetch, breakers: this.deps.breakers, object, waitUntil: this.deps.waitUntil },
         config,
         { ...call, args, protocolVersion: source.protocolVersion, discover: source.discoverResult ?? undefined },
       );

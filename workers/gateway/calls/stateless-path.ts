@@ -47,7 +47,7 @@ export async function callStatelessSource(deps: StatelessDeps, config: UpstreamC
   const endpoint = upstreamEndpoint(config, deps.fetch);
   const protocol = { protocolVersion: target.protocolVersion, discover: target.discover };
   const attempt = await withRetries(() => {
-    checkUpstreamUrl(config.url, config.allowPrivateUpstreams);
+    checkUpstreamUrl(config.url, config.allowPrivateUpstreams, config.selfOrigin);
     return callStatelessTool(endpoint, protocol, {
       name: target.name,
       args: target.args,

@@ -43,7 +43,12 @@ export function openedConfigs(): OpenedConfigs {
   return new BoundedCache({ maxEntries: CONFIG_CACHE_MAX, ttlMs: CONFIG_TTL_MS });
 }
 
-function configKey(row: ReachableSource, sealingKey: string | undefined, allowPrivateUpstreams: boolean): string {
+function configKey(
+  row: ReachableSource,
+  sealingKey: string | undefined,
+  allowPrivateUpstreams: boolean,
+  selfOrigin: string | undefined,
+): string {
   return JSON.stringify([
     row.id,
     row.userId,
@@ -56,10 +61,16 @@ function configKey(row: ReachableSource, sealingKey: string | undefined, allowPr
     row.bridgeToken,
     sealingKey ?? null,
     allowPrivateUpstreams,
+    selfOrigin ?? null,
   ]);
 }
 
-async function openConfig(row: ReachableSource, secrets: SecretBox, allowPrivateUpstreams: boolean): Promise<UpstreamConfig> {
+async function openConfig(
+  row: ReachableSource,
+  secrets: SecretBox,
+  allowPrivateUpstreams: boolean,
+  selfOrigin: string | undefined,
+): Promise<UpstreamConfig> {
   const values: Record<string, string> = {};
   for (const v of row.mcpEnvVars) values[v.name] = v.secret ? await secrets.open(row.userId, v.name, v.value) : v.value;
   const stdio = row.mcpTransportType === "stdio";
@@ -76,6 +87,7 @@ async function openConfig(row: ReachableSource, secrets: SecretBox, allowPrivate
     lifecycle: row.mcpLifecycleMode,
     timeoutMs: row.timeoutMs,
     allowPrivateUpstreams,
+    selfOrigin,
     fingerprint: await sha256Hex(JSON.stringify([row.mcpServerUrl, row.mcpTransportType, headers, env, allowPrivateUpstreams])),
   };
 }
@@ -83,14 +95,14 @@ async function openConfig(row: ReachableSource, secrets: SecretBox, allowPrivate
 export async function upstreamConfig(
   row: ReachableSource,
   secrets: SecretBox,
-  env: Pick<Env, "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS">,
+  env: Pick<Env, "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS" | "SELF_ORIGIN">,
   opened: OpenedConfigs,
 ): Promise<UpstreamConfig> {
   const allowPrivateUpstreams = privateUpstreamsAllowed(env);
-  const key = configKey(row, env.SOURCE_SECRETS_KEY, allowPrivateUpstreams);
+  const key = configKey(row, env.SOURCE_SECRETS_KEY, allowPrivateUpstreams, env.SELF_ORIGIN);
   const cached = opened.get(key);
   if (cached) return cached;
-  const config = await openConfig(row, secrets, allowPrivateUpstreams);
+  const config = await openConfig(row, secrets, allowPrivateUpstreams, env.SELF_ORIGIN);
   opened.set(key, config);
   return config;
 }

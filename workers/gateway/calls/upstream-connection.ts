@@ -33,7 +33,7 @@ export interface OpenOptions {
  * path and of discovery is opened.
  */
 export async function openUpstream(config: UpstreamConfig, fetch: FetchLike, options: OpenOptions = {}): Promise<McpClientConnection> {
-  checkUpstreamUrl(config.url, config.allowPrivateUpstreams);
+  checkUpstreamUrl(config.url, config.allowPrivateUpstreams, config.selfOrigin);
   return connectMcp(upstreamEndpoint(config, fetch), {
     clientName: GATEWAY_CLIENT_NAME,
     timeoutMs: config.timeoutMs,

@@ -9,6 +9,7 @@ import { AppError } from "../../lib/errors";
 import { assertSafeUpstreamUrl } from "../../lib/url-safety";
 import { AnswerTooLargeError } from "../../mcp-client/answer-limit";
 import { classifyMcpError } from "../../mcp-client/errors";
+import { isOwnOriginUrl, ownOriginRefusal } from "../sources/own-gateway-url";
 import { backoffMs, MAX_ATTEMPTS, sleep } from "./backoff";
 import { MAX_RESULT_BYTES_SETTING } from "../sources/gateway-limits";
 import type { BreakerEffect, UpstreamErrorType } from "../sources/upstream.types";
@@ -32,13 +33,16 @@ export class UrlRefusedError extends Error {
 }
 
 /**
- * Refuses a URL the upstream URL rules no longer allow, under the setting the call carries: a
- * source registered while ALLOW_PRIVATE_UPSTREAMS was set stops being reached once it is removed.
- * Run every time a connection is opened, on both call paths, discovery and refresh included.
+ * Refuses a URL the upstream URL rules no longer allow, under the settings the call carries: a
+ * source registered while ALLOW_PRIVATE_UPSTREAMS was set stops being reached once it is removed,
+ * and one on the Worker's own origin (`selfOrigin`, SELF_ORIGIN), stored before registration refused
+ * it, is never fetched (decision 0057). Run every time a connection is opened, on both call paths,
+ * discovery and refresh included.
  */
-export function checkUpstreamUrl(url: string, allowPrivateUpstreams: boolean): void {
+export function checkUpstreamUrl(url: string, allowPrivateUpstreams: boolean, selfOrigin: string | undefined): void {
   try {
-    assertSafeUpstreamUrl(url, allowPrivateUpstreams);
+    const parsed = assertSafeUpstreamUrl(url, allowPrivateUpstreams);
+    if (isOwnOriginUrl(parsed, [selfOrigin])) throw AppError.invalid(`url ${ownOriginRefusal(parsed)}`, "url");
   } catch (error) {
     throw new UrlRefusedError(error instanceof AppError ? error.message : "url is not allowed", { cause: error });
   }

@@ -31,7 +31,7 @@ import { type InventoryChange, type UpstreamTool, upstreamToolsSchema } from "..
 
 export interface SourceDiscoveryDeps {
   db: Db;
-  env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS"> & InventoryLimitVars;
+  env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS" | "SELF_ORIGIN"> & InventoryLimitVars;
   /** Where committed TOOL_DEFINITIONS events go at once; without it the outbox relay sends them (the cron, after its grace). */
   events?: EventSink | undefined;
   /** This isolate's breaker view: a discovery's verdict on the breaker reaches it at once. */

@@ -7,7 +7,6 @@
  *   required (missing ones are named) and which are secret (stored encrypted even if not marked).
  */
 import { AppError } from "../../lib/errors";
-import { TOOL_CALL_COUNTED_FOR_HEADER } from "../../mcp-client/self-routed-fetch";
 import { ENV_VAR_NAME, type Manifest, missingRequiredEnv, parseManifest, redactSecretDefaults, secretEnvNames, type StdioLaunch, stdioLaunch } from "./manifest";
 import type { TRANSPORT_TYPES } from "../sources/sources.schema";
 
@@ -27,8 +26,6 @@ const RESERVED_HEADERS = new Set([
   "mcp-name",
   "mcp-bridge-env",
   "last-event-id",
-  // Says on a SELF request that the caller's tool call is already counted (self-routed-fetch.ts).
-  TOOL_CALL_COUNTED_FOR_HEADER,
 ]);
 
 export interface VarSpec {

@@ -14,7 +14,7 @@ import type { CallableToolCache } from "../calls/callable-cache";
 import { type BridgePlugin, bridgeUrlOf, readBridgePlugin } from "./bridge-plugins";
 import { MAX_SOURCES_SETTING, maxSourcesPerUser } from "../sources/gateway-limits";
 import * as hiddenRepo from "../sources/hidden-tools.repo";
-import { refuseOwnGateway } from "./own-gateway-url";
+import { refuseOwnOrigin } from "../sources/own-gateway-url";
 import { checkManifest, checkVarNames, type ManifestCheck, requireBridgeToken, type Transport, type VarSpec } from "./registration";
 import { secretBox, type SecretBox } from "../sources/secrets";
 import type { SourceDiscovery } from "../discovery/source-discovery.service";
@@ -34,7 +34,7 @@ export interface SourceRegistryDeps {
   callables: CallableToolCache;
   /** Deleting an OAuth source revokes its owner's upstream tokens first; a change of its URL ends its connection. */
   authorizer?: Pick<UpstreamAuthorizer, "disconnect" | "endForUrlChange"> | undefined;
-  /** The origin the request registering or changing a source arrived on: its `/mcp` is this gateway too, whatever SELF_ORIGIN says. */
+  /** The origin the request registering or changing a source arrived on: it is this Worker's too, whatever SELF_ORIGIN says. */
   requestOrigin?: string | undefined;
 }
 
@@ -70,10 +70,10 @@ export class SourceRegistry {
     this.callables = deps.callables;
   }
 
-  /** The URL as stored, once it passes the upstream URL rules and is not this gateway itself; `field` names it in a refusal. */
+  /** The URL as stored, once it passes the upstream URL rules and is not on this Worker's own origin; `field` names it in a refusal. */
   private checkUrl(url: string, field: UrlField): string {
     const parsed = assertSafeUpstreamUrl(url, privateUpstreamsAllowed(this.deps.env));
-    refuseOwnGateway(parsed, [this.deps.env.SELF_ORIGIN, this.deps.requestOrigin], field);
+    refuseOwnOrigin(parsed, [this.deps.env.SELF_ORIGIN, this.deps.requestOrigin], field);
     return parsed.toString();
   }
 

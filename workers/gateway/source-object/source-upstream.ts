@@ -4,8 +4,7 @@
  * every isolate of the Worker evaluates the object's class when it starts, and few of them ever
  * talk to an upstream (decision 0034); the breaker and the call window need none of it.
  */
-import type { McpClientConnection } from "../../mcp-client/connect";
-import { selfRoutedFetch } from "../../mcp-client/self-routed-fetch";
+import type { FetchLike, McpClientConnection } from "../../mcp-client/connect";
 import type { DiscoveryOutcome, UpstreamCall, UpstreamCallOutcome, UpstreamConfig } from "../sources/upstream.types";
 import { discoverUpstream } from "./discover-upstream";
 import { ListChangedRefresh } from "./list-changed";
@@ -22,6 +21,10 @@ export interface SourceUpstreamDeps {
   waitUntil: (promise: Promise<unknown>) => void;
 }
 
+// The network, called as a function: the SDK's transport calls its fetch as a method, which
+// workerd's global fetch refuses ("Illegal invocation").
+const upstreamFetch: FetchLike = (input, init) => fetch(input, init);
+
 export class SourceUpstream {
   private readonly connections: UpstreamConnections;
 
@@ -29,7 +32,7 @@ export class SourceUpstream {
     const { storage, env, waitUntil } = deps;
     const listChanged = new ListChangedRefresh({ storage, env, warm: () => this.connections.warm, waitUntil });
     const onToolsChanged = (connection: McpClientConnection) => listChanged.notice(connection);
-    this.connections = new UpstreamConnections({ storage, fetch: selfRoutedFetch(env), onToolsChanged });
+    this.connections = new UpstreamConnections({ storage, fetch: upstreamFetch, onToolsChanged });
   }
 
   /** Whether a singleton source's warm connection is open now. */

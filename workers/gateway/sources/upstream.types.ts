@@ -34,6 +34,8 @@ export interface UpstreamConfig {
    * time a connection is opened (upstream-url.ts).
    */
   allowPrivateUpstreams: boolean;
+  /** SELF_ORIGIN as the Worker reads it: a `url` on it is refused every time a connection is opened (decision 0057). */
+  selfOrigin?: string | undefined;
   /**
    * Changes whenever url, headers, transport, env or allowPrivateUpstreams change: a warm connection
    * made with another fingerprint is dropped, so one opened under an older setting is never reused.
