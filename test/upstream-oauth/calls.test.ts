@@ -6,7 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { clearTokenCache } from "../../workers/auth/auth.service";
+import { clearTokenCache } from "../helpers/isolate";
 import { callThroughGateway } from "../helpers/gateway";
 import { textOf, workerFetch } from "../helpers/mcp";
 import { Browser, ORIGIN } from "../helpers/oauth";

@@ -7,7 +7,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { selfRoutedFetch } from "../../workers/mcp-client/self-routed-fetch";
-import { connectedNotes, workerAuthorizations } from "../helpers/notes-refresh";
+import { connectedNotes, workerConnections } from "../helpers/notes-refresh";
 import { answerRefreshes, connectNotes, failRefreshes, whoami } from "../helpers/notes-upstream";
 import { api } from "../helpers/rest";
 import { authorizationOf, expireAccessToken, storedTokens } from "../helpers/upstream-oauth";
@@ -40,7 +40,7 @@ describe("the connection changed while a refresh ran", () => {
       expect(res.body).toMatchObject({ disconnected: true });
     });
 
-    const answer = await workerAuthorizations({ fetch: around.fetch }).bearer({ id: source.id, userId: owner.id, mcpServerUrl: source.url });
+    const answer = await workerConnections({ fetch: around.fetch }).bearer({ id: source.id, userId: owner.id, mcpServerUrl: source.url });
     expect(around.ran(), "the refresh sent its token request").toBe(true);
     // Not authorization_expired: nothing expired, the owner chose to disconnect.
     expect(answer).toEqual({ state: "needs_authorization", scope: undefined });
@@ -56,7 +56,7 @@ describe("the connection changed while a refresh ran", () => {
     const newSubject = `again-${crypto.randomUUID().slice(0, 8)}`;
     const around = aroundFirstRefresh("before", () => connectNotes(owner, source.id, newSubject));
 
-    const answer = await workerAuthorizations({ fetch: around.fetch }).bearer({ id: source.id, userId: owner.id, mcpServerUrl: source.url });
+    const answer = await workerConnections({ fetch: around.fetch }).bearer({ id: source.id, userId: owner.id, mcpServerUrl: source.url });
     expect(around.ran(), "the refresh sent its token request").toBe(true);
     const now = await storedTokens(owner.id, source.id);
     expect(now, "the new connection's tokens are kept").not.toBeNull();

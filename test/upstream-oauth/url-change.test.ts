@@ -9,7 +9,7 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { clearTokenCache } from "../../workers/auth/auth.service";
+import { clearTokenCache } from "../helpers/isolate";
 import { isolateState } from "../../workers/isolate-state";
 import { callStatelessSource } from "../../workers/gateway/calls/stateless-path";
 import type { UpstreamConfig } from "../../workers/gateway/sources/upstream.types";
