@@ -13,7 +13,7 @@
  *   entry             each Worker's entry and its RPC entry points: workers/index.ts, app.ts, api-app.ts,
  *                     agent-mcp.ts; the agent Worker's workers/agent-worker/worker.ts
  *   durable objects   durable-objects/*.do.ts: entry points too, each wiring its storage to its area
- *   registries        workers/mcp-servers.ts, workers/queue-events.ts (lists the entry wires up)
+ *   registries        workers/mcp-servers.ts, workers/queue-events.ts, workers/sign-in-routes.ts (lists the entry wires up)
  *   adapters          HTTP, MCP, queue and cron edges: workers/http/, workers/mcp/, *.routes.ts, *.tools.ts,
  *                     *.server.ts, *.resources.ts, *.consumer.ts, *.cron.ts, *.relay.ts, *.entrypoint.ts,
  *                     *.format.ts (a result's text for a person); and, by name until they carry a suffix,
@@ -42,7 +42,7 @@ const AREAS = [
   "rag",
   "tasks",
   "thinking",
-  "upstream-oauth",
+  "upstream-connections",
 ];
 
 const ADAPTER_ROLES = ["routes", "tools", "server", "resources", "consumer", "cron", "relay", "entrypoint", "format"];
@@ -56,7 +56,7 @@ const NOT_DOMAIN = `agent-worker/worker[.]ts$|${NAMED_GATEWAY_ADAPTERS}`;
 const LAYERS = {
   entry: "^workers/(index|app|api-app|agent-mcp)[.]ts$|^workers/agent-worker/worker[.]ts$",
   "durable objects": "^durable-objects/[a-z0-9-]+[.]do[.]ts$",
-  registries: "^workers/(mcp-servers|queue-events)[.]ts$",
+  registries: "^workers/(mcp-servers|queue-events|sign-in-routes)[.]ts$",
   adapters: [
     "^workers/(http|mcp)/",
     `^workers/.+[.](${ADAPTER_ROLES.join("|")})[.]ts$`,

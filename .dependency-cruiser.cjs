@@ -5,7 +5,7 @@
  * file is outside these rules; decision 0059). Top to bottom:
  *
  *   entry, durable objects  each Worker's entry and RPC entry points; the Durable Object classes
- *   registries              the server and queue-event lists the entry wires up
+ *   registries              the server, queue-event and sign-in route lists the entry wires up
  *   adapters                HTTP, MCP, queue and cron edges
  *   composition             workers/services.ts (builds the domain services; adapters reach them through it)
  *   domain                  services and the unsuffixed domain modules beside them
@@ -18,7 +18,8 @@
  * by the generated Env, never by importing the class. The folder-level cycle check is in
  * .dependency-cruiser-folders.cjs (it needs the root wiring files left out).
  *
- * Inside the gateway, its rooms depend one way too (GATEWAY_ROOMS below).
+ * Inside the gateway, its rooms depend one way too (GATEWAY_ROOMS below). Upstream connections and
+ * the gateway meet at one port (gateway/authorization/upstream-authorization.ts, decision 0063).
  *
  * There are no exceptions: a new one must be one edge, say why, and name what removes it.
  */
@@ -68,6 +69,8 @@ function gatewayRoomRules() {
     }),
   );
 }
+/** The gateway's port to upstream connections: the one gateway module workers/upstream-connections/ imports. */
+const GATEWAY_PORT = "^workers/gateway/authorization/upstream-authorization[.]ts$";
 const BUILD_OUTPUT = "^(workers|durable-objects|d1)/(.*/|)dist/";
 
 /** @type {import("dependency-cruiser").IConfiguration} */
@@ -91,7 +94,7 @@ module.exports = {
     },
     {
       name: "registries-are-for-the-entry",
-      comment: "The server and queue-event lists are wiring: the entry (and bin/, bench/, test/) use them, nothing below.",
+      comment: "The server, queue-event and sign-in route lists are wiring: the entry (and bin/, bench/, test/) use them, nothing below.",
       severity: "error",
       from: { pathNot: `${ENTRY}|${OUTSIDE_THE_WORKER}` },
       to: { path: REGISTRIES },
@@ -238,6 +241,22 @@ module.exports = {
       to: { path: "^workers/gateway/[^/]+$" },
     },
     ...gatewayRoomRules(),
+    {
+      name: "upstream-connections-reach-the-gateway-through-its-port",
+      comment:
+        "Upstream connections see of the gateway only its port (sources, the secrets box, the authorizer they implement); " +
+        "the composition root wires the two (decision 0063).",
+      severity: "error",
+      from: { path: "^workers/upstream-connections/" },
+      to: { path: "^workers/gateway/", pathNot: GATEWAY_PORT },
+    },
+    {
+      name: "gateway-knows-no-upstream-connections",
+      comment: "The gateway calls upstream connections only through the UpstreamAuthorizer port it defines, never their modules.",
+      severity: "error",
+      from: { path: "^workers/gateway/" },
+      to: { path: "^workers/upstream-connections/" },
+    },
     {
       name: "durable-object-logic-imports-no-repositories-or-services",
       comment: "What GatewaySource delegates to (workers/gateway/source-object/) keeps to the object's own storage, as the class does.",

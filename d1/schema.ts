@@ -489,8 +489,8 @@ export const gatewayHiddenTools = sqliteTable(
 );
 
 /**
- * A source's MCP authorization (workers/upstream-oauth/): what discovery learned of its upstream's
- * protection and, once its owner connected, their upstream client registration and tokens — both
+ * A source's upstream connection (workers/upstream-connections/): what discovery learned of its
+ * upstream's protection and, once its owner connected, their upstream client registration and tokens — both
  * sealed with SOURCE_SECRETS_KEY, bound to the owner and the source, never returned by any API.
  * One row per source (sources are per user), so two users of the same upstream never share one.
  */

@@ -2,11 +2,11 @@
  * One Durable Object per gateway source (idFromName(String(source id))): the single-flight gate for
  * refreshing its owner's upstream OAuth token (decision 0040), in an object of its own (decision
  * 0058) rather than the source's GatewaySource, whose jobs are the upstream connection, the breaker
- * and the call window. The gate's logic is workers/upstream-oauth/refresh-lease.ts; this class
+ * and the call window. The gate's logic is workers/upstream-connections/refresh-lease.ts; this class
  * wires its storage and delegates.
  */
 import { DurableObject } from "cloudflare:workers";
-import { RefreshLeases } from "../workers/upstream-oauth/refresh-lease";
+import { RefreshLeases } from "../workers/upstream-connections/refresh-lease";
 
 export class UpstreamRefreshLease extends DurableObject<Env> {
   private readonly leases = new RefreshLeases(this.ctx.storage.kv);

@@ -1,11 +1,13 @@
 /**
- * The HTTP surface: /health, /openapi.json, OAuth (/.well-known/*, /oauth/*, /authorize), /api/*,
- * /mcp/<server> and the gateway /mcp; and the same MCP endpoints for the chat agent's Worker. This module is on every new isolate's startup
- * path, so it holds routing only: each area is imported by the first request that needs it (http/lazy.ts) —
- * the MCP hosting layer, authentication, each server's definition, the REST API, OAuth.
+ * The HTTP surface: /health, /openapi.json, the sign-in wing (/.well-known/oauth-*, /oauth/*,
+ * /authorize), /api/*, /mcp/<server> and the gateway /mcp; and the same MCP endpoints for the chat agent's Worker. This module is on every new
+ * isolate's startup path, so it holds routing only: each area is imported by the first request that
+ * needs it (http/lazy.ts) — the MCP hosting layer, authentication, each server's definition, the
+ * REST API, each sign-in route's handler.
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
+import type { SignInEnv } from "./auth/authorize/authorize.routes";
 import type { AppEnv } from "./http/context";
 import { withErrorAnswers } from "./http/errors";
 import { lazyApp, lazyHandler, lazyMiddleware } from "./http/lazy";
@@ -14,10 +16,12 @@ import { onFirstUse } from "./lib/first-use";
 import { MAX_MCP_BODY_BYTES } from "./mcp/limits";
 import type { ToolContext } from "./mcp/tool";
 import { loadMcpServers, type McpServerEntry, mcpServerEntries } from "./mcp-servers";
+import { signInRoutes } from "./sign-in-routes";
 
 const authenticated = lazyMiddleware<AppEnv>(async () => (await import("./http/authenticated")).authenticated);
 const originCheck = lazyMiddleware<AppEnv>(async () => (await import("./http/origin-check")).originCheck);
 const handedOverPrincipal = lazyMiddleware<AppEnv>(async () => (await import("./http/principal-handover")).handedOverPrincipal);
+const withRequestServices = lazyMiddleware<SignInEnv>(async () => (await import("./http/request-services")).withRequestServices);
 const hosting = onFirstUse(() => import("./mcp/hosting"));
 
 /** What the MCP tools of this request see: set by `authenticated`. */
@@ -25,21 +29,19 @@ function toolContext(c: Context<AppEnv>): ToolContext {
   return { user: c.var.user, services: c.var.services, access: c.var.access };
 }
 
-/** Discovery, token and registration endpoints, the /authorize pages and the upstream connect flows: one app, built on first use. */
-async function createOAuthApp(): Promise<Hono<AppEnv>> {
-  const [{ oauthRoutes }, { authorizeRoutes }, { oidcCallbackRoutes }, { upstreamOAuthRoutes }] = await Promise.all([
-    import("./auth/oauth.routes"),
-    import("./auth/authorize/authorize.routes"),
-    import("./auth/authorize/oidc-callback.routes"),
-    import("./upstream-oauth/upstream-oauth.routes"),
-  ]);
-  const app = new Hono<AppEnv>();
-  app.route("/", oauthRoutes());
-  app.route("/", authorizeRoutes());
-  app.route("/", oidcCallbackRoutes());
-  // The gateway's own client document and its connect flows to upstream authorization servers.
-  app.route("/", upstreamOAuthRoutes());
-  return withErrorAnswers(app);
+/**
+ * Sign-in and upstream connections (workers/sign-in-routes.ts), each route with the request's
+ * services (no bearer token is authenticated there); a handler's module is imported by its first
+ * request. Mounted with `app.route`, which adds each route to the app's own router: one routing.
+ */
+function signInApp(): Hono<SignInEnv> {
+  const app = new Hono<SignInEnv>();
+  for (const route of signInRoutes) {
+    const handler = lazyHandler<SignInEnv>(route.load);
+    if (route.methods) app.on([...route.methods], route.path, withRequestServices, handler);
+    else app.all(route.path, withRequestServices, handler);
+  }
+  return app;
 }
 
 /**
@@ -50,8 +52,7 @@ export function createApp(servers: readonly McpServerEntry[] = mcpServerEntries)
   const app = new Hono<AppEnv>();
 
   app.get("/health", lazyHandler<AppEnv>(async () => (await import("./health/health.routes")).healthRoute));
-  const oauth = lazyApp(createOAuthApp);
-  for (const path of ["/.well-known/*", "/oauth/*", "/authorize", "/authorize/*"]) app.all(path, oauth);
+  app.route("/", signInApp());
 
   app.get(
     "/openapi.json",

@@ -5,7 +5,10 @@
  * the `Services` type here, not on the HTTP layer that builds them.
  */
 import { ActivityService } from "./activity/activity.service";
+import { Authentication } from "./auth/auth.service";
+import { SignInService } from "./auth/sign-in.service";
 import { queueEventSink } from "./events/event-sink";
+import { gatewayForConnections } from "./gateway/authorization/upstream-authorization";
 import { HiddenToolService } from "./gateway/catalog/hidden-tools.service";
 import { SourceCalls } from "./gateway/calls/source-calls.service";
 import { SourceDiscovery } from "./gateway/discovery/source-discovery.service";
@@ -19,12 +22,17 @@ import { RateLimitService } from "./limits/rate-limits.service";
 import { RagService } from "./rag/rag.service";
 import { TaskService } from "./tasks/tasks.service";
 import { ThinkingService } from "./thinking/thinking.service";
-import { leaseObjectRefreshGate } from "./upstream-oauth/refresh-gate";
-import { queueUpstreamOAuthAudit } from "./upstream-oauth/upstream-oauth-audit";
-import { UpstreamAuthorizations } from "./upstream-oauth/upstream-auth.service";
+import { queueConnectionAudit } from "./upstream-connections/connection-audit";
+import type { ConnectionDeps } from "./upstream-connections/connection-context";
+import { leaseObjectRefreshGate } from "./upstream-connections/refresh-gate";
+import { UpstreamConnections } from "./upstream-connections/upstream-connections.service";
 
 export interface Services {
   db: Db;
+  /** The bearer token of an /api or /mcp request: its principal, verified once and remembered a while. */
+  authentication: Authentication;
+  /** Sign-in: browser sessions, remembered consent, the grant, and the authorization server they run on. */
+  signIn: SignInService;
   tasks: TaskService;
   rag: RagService;
   /** Gateway sources (upstream MCP servers): register, change, list, remove. */
@@ -42,8 +50,8 @@ export interface Services {
   thinking: ThinkingService;
   /** Each user's budgets of tool calls and REST requests (Cloudflare's Rate Limiting bindings). */
   rateLimits: RateLimitService;
-  /** Each user's OAuth connections to their OAuth-protected sources (connect, tokens, disconnect). */
-  upstreamAuth: UpstreamAuthorizations;
+  /** Upstream connections: each user's connection to their OAuth-protected sources (connect, tokens, disconnect). */
+  upstreamConnections: UpstreamConnections;
   /** Each user's own recent tool calls, from the GATEWAY_CALL audit (REST only). */
   activity: ActivityService;
 }
@@ -66,16 +74,28 @@ function configuredOrigin(env: Pick<Env, "SELF_ORIGIN">): string | undefined {
   }
 }
 
-/** Sources' MCP authorization; `origin` is the Worker's public origin (links, redirect URI, metadata document). */
-export function upstreamAuthorizations(env: Env, db: Db, waitUntil: (promise: Promise<unknown>) => void, origin = configuredOrigin(env)): UpstreamAuthorizations {
-  return new UpstreamAuthorizations({
+/**
+ * What upstream connections are built from: the bindings, the gateway's port (its sources and
+ * secrets box) and the isolate's opened tokens. `origin` is the Worker's public origin (links,
+ * redirect URI, metadata document).
+ */
+export function upstreamConnectionDeps(
+  env: Env,
+  db: Db,
+  waitUntil: (promise: Promise<unknown>) => void,
+  origin = configuredOrigin(env),
+  isolate: IsolateState = isolateState,
+): ConnectionDeps {
+  return {
     db,
     env,
+    gateway: gatewayForConnections(db, env),
+    openedTokens: isolate.openedUpstreamTokens,
     fetch: networkFetch,
     origin,
-    audit: queueUpstreamOAuthAudit(env.EVENTS, waitUntil),
+    audit: queueConnectionAudit(env.EVENTS, waitUntil),
     refreshGate: leaseObjectRefreshGate(env.UPSTREAM_REFRESH_LEASE),
-  });
+  };
 }
 
 /**
@@ -87,12 +107,13 @@ export function sourceDiscovery(
   env: Env,
   db: Db,
   waitUntil?: (promise: Promise<unknown>) => void,
-  authorizer: UpstreamAuthorizations = upstreamAuthorizations(env, db, () => undefined),
+  authorizer?: UpstreamConnections,
   isolate: IsolateState = isolateState,
 ): SourceDiscovery {
   const events = waitUntil ? queueEventSink(env.EVENTS, waitUntil) : undefined;
   const { breakers, callables, upstreamConfigs: configs } = isolate;
-  return new SourceDiscovery({ db, env, events, breakers, callables, configs, authorizer });
+  const connections = authorizer ?? new UpstreamConnections(upstreamConnectionDeps(env, db, () => undefined, undefined, isolate));
+  return new SourceDiscovery({ db, env, events, breakers, callables, configs, authorizer: connections });
 }
 
 /**
@@ -133,10 +154,19 @@ export function createServices(
   let toolCallAudit: RequestToolCallAudit | undefined;
   let thinking: ThinkingService | undefined;
   let rateLimits: RateLimitService | undefined;
-  let upstreamAuth: UpstreamAuthorizations | undefined;
+  let connections: UpstreamConnections | undefined;
+  let authentication: Authentication | undefined;
+  let signIn: SignInService | undefined;
   let activity: ActivityService | undefined;
   const services: Services = {
     db,
+    get authentication() {
+      return (authentication ??= new Authentication({ db, env, tokens: isolate.verifiedTokens, servers: isolate.authorizationServers }));
+    },
+    get signIn() {
+      const { authorizationServers: servers, clientDocuments: documents, openIdProviders } = isolate;
+      return (signIn ??= new SignInService({ db, env, servers, documents, openIdProviders }));
+    },
     get tasks() {
       return (tasks ??= new TaskService({ db, events: queueEventSink(env.EVENTS, waitUntil) }));
     },
@@ -147,10 +177,10 @@ export function createServices(
       return (sources ??= new SourceRegistry({
         db,
         env,
-        discovery: sourceDiscovery(env, db, waitUntil, services.upstreamAuth, isolate),
+        discovery: sourceDiscovery(env, db, waitUntil, services.upstreamConnections, isolate),
         breakers: isolate.breakers,
         callables: isolate.callables,
-        authorizer: services.upstreamAuth,
+        authorizer: services.upstreamConnections,
         requestOrigin,
       }));
     },
@@ -166,9 +196,9 @@ export function createServices(
         waitUntil,
         // Only a call of an `oauth` source reads it: other calls do not build the OAuth service.
         get authorizer() {
-          return services.upstreamAuth;
+          return services.upstreamConnections;
         },
-        // The origin the connect links are made on (upstreamAuth's): the only one a call may ask a client to open.
+        // The origin the connect links are made on (the upstream connections'): the only one a call may ask a client to open.
         ownOrigin: origin,
       }));
     },
@@ -190,8 +220,8 @@ export function createServices(
     get rateLimits() {
       return (rateLimits ??= new RateLimitService(env));
     },
-    get upstreamAuth() {
-      return (upstreamAuth ??= upstreamAuthorizations(env, db, waitUntil, origin));
+    get upstreamConnections() {
+      return (connections ??= new UpstreamConnections(upstreamConnectionDeps(env, db, waitUntil, origin, isolate)));
     },
     get activity() {
       return (activity ??= new ActivityService(db, env));

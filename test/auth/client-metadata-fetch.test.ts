@@ -8,7 +8,7 @@
 import { CimdFetchError } from "@cloudflare/workers-oauth-provider";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { oauthHelpers } from "../../workers/auth/authorization-server";
+import { oauthHelpers } from "../helpers/isolate";
 import { CIMD_FETCHES_PER_MINUTE } from "../../workers/auth/client-id-guard";
 import { workerFetch } from "../helpers/mcp";
 import {

@@ -6,7 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { oauthHelpers } from "../../workers/auth/authorization-server";
+import { oauthHelpers } from "../helpers/isolate";
 import { workerFetch } from "../helpers/mcp";
 import { authorizeInBrowser, authorizeUrl, Browser, LOOPBACK_REDIRECT, ORIGIN, pkce, publishClientMetadata } from "../helpers/oauth";
 import { createUser } from "../helpers/users";

@@ -6,7 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { clearTokenCache } from "../../workers/auth/auth.service";
+import { clearTokenCache } from "../helpers/isolate";
 import { workerFetch } from "../helpers/mcp";
 import {
   authorizeInBrowser,

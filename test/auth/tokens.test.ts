@@ -5,7 +5,7 @@
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { clearTokenCache } from "../../workers/auth/auth.service";
+import { clearTokenCache } from "../helpers/isolate";
 import { createAuthorizationServer } from "../../workers/auth/authorization-server";
 import { workerFetch } from "../helpers/mcp";
 import { authorizeInBrowser, authorizeUrl, Browser, LOOPBACK_REDIRECT, obtainTokens, ORIGIN, pkce, registerClient, tokenRequest } from "../helpers/oauth";

@@ -1,16 +1,15 @@
 /**
  * Refreshes of a notes-upstream connection in the tests (test/upstream-oauth/refresh-*.test.ts): a
- * connected source with its stored tokens, the Worker's own wiring of the upstream authorizations
- * with one dependency changed (the network, the clock, the refresh budget), and what a kept or a
- * recovered connection looks like afterwards.
+ * connected source with its stored tokens, the Worker's own wiring of upstream connections with one
+ * dependency changed (the network, the clock, the refresh budget), and what a kept or a recovered
+ * connection looks like afterwards.
  */
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import { openDb } from "../../workers/lib/db";
-import { leaseObjectRefreshGate } from "../../workers/upstream-oauth/refresh-gate";
-import { UpstreamAuthorizations } from "../../workers/upstream-oauth/upstream-auth.service";
-import type { UpstreamAuthDeps } from "../../workers/upstream-oauth/upstream-auth-context";
-import { queueUpstreamOAuthAudit } from "../../workers/upstream-oauth/upstream-oauth-audit";
+import { upstreamConnectionDeps } from "../../workers/services";
+import type { ConnectionDeps } from "../../workers/upstream-connections/connection-context";
+import { UpstreamConnections } from "../../workers/upstream-connections/upstream-connections.service";
 import type { SourceDetailBody } from "./gateway";
 import { connectNotes, notesClientId, registerNotes, whoami } from "./notes-upstream";
 import { authorizationOf, storedTokens, type StoredTokens } from "./upstream-oauth";
@@ -41,16 +40,8 @@ export interface ErrorMeta {
 }
 
 /** The Worker's own wiring (services.ts), with `changes` in place of its dependencies. */
-export function workerAuthorizations(changes: Partial<UpstreamAuthDeps> = {}): UpstreamAuthorizations {
-  return new UpstreamAuthorizations({
-    db: openDb(env.DB),
-    env,
-    fetch: (input, init) => fetch(input, init),
-    origin: env.SELF_ORIGIN,
-    audit: queueUpstreamOAuthAudit(env.EVENTS, () => undefined),
-    refreshGate: leaseObjectRefreshGate(env.UPSTREAM_REFRESH_LEASE),
-    ...changes,
-  });
+export function workerConnections(changes: Partial<ConnectionDeps> = {}): UpstreamConnections {
+  return new UpstreamConnections({ ...upstreamConnectionDeps(env, openDb(env.DB), () => undefined, env.SELF_ORIGIN), ...changes });
 }
 
 /** The connection is as it was: connected, the same tokens, the failure shown in its status. */
@@ -70,7 +61,7 @@ export async function expectKept({ owner, source, tokens }: Connected, reason: R
 export async function expectRecovers(connected: Connected, pauseMs?: number): Promise<void> {
   const { owner, source, subject, tokens } = connected;
   if (pauseMs !== undefined) {
-    const later = workerAuthorizations({ now: () => Date.now() + pauseMs + 1000 });
+    const later = workerConnections({ now: () => Date.now() + pauseMs + 1000 });
     expect(await later.bearer({ id: source.id, userId: owner.id, mcpServerUrl: source.url })).toMatchObject({ token: expect.any(String) });
   }
   expect(await whoami(owner, source.slug)).toBe(subject);

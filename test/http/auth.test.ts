@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { clearTokenCache } from "../../workers/auth/auth.service";
+import { clearTokenCache } from "../helpers/isolate";
 import { connect, workerFetch } from "../helpers/mcp";
 import { revokeTokens } from "../helpers/db";
 import { createUser } from "../helpers/users";

@@ -4,7 +4,8 @@
  * MCP authorization spec's canonical resource URI; the rule the SDK applies when it asks for it).
  */
 import { describe, expect, it } from "vitest";
-import { bearerRefusal, resourceCovers } from "../../workers/gateway/authorization/bearer-resource";
+import { bearerRefusal } from "../../workers/gateway/authorization/bearer-resource";
+import { resourceCovers } from "../../workers/gateway/authorization/upstream-authorization";
 
 describe("resourceCovers", () => {
   it.each([

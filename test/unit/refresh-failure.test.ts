@@ -1,5 +1,5 @@
 /**
- * How a failed refresh of an upstream token is classified (workers/upstream-oauth/refresh-failure.ts):
+ * How a failed refresh of an upstream token is classified (workers/upstream-connections/refresh-failure.ts):
  * refused (the grant is dead) or transient (for now). A real refused connection on loopback — which
  * the workerd test projects cannot produce (their outbound handler turns it into an HTTP 500) — and
  * the decision table for every kind of answer; the note a transient failure leaves in `last_error`,
@@ -9,7 +9,7 @@ import { createServer, type Server, type ServerResponse } from "node:http";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "../../bin/lib/ports";
 import { OAuthError } from "../../workers/mcp-client/oauth";
-import { OAuthUrlRefused } from "../../workers/upstream-oauth/oauth-fetch";
+import { OAuthUrlRefused } from "../../workers/upstream-connections/oauth-fetch";
 import {
   classifyRefreshFailure,
   deferralNote,
@@ -20,8 +20,8 @@ import {
   readDeferral,
   RefreshExchange,
   refreshRetryAt,
-} from "../../workers/upstream-oauth/refresh-failure";
-import { MAX_TOKEN_ANSWER_BYTES } from "../../workers/upstream-oauth/token-answer";
+} from "../../workers/upstream-connections/refresh-failure";
+import { MAX_TOKEN_ANSWER_BYTES } from "../../workers/upstream-connections/token-answer";
 
 const refreshBody = () => new URLSearchParams({ grant_type: "refresh_token", refresh_token: "r" });
 const answered = (status: number, oauthError?: string, retryAfterS?: number): ExchangeEnd => ({ kind: "answered", status, oauthError, retryAfterS });

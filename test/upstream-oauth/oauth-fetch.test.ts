@@ -4,7 +4,7 @@
  * are never followed.
  */
 import { describe, expect, it } from "vitest";
-import { OAuthUrlRefused, oauthFetch } from "../../workers/upstream-oauth/oauth-fetch";
+import { OAuthUrlRefused, oauthFetch } from "../../workers/upstream-connections/oauth-fetch";
 
 function recording() {
   const sent: Request[] = [];

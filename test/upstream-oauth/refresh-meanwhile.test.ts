@@ -5,8 +5,8 @@
  * state the refresh started from). Against the notes issuer (a real oidc-provider).
  */
 import { describe, expect, it } from "vitest";
-import type { OAuthFetch } from "../../workers/upstream-oauth/oauth-fetch";
-import { connectedNotes, workerAuthorizations } from "../helpers/notes-refresh";
+import type { OAuthFetch } from "../../workers/upstream-connections/oauth-fetch";
+import { connectedNotes, workerConnections } from "../helpers/notes-refresh";
 import { answerRefreshes, connectNotes, failRefreshes, whoami } from "../helpers/notes-upstream";
 import { api } from "../helpers/rest";
 import { authorizationOf, expireAccessToken, storedTokens } from "../helpers/upstream-oauth";
@@ -38,7 +38,7 @@ describe("the connection changed while a refresh ran", () => {
       expect(res.body).toMatchObject({ disconnected: true });
     });
 
-    const answer = await workerAuthorizations({ fetch: around.fetch }).bearer({ id: source.id, userId: owner.id, mcpServerUrl: source.url });
+    const answer = await workerConnections({ fetch: around.fetch }).bearer({ id: source.id, userId: owner.id, mcpServerUrl: source.url });
     expect(around.ran(), "the refresh sent its token request").toBe(true);
     // Not authorization_expired: nothing expired, the owner chose to disconnect.
     expect(answer).toEqual({ state: "needs_authorization", scope: undefined });
@@ -54,7 +54,7 @@ describe("the connection changed while a refresh ran", () => {
     const newSubject = `again-${crypto.randomUUID().slice(0, 8)}`;
     const around = aroundFirstRefresh("before", () => connectNotes(owner, source.id, newSubject));
 
-    const answer = await workerAuthorizations({ fetch: around.fetch }).bearer({ id: source.id, userId: owner.id, mcpServerUrl: source.url });
+    const answer = await workerConnections({ fetch: around.fetch }).bearer({ id: source.id, userId: owner.id, mcpServerUrl: source.url });
     expect(around.ran(), "the refresh sent its token request").toBe(true);
     const now = await storedTokens(owner.id, source.id);
     expect(now, "the new connection's tokens are kept").not.toBeNull();

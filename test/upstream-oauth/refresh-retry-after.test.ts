@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { callThroughGateway } from "../helpers/gateway";
 import { textOf } from "../helpers/mcp";
-import { type Connected, connectedNotes, type ErrorMeta, expectKept, expectRecovers, workerAuthorizations } from "../helpers/notes-refresh";
+import { type Connected, connectedNotes, type ErrorMeta, expectKept, expectRecovers, workerConnections } from "../helpers/notes-refresh";
 import { answerRefreshes, failRefreshes, whoami } from "../helpers/notes-upstream";
 import { expireAccessToken } from "../helpers/upstream-oauth";
 
@@ -65,7 +65,7 @@ describe("Retry-After from a refresh that failed for now", () => {
     expect(await answerRefreshes(clientId), "refresh requests that reached the token endpoint").toBe(1);
 
     // Not moved: 31 s after the failure a call refreshes (counted from the later write, the pause would last 50 s).
-    const later = workerAuthorizations({ now: () => Date.now() + 31_000 });
+    const later = workerConnections({ now: () => Date.now() + 31_000 });
     expect(await later.bearer({ id: source.id, userId: owner.id, mcpServerUrl: source.url })).toMatchObject({ token: expect.any(String) });
   });
 

@@ -13,7 +13,7 @@ import { AppError } from "../../workers/lib/errors";
 import type { TokenFault } from "../upstreams/token-fault";
 import { callThroughGateway, connectGateway } from "../helpers/gateway";
 import { textOf } from "../helpers/mcp";
-import { connectedNotes, type ErrorMeta, expectKept, expectRecovers, workerAuthorizations } from "../helpers/notes-refresh";
+import { connectedNotes, type ErrorMeta, expectKept, expectRecovers, workerConnections } from "../helpers/notes-refresh";
 import { answerRefreshes, failRefreshes, whoami } from "../helpers/notes-upstream";
 import { authorizationOf, expireAccessToken, storedTokens } from "../helpers/upstream-oauth";
 
@@ -56,7 +56,7 @@ describe("a refresh the authorization server cannot answer for now", () => {
     await failRefreshes(clientId, { hang: true });
     await expireAccessToken(source.id);
     // A budget short enough for a test.
-    const authorizations = workerAuthorizations({ refreshBudgetMs: 300 });
+    const authorizations = workerConnections({ refreshBudgetMs: 300 });
 
     const failure = await authorizations.bearer({ id: source.id, userId: owner.id, mcpServerUrl: source.url }).then(
       (answer) => answer,

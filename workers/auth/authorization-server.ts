@@ -1,23 +1,23 @@
 /**
  * The OAuth 2.1 authorization server (@cloudflare/workers-oauth-provider's role API), one per
- * issuer origin, built on first use and kept for the isolate. Only workers/auth/ imports the
- * library; everything else sees principals, scope checks and challenge responses.
+ * issuer origin, built on first use and kept by the isolate (`AuthorizationServers`, in
+ * workers/isolate-state.ts). Only workers/auth/ imports the library; everything else sees
+ * principals, scope checks and challenge responses.
  *
  * Grants, tokens, registered clients and consent transactions live in the OAUTH_KV namespace
  * (docs/storage.md lists the key families). Access tokens live an hour; refresh tokens rotate
  * (the library keeps the one previous token valid until its successor is used, for a client that
  * lost a response); dynamically registered clients that stop being used expire.
  */
-import { OAuthAuthorizationServer, type OAuthHelpers, type TokenSummary } from "@cloudflare/workers-oauth-provider";
+import { OAuthAuthorizationServer, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
+import { BoundedCache } from "../lib/bounded-cache";
 import { log } from "../lib/log";
+import type { ClientDocuments } from "./client-metadata-fetch";
 import { guardLibraryFetches } from "./library-fetch";
+import { AUTHORIZE_PATH, REGISTER_PATH, TOKEN_PATH } from "./paths";
 import { registrationRedirectProblem } from "./redirect-uris";
 import { RESOURCE_PATHS, resourceUrl } from "./resources";
 import { SCOPES } from "./scopes";
-
-export const AUTHORIZE_PATH = "/authorize";
-export const TOKEN_PATH = "/oauth/token";
-export const REGISTER_PATH = "/oauth/register";
 
 export const ACCESS_TOKEN_TTL_SECONDS = 60 * 60;
 /** A refresh token's grant lives 30 days from the code exchange. */
@@ -36,7 +36,6 @@ export interface GrantProps {
 }
 
 export function createAuthorizationServer(issuer: string, options: AuthorizationServerOptions = {}): OAuthAuthorizationServer<Env> {
-  guardLibraryFetches();
   return new OAuthAuthorizationServer<Env>({
     issuer,
     resources: RESOURCE_PATHS.map((path) => resourceUrl(issuer, path)),
@@ -69,29 +68,33 @@ export function createAuthorizationServer(issuer: string, options: Authorization
 
 /** At most this many origins keep a server (only one when SELF_ORIGIN is set). */
 const MAX_SERVERS = 8;
-const servers = new Map<string, OAuthAuthorizationServer<Env>>();
 
 /**
- * The authorization server of an issuer that `issuerFor` accepted. Without SELF_ORIGIN the
- * issuer follows the request's Host, so the cache is bounded: the oldest origin is dropped.
+ * The isolate's authorization servers, one per issuer that `issuerOf` accepted. Without
+ * SELF_ORIGIN the issuer follows the request's Host, so they are bounded: the oldest origin is
+ * dropped. A server holds its configuration and the library's own per-instance caches (the JWKS of
+ * `private_key_jwt` clients). The library's fetches of Client ID Metadata Documents read `documents`
+ * first (library-fetch.ts).
  */
-export function authorizationServer(issuer: string): OAuthAuthorizationServer<Env> {
-  let server = servers.get(issuer);
-  if (!server) {
-    if (servers.size >= MAX_SERVERS) servers.delete(servers.keys().next().value!);
-    server = createAuthorizationServer(issuer);
-    servers.set(issuer, server);
+export class AuthorizationServers {
+  private readonly servers = new BoundedCache<string, OAuthAuthorizationServer<Env>>({ maxEntries: MAX_SERVERS });
+
+  constructor(private readonly documents: ClientDocuments) {}
+
+  server(issuer: string): OAuthAuthorizationServer<Env> {
+    let server = this.servers.get(issuer);
+    if (!server) {
+      guardLibraryFetches(this.documents);
+      server = createAuthorizationServer(issuer);
+      this.servers.set(issuer, server);
+    }
+    return server;
   }
-  return server;
-}
 
-export function oauthHelpers(issuer: string, env: Env): OAuthHelpers {
-  return authorizationServer(issuer).getOAuthApi(env);
-}
-
-/** An access token as the library stores it, with its props decrypted; null when unknown or expired. */
-export function unwrapAccessToken(issuer: string, env: Env, token: string): Promise<TokenSummary<GrantProps> | null> {
-  return oauthHelpers(issuer, env).unwrapToken<GrantProps>(token);
+  /** The library's helpers at `issuer`: parse and complete authorizations, consent, grants, clients, tokens. */
+  helpers(issuer: string, env: Env): OAuthHelpers {
+    return this.server(issuer).getOAuthApi(env);
+  }
 }
 
 /** The library's access and refresh tokens are `<user>:<grant>:<secret>`; API tokens never contain ':'. */

@@ -11,7 +11,7 @@
  */
 import { assertSafeUpstreamUrl } from "../lib/url-safety";
 import { AppError } from "../lib/errors";
-import { fetchMetadataDocument, rememberedDocument } from "./client-metadata-fetch";
+import { type ClientDocuments, fetchMetadataDocument } from "./client-metadata-fetch";
 
 /**
  * What the CIMD_RATE_LIMITER binding in wrangler.toml allows each caller address (keep the two
@@ -46,11 +46,16 @@ export function assertFetchableClientId(clientId: string): void {
  * fetch budget (keyed by `CF-Connecting-IP`: these requests are unauthenticated) and the fetch
  * itself, whose refusal names what is wrong. The library then reads what was fetched here.
  */
-export async function prepareClientMetadata(env: Env, request: Request, clientId: string): Promise<void> {
+export async function prepareClientMetadata(
+  env: Pick<Env, "CIMD_RATE_LIMITER">,
+  documents: ClientDocuments,
+  request: Request,
+  clientId: string,
+): Promise<void> {
   assertFetchableClientId(clientId);
   // The library resolves only an https client_id with a path as a document (`https://host` is a
   // registered client's id to it, looked up in KV): only then is there anything to fetch.
-  if (!/^https:\/\/[^/?#]*\//i.test(clientId) || rememberedDocument(clientId)) return;
+  if (!/^https:\/\/[^/?#]*\//i.test(clientId) || documents.get(clientId)) return;
   const caller = request.headers.get("cf-connecting-ip") ?? "unknown";
   const { success } = await env.CIMD_RATE_LIMITER.limit({ key: `cimd:${caller}` });
   if (!success) {
@@ -58,5 +63,5 @@ export async function prepareClientMetadata(env: Env, request: Request, clientId
     const message = `Too many client metadata documents fetched for this address: ${limit}; try again in a minute`;
     throw new AppError("rate_limited", message, { details: { retry_after_ms: 60_000 } });
   }
-  await fetchMetadataDocument(clientId);
+  await fetchMetadataDocument(clientId, documents);
 }

@@ -2,11 +2,13 @@
  * Fetching a Client ID Metadata Document as the CIMD draft asks (decision 0052): at its URL only —
  * a redirect is refused, never followed, so a public document cannot send this server to a loopback
  * or private address — served as `application/json`, at most 5 KiB, within 10 s. What passed is
- * remembered in the isolate for a minute, so the library's several lookups during one authorization
- * (request, consent, code, exchange) read it instead of fetching again (library-fetch.ts).
+ * remembered in the isolate for a minute (`ClientDocuments`, in workers/isolate-state.ts), so the
+ * library's several lookups during one authorization (request, consent, code, exchange) read it
+ * instead of fetching again (library-fetch.ts).
  * Whether the document means anything (its client_id, redirect URIs, no secrets) is the library's
  * check, on the bytes fetched here.
  */
+import { BoundedCache } from "../lib/bounded-cache";
 import { AppError } from "../lib/errors";
 
 /** The library's own cap on a document, so nothing it would refuse for size is fetched here. */
@@ -22,23 +24,13 @@ export interface FetchedDocument {
   contentType: string;
   /** The origin's caching advice, handed on to the library (which may cache the document by it). */
   cacheControl: string | null;
-  fetchedAt: number;
 }
 
-const remembered = new Map<string, FetchedDocument>();
+/** The documents this isolate fetched in the last minute, by URL. */
+export type ClientDocuments = BoundedCache<string, FetchedDocument>;
 
-/** The document fetched for `url` in the last minute, in this isolate. */
-export function rememberedDocument(url: string, now = Date.now()): FetchedDocument | undefined {
-  const document = remembered.get(url);
-  if (document && now - document.fetchedAt < REMEMBER_MS) return document;
-  remembered.delete(url);
-  return undefined;
-}
-
-function remember(url: string, document: FetchedDocument): void {
-  remembered.delete(url);
-  remembered.set(url, document);
-  if (remembered.size > MAX_REMEMBERED) remembered.delete(remembered.keys().next().value!);
+export function clientDocuments(): ClientDocuments {
+  return new BoundedCache({ maxEntries: MAX_REMEMBERED, ttlMs: REMEMBER_MS });
 }
 
 /** `text/html; charset=utf-8` → `text/html`; undefined without a Content-Type. */
@@ -83,11 +75,11 @@ async function readCapped(response: Response, url: string): Promise<Uint8Array> 
 }
 
 /**
- * Fetches the document at `url` (already checked by `assertFetchableClientId`) and remembers it;
- * throws `invalid_input` naming what is wrong: a redirect, an error status, another content type,
- * the size, or no answer in time.
+ * Fetches the document at `url` (already checked by `assertFetchableClientId`) and remembers it in
+ * `documents`; throws `invalid_input` naming what is wrong: a redirect, an error status, another
+ * content type, the size, or no answer in time.
  */
-export async function fetchMetadataDocument(url: string): Promise<FetchedDocument> {
+export async function fetchMetadataDocument(url: string, documents: ClientDocuments): Promise<FetchedDocument> {
   let response: Response;
   try {
     response = await fetch(url, {
@@ -119,8 +111,7 @@ export async function fetchMetadataDocument(url: string): Promise<FetchedDocumen
     body,
     contentType: response.headers.get("content-type") ?? "application/json",
     cacheControl: response.headers.get("cache-control"),
-    fetchedAt: Date.now(),
   };
-  remember(url, document);
+  documents.set(url, document);
   return document;
 }

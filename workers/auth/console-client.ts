@@ -9,9 +9,8 @@
  * calling itself "mcp-edge console" stays "not verified". It gets no privilege: the consent page
  * asks as for any client (gateway:admin unticked), and its grants follow every rule of any other.
  */
-import { oauthHelpers } from "./authorization-server";
+import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 
-export const CONSOLE_CLIENT_PATH = "/oauth/console-client";
 export const CONSOLE_CLIENT_NAME = "mcp-edge console";
 
 function keyOf(issuer: string): string {
@@ -28,8 +27,7 @@ export function consoleRedirectUri(issuer: string): string {
  * gone). Two first uses at once may each register one; the id kept last is the console's, and a
  * console holding the other is shown as any registered client until it signs in again.
  */
-export async function consoleClientId(issuer: string, env: Env): Promise<string> {
-  const oauth = oauthHelpers(issuer, env);
+export async function consoleClientId(oauth: OAuthHelpers, issuer: string, env: Pick<Env, "OAUTH_KV">): Promise<string> {
   const kept = await env.OAUTH_KV.get(keyOf(issuer));
   if (kept !== null) {
     const client = await oauth.lookupClient(kept);
@@ -47,6 +45,6 @@ export async function consoleClientId(issuer: string, env: Env): Promise<string>
 }
 
 /** Whether `clientId` is this issuer's console: the id the Worker registered, nothing else. */
-export async function isConsoleClient(issuer: string, env: Env, clientId: string): Promise<boolean> {
+export async function isConsoleClient(issuer: string, env: Pick<Env, "OAUTH_KV">, clientId: string): Promise<boolean> {
   return (await env.OAUTH_KV.get(keyOf(issuer))) === clientId;
 }

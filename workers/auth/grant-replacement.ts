@@ -15,7 +15,6 @@
 import type { AuthRequest, CompleteAuthorizationOptions, GrantSummary, OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { isJsonObject } from "../lib/json";
 import { log } from "../lib/log";
-import { oauthHelpers } from "./authorization-server";
 import { isClientIdUrl } from "./client-id-guard";
 import { forgetIssuedRefreshTokens } from "./refresh-reuse";
 
@@ -62,23 +61,22 @@ function grantOf(token: string): { userId: string; grantId: string } | undefined
  * grants its exchange will end. `resource` is the canonical resource the grant is for.
  */
 export async function issueCode(
-  issuer: string,
-  env: Env,
+  oauth: OAuthHelpers,
+  kv: KVNamespace,
   options: CompleteAuthorizationOptions,
   resource: string,
 ): Promise<{ redirectTo: string }> {
-  const oauth = oauthHelpers(issuer, env);
   const replaced = await replacedGrants(oauth, options.userId, options.request, resource);
   const answer = await oauth.completeAuthorization({ ...options, revokeExistingGrants: false });
   const grant = grantOf(new URL(answer.redirectTo).searchParams.get("code") ?? "");
   if (grant && replaced.length > 0) {
-    await env.OAUTH_KV.put(keyOf(grant.userId, grant.grantId), JSON.stringify(replaced), { expirationTtl: CODE_SECONDS });
+    await kv.put(keyOf(grant.userId, grant.grantId), JSON.stringify(replaced), { expirationTtl: CODE_SECONDS });
   }
   return answer;
 }
 
 /** After the library answered an authorization_code exchange with 200: end the grants its code replaces. */
-export async function endReplacedGrants(env: Env, issuer: string, response: Response): Promise<void> {
+export async function endReplacedGrants(oauth: OAuthHelpers, env: Env, response: Response): Promise<void> {
   if (response.status !== 200) return;
   const body: unknown = await response.clone().json().catch(() => undefined);
   const token = isJsonObject(body) ? body["access_token"] : undefined;
@@ -87,7 +85,6 @@ export async function endReplacedGrants(env: Env, issuer: string, response: Resp
   const key = keyOf(grant.userId, grant.grantId);
   const replaced: unknown = await env.OAUTH_KV.get(key, "json");
   if (!Array.isArray(replaced)) return;
-  const oauth = oauthHelpers(issuer, env);
   for (const id of replaced) {
     if (typeof id !== "string" || id === grant.grantId) continue;
     await oauth.revokeGrant(id, grant.userId);

@@ -5,15 +5,16 @@
  * redirect from a public document to a loopback or private address would be followed by any of its
  * lookups, whichever route caused it. So the global `fetch` is wrapped once, and only requests that
  * carry the library's User-Agent are treated differently:
- * - a document `client-metadata-fetch.ts` fetched in the last minute is answered from memory — the
- *   routes fetch first, under the stricter rules and the rate limit, so the library does not fetch again;
+ * - a document `client-metadata-fetch.ts` fetched in the last minute is answered from the isolate's
+ *   memory of them — the routes fetch first, under the stricter rules and the rate limit, so the
+ *   library does not fetch again;
  * - anything else is fetched with `redirect: "manual"` (a redirect is refused), from a public https
  *   address only, and refused unless its content type is JSON. The library applies its own size caps.
  * Every other fetch of the Worker passes through untouched.
  */
 import { AppError } from "../lib/errors";
 import { assertFetchableClientId } from "./client-id-guard";
-import { mediaTypeOf, redirectRefused, rememberedDocument } from "./client-metadata-fetch";
+import { type ClientDocuments, mediaTypeOf, redirectRefused } from "./client-metadata-fetch";
 
 /** What the library sends as User-Agent on each of its outbound fetches (`workers-oauth-provider/<version> (+…)`). */
 const LIBRARY_USER_AGENT = /^workers-oauth-provider\//;
@@ -32,9 +33,14 @@ function isLibraryFetch(input: RequestInfo | URL, init: RequestInit | undefined)
   return LIBRARY_USER_AGENT.test(headers.get("user-agent") ?? "");
 }
 
-async function libraryFetch(networkFetch: typeof fetch, input: RequestInfo | URL, init: RequestInit | undefined): Promise<Response> {
+async function libraryFetch(
+  networkFetch: typeof fetch,
+  documents: ClientDocuments,
+  input: RequestInfo | URL,
+  init: RequestInit | undefined,
+): Promise<Response> {
   const url = urlOf(input);
-  const known = rememberedDocument(url);
+  const known = documents.get(url);
   if (known) {
     const headers = new Headers({ "Content-Type": known.contentType });
     if (known.cacheControl !== null) headers.set("Cache-Control", known.cacheControl);
@@ -54,12 +60,15 @@ async function libraryFetch(networkFetch: typeof fetch, input: RequestInfo | URL
   return response;
 }
 
-/** Wraps the global fetch (once per isolate) so the library's fetches follow the rules above. */
-export function guardLibraryFetches(): void {
+/**
+ * Wraps the global fetch (once per isolate) so the library's fetches follow the rules above, reading
+ * `documents` — the isolate's, handed over by the first authorization server it builds.
+ */
+export function guardLibraryFetches(documents: ClientDocuments): void {
   if (Reflect.get(globalThis, WRAPPED) === true) return;
   const networkFetch: typeof fetch = globalThis.fetch.bind(globalThis);
   const guarded: typeof fetch = (input, init) =>
-    isLibraryFetch(input, init) ? libraryFetch(networkFetch, input, init) : networkFetch(input, init);
+    isLibraryFetch(input, init) ? libraryFetch(networkFetch, documents, input, init) : networkFetch(input, init);
   Object.defineProperty(globalThis, "fetch", { value: guarded, writable: true, configurable: true });
   Reflect.set(globalThis, WRAPPED, true);
 }

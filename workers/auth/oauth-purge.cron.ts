@@ -10,8 +10,8 @@
  */
 import * as z from "zod";
 import { log } from "../lib/log";
-import { authorizationServer } from "./authorization-server";
-import { issuerFor } from "./resources";
+import { createAuthorizationServer } from "./authorization-server";
+import { issuerOf } from "./issuer";
 
 export const PURGE_STATE_KEY = "mcpe-purge-state";
 /** KV keys checked per phase and run: each costs a read, an orphan a few writes; far below a run's subrequest limit. */
@@ -39,7 +39,8 @@ async function readState(kv: KVNamespace): Promise<PurgeState | undefined> {
 
 /**
  * One batch of the sweep. The library needs an authorization server to run it, but the purge only
- * reads and deletes KV records, which name no origin: any issuer this Worker accepts will do.
+ * reads and deletes KV records, which name no origin: any issuer this Worker accepts will do, on a
+ * server made for this run (a minute's cron keeps none).
  */
 export async function purgeExpiredOAuthData(env: Env, now = new Date(), batchSize = PURGE_BATCH_SIZE): Promise<PurgeRun> {
   const state = await readState(env.OAUTH_KV);
@@ -47,7 +48,7 @@ export async function purgeExpiredOAuthData(env: Env, now = new Date(), batchSiz
     return { ran: false, grantsPurged: 0, tokensPurged: 0, sweepDone: false };
   }
   const cursor = state && "cursor" in state ? state.cursor : undefined;
-  const server = authorizationServer(issuerFor(new URL("http://localhost"), env.SELF_ORIGIN) ?? "http://localhost");
+  const server = createAuthorizationServer(issuerOf("http://localhost", env) ?? "http://localhost");
   let result;
   try {
     result = await server.purgeExpiredData(env, { batchSize, ...(cursor ? { cursor } : {}) });

@@ -5,23 +5,23 @@
  * checks and fetch (client-id-guard.ts), the registration rate limit and the registration's
  * cleaning (registration-body.ts) — and behind it refresh-token reuse detection and the end of
  * the grants a newly exchanged code replaces (grant-replacement.ts). /authorize (sign-in and
- * consent) is authorize.routes.ts.
+ * consent) is authorize.routes.ts; the entry routes each path here (workers/sign-in-routes.ts).
  */
-import { type Context, Hono } from "hono";
-import { authorizationServer, REGISTER_PATH, TOKEN_PATH } from "./authorization-server";
+import type { Context } from "hono";
+import type { SignInEnv } from "./authorize/authorize.routes";
 import { AppError } from "../lib/errors";
-import { isClientIdUrl, prepareClientMetadata } from "./client-id-guard";
-import { CONSOLE_CLIENT_PATH, consoleClientId, consoleRedirectUri } from "./console-client";
-import { protectedResourceMetadata } from "./discovery";
+import { isClientIdUrl } from "./client-id-guard";
+import { consoleClientId, consoleRedirectUri } from "./console-client";
+import { protectedResourceMetadata as metadataOf } from "./discovery";
 import { endReplacedGrants } from "./grant-replacement";
+import { issuer } from "./issuer";
 import { guardOAuth, oauthError, readLimitedText } from "./oauth-errors";
 import { rememberIssuedRefreshToken, revokeOnReplay } from "./refresh-reuse";
 import { cleanedRegistration } from "./registration-body";
-import { issuerFor, resourcePathOfMetadata } from "./resources";
+import { resourcePathOfMetadata } from "./resources";
 import { presentedClientId } from "./token-request";
 
-/** These routes read no per-request variables (no services, no caller): the bindings are all they need. */
-type WorkerEnv = { Bindings: Env };
+type OAuthContext = Context<SignInEnv>;
 
 const CORS = {
   "Access-Control-Allow-Origin": "*",
@@ -30,7 +30,7 @@ const CORS = {
   "Access-Control-Max-Age": "86400",
 };
 
-type HonoExecutionContext = Context<WorkerEnv>["executionCtx"];
+type HonoExecutionContext = OAuthContext["executionCtx"];
 
 /**
  * Hono types the execution context narrowly; at run time it is the Worker's own. The library's
@@ -41,65 +41,73 @@ function isWorkerContext(ctx: HonoExecutionContext): ctx is ExecutionContext {
   return typeof ctx.waitUntil === "function";
 }
 
-function workerContext(c: Context<WorkerEnv>): ExecutionContext {
+function workerContext(c: OAuthContext): ExecutionContext {
   const ctx = c.executionCtx;
   if (!isWorkerContext(ctx)) throw new Error("OAuth endpoints need the Worker's execution context");
   return ctx;
 }
 
-/** The issuer of this request's origin, or the 400 for an origin OAuth cannot serve. */
-export function issuerOrRefusal(c: Context<WorkerEnv>): { issuer: string } | { refusal: Response } {
-  const issuer = issuerFor(new URL(c.req.url), c.env.SELF_ORIGIN);
-  if (issuer) return { issuer };
-  return {
-    refusal: oauthError("invalid_request", "OAuth is not available at this origin: use https, or http on localhost / 127.0.0.1 (set SELF_ORIGIN to the public origin)"),
-  };
+/** `answer` at the request's issuer; without one, the one refusal (auth/issuer.ts) in the OAuth error shape. */
+function atIssuer(c: OAuthContext, answer: (issuer: string) => Response | Promise<Response>): Response | Promise<Response> {
+  let at: string;
+  try {
+    at = issuer(c.req.raw, c.env);
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    return oauthError("invalid_request", error.message);
+  }
+  return answer(at);
 }
 
-function metadataDocument(c: Context<WorkerEnv>): Response {
+/** The library's endpoint as it is: the request handed over whole. */
+function libraryServed(c: OAuthContext, at: string, request = c.req.raw): Promise<Response> {
+  return c.var.services.signIn.server(at).fetch(request, c.env, workerContext(c));
+}
+
+function metadataDocument(c: OAuthContext): Response | Promise<Response> {
   if (c.req.method === "OPTIONS") return new Response(null, { status: 204, headers: CORS });
   const path = resourcePathOfMetadata(new URL(c.req.url).pathname);
   if (path === undefined) return oauthError("invalid_request", "No protected resource has metadata at this path", 404);
-  const found = issuerOrRefusal(c);
-  if ("refusal" in found) return found.refusal;
-  const body = c.req.method === "HEAD" ? null : JSON.stringify(protectedResourceMetadata(found.issuer, path, c.env));
-  return new Response(body, { headers: { "Content-Type": "application/json", "Cache-Control": "public, max-age=300", ...CORS } });
+  return atIssuer(c, (at) => {
+    const body = c.req.method === "HEAD" ? null : JSON.stringify(metadataOf(at, path, c.env));
+    return new Response(body, { headers: { "Content-Type": "application/json", "Cache-Control": "public, max-age=300", ...CORS } });
+  });
 }
 
-async function tokenEndpoint(c: Context<WorkerEnv>, issuer: string): Promise<Response> {
+async function tokenEndpoint(c: OAuthContext, at: string): Promise<Response> {
   const request = c.req.raw;
-  if (request.method !== "POST") return authorizationServer(issuer).fetch(request, c.env, workerContext(c));
+  if (request.method !== "POST") return libraryServed(c, at);
   const text = await readLimitedText(request);
   if (text === undefined) return oauthError("invalid_request", "The request body is too large", 413);
   const form = new URLSearchParams(text);
   const clientId = presentedClientId(request, form);
+  const signIn = c.var.services.signIn;
   if (clientId && isClientIdUrl(clientId)) {
     try {
-      await prepareClientMetadata(c.env, request, clientId);
+      await signIn.prepareClientMetadata(request, clientId);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       if (error.code === "rate_limited") return oauthError("temporarily_unavailable", error.message, 429, { "Retry-After": "60" });
       return oauthError("invalid_client", error.message, 401);
     }
   }
-  const forward = new Request(request, { body: text });
-  const response = await authorizationServer(issuer).fetch(forward, c.env, workerContext(c));
+  const response = await libraryServed(c, at, new Request(request, { body: text }));
   const refreshToken = form.get("grant_type") === "refresh_token" ? form.get("refresh_token") : null;
   if (response.status === 400 && refreshToken) {
     const error: unknown = await response.clone().json().catch(() => undefined);
     if (typeof error === "object" && error !== null && "error" in error && error.error === "invalid_grant") {
-      await revokeOnReplay(c.env, issuer, refreshToken, clientId);
+      await revokeOnReplay(signIn.oauth(at), c.env, refreshToken, clientId);
     }
   }
   const grantType = form.get("grant_type");
-  if (grantType === "authorization_code") await endReplacedGrants(c.env, issuer, response);
+  if (grantType === "authorization_code") await endReplacedGrants(signIn.oauth(at), c.env, response);
   if (grantType === "authorization_code" || grantType === "refresh_token") {
     await rememberIssuedRefreshToken(c.env, response, { clientId, presentedRefreshToken: refreshToken });
   }
   return response;
 }
 
-async function registrationEndpoint(c: Context<WorkerEnv>, issuer: string): Promise<Response> {
+async function registrationEndpoint(c: OAuthContext, at: string): Promise<Response> {
   const request = c.req.raw;
   if (request.method === "POST") {
     const caller = request.headers.get("cf-connecting-ip") ?? "unknown";
@@ -110,38 +118,29 @@ async function registrationEndpoint(c: Context<WorkerEnv>, issuer: string): Prom
     // The body may change length (a cleaned client_name, a dropped client_uri): its old Content-Length must not travel on.
     const headers = new Headers(request.headers);
     headers.delete("content-length");
-    const registration = new Request(request.url, { method: "POST", headers, body: cleanedRegistration(text) });
-    return authorizationServer(issuer).fetch(registration, c.env, workerContext(c));
+    return libraryServed(c, at, new Request(request.url, { method: "POST", headers, body: cleanedRegistration(text) }));
   }
-  return authorizationServer(issuer).fetch(request, c.env, workerContext(c));
+  return libraryServed(c, at);
 }
 
 /** The console's own client (console-client.ts): what it signs in with, on this origin only. */
-async function consoleClient(c: Context<WorkerEnv>, issuer: string): Promise<Response> {
-  const body = { client_id: await consoleClientId(issuer, c.env), redirect_uri: consoleRedirectUri(issuer) };
+async function consoleClient(c: OAuthContext, at: string): Promise<Response> {
+  const body = { client_id: await consoleClientId(c.var.services.signIn.oauth(at), at, c.env), redirect_uri: consoleRedirectUri(at) };
   return new Response(JSON.stringify(body), { headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
 }
 
-/** Routes one library-served endpoint: the issuer check first, then the endpoint under guard. */
-function served(endpoint: string, handle: (c: Context<WorkerEnv>, issuer: string) => Promise<Response>) {
-  return (c: Context<WorkerEnv>) => {
-    const found = issuerOrRefusal(c);
-    if ("refusal" in found) return found.refusal;
-    return guardOAuth(endpoint, () => handle(c, found.issuer));
-  };
+/** Serves one library endpoint: the issuer check first, then the endpoint under guard. */
+function served(endpoint: string, handle: (c: OAuthContext, issuer: string) => Promise<Response>) {
+  return (c: OAuthContext) => atIssuer(c, (at) => guardOAuth(endpoint, () => handle(c, at)));
 }
 
-/** Discovery, token, revocation and registration endpoints, mounted at the root by workers/app.ts. */
-export function oauthRoutes(): Hono<WorkerEnv> {
-  const app = new Hono<WorkerEnv>();
-  app.on(["GET", "HEAD", "OPTIONS"], "/.well-known/oauth-protected-resource", metadataDocument);
-  app.on(["GET", "HEAD", "OPTIONS"], "/.well-known/oauth-protected-resource/*", metadataDocument);
-  app.all(
-    "/.well-known/oauth-authorization-server",
-    served("metadata", (c, issuer) => authorizationServer(issuer).fetch(c.req.raw, c.env, workerContext(c))),
-  );
-  app.all(TOKEN_PATH, served("token", tokenEndpoint));
-  app.all(REGISTER_PATH, served("registration", registrationEndpoint));
-  app.get(CONSOLE_CLIENT_PATH, served("console client", consoleClient));
-  return app;
-}
+/** GET, HEAD, OPTIONS /.well-known/oauth-protected-resource[<resource path>] (RFC 9728). */
+export const protectedResourceMetadata = metadataDocument;
+/** /.well-known/oauth-authorization-server (RFC 8414), the library's. */
+export const authorizationServerMetadata = served("metadata", (c, at) => libraryServed(c, at));
+/** /oauth/token: code and refresh exchanges, revocation. */
+export const token = served("token", tokenEndpoint);
+/** /oauth/register: dynamic client registration. */
+export const registration = served("registration", registrationEndpoint);
+/** GET /oauth/console-client. */
+export const consoleClientEndpoint = served("console client", consoleClient);

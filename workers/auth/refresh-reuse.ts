@@ -16,9 +16,10 @@
  * with (the grant's previous token). A record written before the metadata existed revokes nothing;
  * the grant's next refresh completes it.
  */
+import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { isJsonObject } from "../lib/json";
 import { log } from "../lib/log";
-import { oauthHelpers, REFRESH_TOKEN_TTL_SECONDS } from "./authorization-server";
+import { REFRESH_TOKEN_TTL_SECONDS } from "./authorization-server";
 import { hashToken } from "./tokens";
 
 const KEY_PREFIX = "mcpe-refresh-issued:";
@@ -83,7 +84,7 @@ export async function forgetIssuedRefreshTokens(env: Env, userId: string, grantI
  * After the library refused a refresh token with `invalid_grant`: revoke the grant (and all its
  * tokens) when the refusal is a replay as described above. Returns whether it did.
  */
-export async function revokeOnReplay(env: Env, issuer: string, presented: string, clientId: string | undefined): Promise<boolean> {
+export async function revokeOnReplay(oauth: OAuthHelpers, env: Env, presented: string, clientId: string | undefined): Promise<boolean> {
   const grant = grantOf(presented);
   if (!grant) return false;
   const key = keyOf(grant);
@@ -100,7 +101,7 @@ export async function revokeOnReplay(env: Env, issuer: string, presented: string
     log.info("refresh token refused: superseded by another refresh of the same token; grant kept", fields);
     return false;
   }
-  await oauthHelpers(issuer, env).revokeGrant(grant.grantId, grant.userId);
+  await oauth.revokeGrant(grant.grantId, grant.userId);
   await env.OAUTH_KV.delete(key);
   log.warn("refresh token replayed: grant revoked", { user: grant.userId, grant: grant.grantId });
   return true;

@@ -107,25 +107,3 @@ export function inferResource(scopes: readonly Scope[]): ResourcePath {
   if (families.size > 1 && !families.has("/api")) return "/mcp";
   return "";
 }
-
-const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/;
-
-/**
- * The issuer (and resource origin) for a request: SELF_ORIGIN when set (production), else the
- * request's own origin (wrangler dev, tests). Undefined for an origin OAuth cannot use: plain
- * http on a host that is not loopback — under wrangler dev that is what a DNS-rebinding Host sends.
- */
-export function issuerFor(requestUrl: URL, selfOrigin: string | undefined): string | undefined {
-  const configured = selfOrigin?.trim();
-  let origin: URL = requestUrl;
-  if (configured) {
-    try {
-      origin = new URL(configured);
-    } catch {
-      return undefined;
-    }
-  }
-  if (origin.protocol === "https:") return origin.origin;
-  if (origin.protocol === "http:" && LOOPBACK_HOST.test(origin.hostname)) return origin.origin;
-  return undefined;
-}

@@ -5,34 +5,35 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import type { Access } from "../auth/access";
-import { authenticate } from "../auth/auth.service";
 import { authenticationChallenge, insufficientScopeChallenge } from "../auth/challenges";
 import { defaultScopes } from "../auth/default-scopes-settings";
+import { issuerOf } from "../auth/issuer";
 import type { Principal } from "../auth/principal";
-import { issuerFor, type ResourcePath, resourcePathOf, resourceUrl } from "../auth/resources";
+import { type ResourcePath, resourcePathOf, resourceUrl } from "../auth/resources";
 import type { Scope } from "../auth/scopes";
 import { AppError } from "../lib/errors";
 import { createServices, type Services } from "../services";
 import type { AppEnv } from "./context";
 import { errorResponse } from "./errors";
 
+/** What a request's services and resource are made from (any app's context: the sign-in routes' too). */
+type RequestFacts = Pick<Context<AppEnv>, "req" | "env" | "executionCtx">;
+
 /** The request's services, their background work kept alive with the request; `resource` as requestResource finds it. */
-export function requestServices(c: Context<AppEnv>, resource = requestResource(c)): Services {
+export function requestServices(c: RequestFacts, resource = requestResource(c)): Services {
   return createServices(c.env, (promise) => c.executionCtx.waitUntil(promise), resource.issuer, resource.origin);
 }
 
 /** The issuer and protected resource a request is for (the route's most specific resource), and the origin it arrived on. */
-export function requestResource(c: Context<AppEnv>): { issuer: string | undefined; path: ResourcePath; origin: string } {
+export function requestResource(c: RequestFacts): { issuer: string | undefined; path: ResourcePath; origin: string } {
   const url = new URL(c.req.url);
-  return { issuer: issuerFor(url, c.env.SELF_ORIGIN), path: resourcePathOf(url.pathname), origin: url.origin };
+  return { issuer: issuerOf(url, c.env), path: resourcePathOf(url.pathname), origin: url.origin };
 }
 
 /** The one place identity is established: the bearer token's principal (audience-checked), or an AppError. */
 export function identify(c: Context<AppEnv>, services: Services, { issuer, path } = requestResource(c)): Promise<Principal> {
-  return authenticate(
+  return services.authentication.authenticate(
     {
-      db: services.db,
-      env: c.env,
       cacheSeconds: Number(c.env.TOKEN_CACHE_SECONDS || "30"),
       issuer,
       resource: issuer === undefined ? undefined : resourceUrl(issuer, path),

@@ -3,7 +3,7 @@
  * auth provides it: `auth()` runs Protected Resource Metadata and authorization server discovery,
  * client identification (a Client ID Metadata Document, else Dynamic Client Registration), PKCE
  * S256, RFC 8707 `resource`, the code exchange with RFC 9207 `iss` checks, and refresh. Domain code
- * (workers/upstream-oauth/) reaches the SDK only through here.
+ * (workers/upstream-connections/) reaches the SDK only through here.
  */
 export {
   auth as runOAuth,

@@ -6,10 +6,10 @@
  * module, so a page cannot offer fewer ways in than another (the connect pages once lacked the
  * provider, and an OpenID-only deployment could not connect a source from a fresh browser).
  */
-import { openDb } from "../../lib/db";
-import { AUTHORIZE_PATH } from "../authorization-server";
 import { oidcConfigured } from "../oidc/oidc-settings";
-import { csrfToken, pendingCookie, signedIn } from "./browser";
+import { AUTHORIZE_PATH } from "../paths";
+import type { SignInService } from "../sign-in.service";
+import { csrfToken, pendingCookie } from "./browser";
 import { oidcSignInMethod } from "./oidc-sign-in";
 import { signInPage } from "./pages";
 import { SIGN_IN_METHODS, type SignInMethod } from "./sign-in-methods";
@@ -59,11 +59,12 @@ export async function signInPageFor(env: Env, request: Request, options: SignInP
  * own path and query) once signed in.
  */
 export async function sessionOrSignIn(
+  signIn: SignInService,
   env: Env,
   request: Request,
   returnTo?: string,
 ): Promise<{ session: SessionRow } | { response: Response }> {
-  const session = await signedIn(openDb(env.DB), request);
+  const session = await signIn.session(request);
   if (session) return { session };
   const url = new URL(request.url);
   return { response: await signInPageFor(env, request, { returnTo: returnTo ?? `${url.pathname}${url.search}` }) };

@@ -1,15 +1,12 @@
 /**
  * The browser side of sign-in: `__Host-` cookies (Secure, host-only, Path=/, HttpOnly), the
- * session they name (a random id; D1 keeps only its SHA-256), the CSRF token of our own forms
- * (a cookie and a form field that must match, plus a same-origin check) and the authorization in
- * progress, so a sign-in link opened in the same browser can return to it.
+ * session cookie (a random id; D1 keeps only its SHA-256: sign-in.service.ts), the CSRF token of
+ * our own forms (a cookie and a form field that must match, plus a same-origin check) and the
+ * authorization in progress, so a sign-in link opened in the same browser can return to it.
  */
 import { AppError } from "../../lib/errors";
-import type { Db } from "../../lib/db";
-import type { AuthUser } from "../principal";
 import { sha256Hex } from "../../lib/encoding";
-import { hashToken, randomSecret } from "../tokens";
-import { deleteExpired, deleteSession, findSession, insertSession, type SessionRow } from "./sign-in.repo";
+import { randomSecret } from "../tokens";
 
 export const SESSION_COOKIE = "__Host-mcpe-session";
 /** Followed by 16 hex digits of the token's SHA-256: one cookie per CSRF token (see csrfToken). */
@@ -45,28 +42,6 @@ function cookies(request: Request): [string, string][] {
 
 export function readCookie(request: Request, name: string): string | undefined {
   return cookies(request).find(([key]) => key === name)?.[1];
-}
-
-/** `scopes`: the most this sign-in may grant (a scoped API token's own); null = every scope. */
-export async function startSession(db: Db, user: AuthUser, method: string, scopes: readonly string[] | null): Promise<string> {
-  const id = randomSecret();
-  const now = new Date();
-  await deleteExpired(db, now.toISOString());
-  await insertSession(db, await hashToken(id), user.id, method, scopes, new Date(now.getTime() + SESSION_SECONDS * 1000).toISOString());
-  return setCookie(SESSION_COOKIE, id, SESSION_SECONDS);
-}
-
-export async function signedIn(db: Db, request: Request): Promise<SessionRow | undefined> {
-  const id = readCookie(request, SESSION_COOKIE);
-  if (!id) return undefined;
-  return findSession(db, await hashToken(id), new Date().toISOString());
-}
-
-/** Ends this browser's sign-in (the row and the cookie); the cookie to send back clears it. */
-export async function endSession(db: Db, request: Request): Promise<string> {
-  const id = readCookie(request, SESSION_COOKIE);
-  if (id) await deleteSession(db, await hashToken(id));
-  return clearCookie(SESSION_COOKIE);
 }
 
 const CSRF_TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;

@@ -4,21 +4,13 @@
  * consent pages and by the OpenID Connect callback, so all of them grant by the same rules.
  */
 import { type AuthRequest, AuthorizationError, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
-import { AppError } from "../../lib/errors";
 import type { GrantProps } from "../authorization-server";
 import { issueCode } from "../grant-replacement";
 import type { AuthUser } from "../principal";
-import { issuerFor, RESOURCE_PATHS, type ResourcePath, resourceUrl } from "../resources";
+import { RESOURCE_PATHS, type ResourcePath, resourceUrl } from "../resources";
 import type { Scope } from "../scopes";
 import { unservedScopes } from "./scope-offer";
 import type { ConsentKey } from "./sign-in.repo";
-
-/** This request's issuer; a page error (400) on an origin OAuth cannot use. */
-export function issuerOfRequest(request: Request, selfOrigin: string | undefined): string {
-  const issuer = issuerFor(new URL(request.url), selfOrigin);
-  if (!issuer) throw new AppError("invalid_input", "OAuth is not available at this origin: use https, or http on localhost (set SELF_ORIGIN to the public origin)");
-  return issuer;
-}
 
 /**
  * The library's parse of an authorization request, plus PKCE for every client: the library asks it
@@ -52,11 +44,18 @@ export function consentKey(issuer: string, request: AuthRequest, userId: number)
  * client's earlier grant for this resource keeps working until this code is exchanged
  * (grant-replacement.ts).
  */
-export async function completeFor(issuer: string, env: Env, request: AuthRequest, user: AuthUser, scopes: Scope[], headers = new Headers()): Promise<Response> {
+export async function completeFor(
+  oauth: OAuthHelpers,
+  kv: KVNamespace,
+  issuer: string,
+  grant: { request: AuthRequest; user: AuthUser; scopes: Scope[] },
+  headers = new Headers(),
+): Promise<Response> {
+  const { request, user, scopes } = grant;
   const props: GrantProps = { userId: user.id };
   const resource = resourceUrl(issuer, pathOfResource(issuer, request.resource));
   const options = { request: { ...request, scope: scopes }, userId: String(user.id), metadata: {}, scope: scopes, props };
-  const { redirectTo } = await issueCode(issuer, env, options, resource);
+  const { redirectTo } = await issueCode(oauth, kv, options, resource);
   headers.set("Location", redirectTo);
   headers.set("Cache-Control", "no-store");
   return new Response(null, { status: 302, headers });

@@ -13,8 +13,7 @@
 import * as z from "zod";
 import { AppError } from "../../lib/errors";
 import { base64url, decodeBase64, sha256Hex } from "../../lib/encoding";
-import { authorizationUrl, newSignInSecrets, type SignInSecrets } from "../oidc/oidc-client";
-import type { OidcSettings } from "../oidc/oidc-settings";
+import { newSignInSecrets, type OpenIdProvider, type SignInSecrets } from "../oidc/oidc-client";
 import { randomSecret } from "../tokens";
 import { clearCookie, readCookie, safeReturnTo, setCookie } from "./browser";
 
@@ -52,11 +51,16 @@ function cookieName(stateHash: string): string {
 }
 
 /** Sends the browser to the provider; its callback signs this browser in and returns to `returnTo`. */
-export async function beginReturnSignIn(env: Env, settings: OidcSettings, callbackUri: string, returnTo: string): Promise<Response> {
+export async function beginReturnSignIn(
+  env: Pick<Env, "OAUTH_KV">,
+  provider: OpenIdProvider,
+  callbackUri: string,
+  returnTo: string,
+): Promise<Response> {
   const secrets = newSignInSecrets();
   const state = randomSecret();
   const hash = await sha256Hex(state);
-  const url = await authorizationUrl(settings, { redirectUri: callbackUri, state, secrets });
+  const url = await provider.authorizationUrl({ redirectUri: callbackUri, state, secrets });
   await env.OAUTH_KV.put(`${KEY_PREFIX}${hash}`, await seal(state, { ...secrets, returnTo }), { expirationTtl: TTL_SECONDS });
   const headers = new Headers({ Location: url.href, "Cache-Control": "no-store" });
   // Lax, not Strict: the provider's redirect back is a cross-site top-level navigation.
@@ -75,7 +79,7 @@ export interface ResumedReturn {
  * The sign-in of the callback's `state`, when it is one of these (undefined otherwise: an app's
  * sign-in, the library's). Taken once; refused unless this browser holds its binding cookie.
  */
-export async function finishReturnSignIn(env: Env, request: Request): Promise<ResumedReturn | undefined> {
+export async function finishReturnSignIn(env: Pick<Env, "OAUTH_KV">, request: Request): Promise<ResumedReturn | undefined> {
   const state = new URL(request.url).searchParams.get("state");
   if (!state || state.length > 128) return undefined;
   const hash = await sha256Hex(state);

@@ -12,11 +12,12 @@
  */
 import { type ApprovedConsent, type AuthorizationErrorCode, authorizationErrorRedirect } from "@cloudflare/workers-oauth-provider";
 import { AppError } from "../../lib/errors";
-import { AUTHORIZE_PATH, oauthHelpers } from "../authorization-server";
+import { newSignInSecrets, OidcFailure, type OidcFailureKind } from "../oidc/oidc-client";
+import { oidcDisplayName } from "../oidc/oidc-settings";
+import { AUTHORIZE_PATH, OIDC_CALLBACK_PATH } from "../paths";
 import { resourceFacts } from "../resources";
 import type { Scope } from "../scopes";
-import { authorizationUrl, newSignInSecrets, OidcFailure, type OidcFailureKind, providerOrigin } from "../oidc/oidc-client";
-import { oidcDisplayName, oidcSettings } from "../oidc/oidc-settings";
+import type { SignInService } from "../sign-in.service";
 import { clientFacts } from "./client-facts";
 import { parseAuthorization, pathOfResource } from "./grant";
 import { offeredScopes } from "./scope-offer";
@@ -26,7 +27,6 @@ import { consentPage, errorPage } from "./pages";
 import type { SignInMethod } from "./sign-in-methods";
 
 export const OIDC_METHOD_ID = "oidc";
-export const OIDC_CALLBACK_PATH = "/authorize/oidc/callback";
 
 /** A provider that cannot be reached is named on the sign-in page, as the operator's problem, not the user's. */
 function reachable<T>(step: Promise<T>): Promise<T> {
@@ -44,15 +44,15 @@ export function oidcSignInMethod(env: Env): SignInMethod {
     button: `Continue with ${name}`,
     fields: () =>
       `<p class="help">You sign in at ${escapeHtml(name)}. When an app asks for access, you first see here what it asks for.</p>`,
-    async submit(_form, { env: bindings, issuer, returnTo }) {
-      const settings = oidcSettings(bindings);
+    async submit(_form, { signIn, env: bindings, issuer, returnTo }) {
+      const provider = signIn.openIdProvider();
       if (!returnTo.startsWith(`${AUTHORIZE_PATH}?`)) {
-        return { response: await reachable(beginReturnSignIn(bindings, settings, `${issuer}${OIDC_CALLBACK_PATH}`, returnTo)) };
+        return { response: await reachable(beginReturnSignIn(bindings, provider, `${issuer}${OIDC_CALLBACK_PATH}`, returnTo)) };
       }
-      const oauth = oauthHelpers(issuer, bindings);
+      const oauth = signIn.oauth(issuer);
       const request = await parseAuthorization(oauth, new Request(new URL(returnTo, issuer)), issuer);
       // The provider is asked for its endpoints now, so one that is down is named on the sign-in page.
-      const origin = await reachable(providerOrigin(settings));
+      const origin = await reachable(provider.origin());
       const client = await clientFacts(oauth, issuer, bindings, request);
       const consent = await oauth.beginConsent(request);
       const response = consentPage(
@@ -63,7 +63,7 @@ export function oidcSignInMethod(env: Env): SignInMethod {
           userName: undefined,
           scopes: offeredScopes(pathOfResource(issuer, request.resource), request, null),
           handle: consent.handle,
-          signInWith: { method: OIDC_METHOD_ID, name: settings.displayName, origin },
+          signInWith: { method: OIDC_METHOD_ID, name: provider.settings.displayName, origin },
         },
         consent.headers,
       );
@@ -91,13 +91,18 @@ export function withCookies(response: Response, headers: Headers | undefined): R
 }
 
 /** After Allow on the consent page: keep the approved request and send the browser to the provider. */
-export async function continueAtProvider(env: Env, issuer: string, approved: ApprovedConsent, scopes: Scope[]): Promise<Response> {
-  const settings = oidcSettings(env);
+export async function continueAtProvider(
+  signIn: SignInService,
+  issuer: string,
+  approved: ApprovedConsent,
+  scopes: Scope[],
+): Promise<Response> {
+  const provider = signIn.openIdProvider();
   const secrets = newSignInSecrets();
   const request = { ...approved.request, scope: scopes };
-  const { state, headers } = await oauthHelpers(issuer, env).beginUpstream(request, { data: secrets, headers: approved.headers });
+  const { state, headers } = await signIn.oauth(issuer).beginUpstream(request, { data: secrets, headers: approved.headers });
   try {
-    const url = await authorizationUrl(settings, { redirectUri: `${issuer}${OIDC_CALLBACK_PATH}`, state, secrets });
+    const url = await provider.authorizationUrl({ redirectUri: `${issuer}${OIDC_CALLBACK_PATH}`, state, secrets });
     headers.set("Location", url.href);
     headers.set("Cache-Control", "no-store");
     return new Response(null, { status: 303, headers });

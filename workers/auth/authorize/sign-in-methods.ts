@@ -5,15 +5,13 @@
  * own instead of a user: the OpenID provider's method (oidc-sign-in.ts) answers with the consent
  * page, whose Allow continues at the provider.
  */
-import type { Db } from "../../lib/db";
 import { AppError } from "../../lib/errors";
-import { findApiToken } from "../api-tokens.repo";
 import type { AuthUser } from "../principal";
-import { hashToken, LOGIN_CODE_SECONDS, TOKEN_PREFIX } from "../tokens";
-import { consumeLink } from "./sign-in.repo";
+import type { SignInService } from "../sign-in.service";
+import { LOGIN_CODE_SECONDS } from "../tokens";
 
 export interface SignInContext {
-  db: Db;
+  signIn: SignInService;
   env: Env;
   /** This origin's OAuth issuer (the authorization request belongs to it). */
   issuer: string;
@@ -54,20 +52,13 @@ export const apiTokenSignIn: SignInMethod = {
     `<div class="field"><label class="field-label" for="token">API token</label>` +
     `<input id="token" name="token" type="password" autocomplete="off" spellcheck="false" required aria-describedby="token-help">` +
     `<p class="help" id="token-help">An <code>mcpe_…</code> token from <code>npm run token -- create --user NAME</code>. It only proves who you are; the app gets its own token.</p></div>`,
-  async submit(form, { db }) {
-    const token = textField(form, "token", "an API token");
-    const row = token.startsWith(TOKEN_PREFIX) ? await findApiToken(db, await hashToken(token)) : undefined;
+  async submit(form, { signIn }) {
+    const row = await signIn.apiToken(textField(form, "token", "an API token"));
     if (!row) throw new AppError("unauthorized", "That API token is not valid (or was revoked)");
     // A token limited to some scopes cannot be used to grant an app more than it has itself.
     return { user: row.user, scopes: row.scopes };
   },
 };
-
-export async function redeemLoginCode(db: Db, code: string): Promise<AuthUser> {
-  const user = await consumeLink(db, await hashToken(code), new Date().toISOString());
-  if (!user) throw new AppError("unauthorized", "That sign-in code is not valid: it was already used, has expired, or was mistyped. Print a new one with `npm run token -- login-link --user NAME`.");
-  return user;
-}
 
 export const loginCodeSignIn: SignInMethod = {
   id: "login_link",
@@ -76,8 +67,8 @@ export const loginCodeSignIn: SignInMethod = {
     `<div class="field"><label class="field-label" for="code">Sign-in code</label>` +
     `<input id="code" name="code" autocomplete="one-time-code" spellcheck="false" required aria-describedby="code-help">` +
     `<p class="help" id="code-help">Run <code>npm run token -- login-link --user NAME</code> and open the link it prints in this browser, or paste its code here. Each code works once, for ${LOGIN_CODE_SECONDS / 60} minutes.</p></div>`,
-  async submit(form, { db }) {
-    return { user: await redeemLoginCode(db, textField(form, "code", "a sign-in code")), scopes: null };
+  async submit(form, { signIn }) {
+    return { user: await signIn.redeemLoginCode(textField(form, "code", "a sign-in code")), scopes: null };
   },
 };
 

@@ -11,6 +11,7 @@
  * did not validate. None of them ever signs anyone in.
  */
 import * as oauth from "oauth4webapi";
+import { BoundedCache } from "../../lib/bounded-cache";
 import type { OidcSettings } from "./oidc-settings";
 
 export type OidcFailureKind = "unreachable" | "refused" | "invalid_response";
@@ -35,14 +36,22 @@ export interface OidcIdentity {
 export const OIDC_SCOPE = "openid profile email";
 /** Discovery documents change rarely; a provider that moved its endpoints is picked up within this. */
 const METADATA_SECONDS = 10 * 60;
+/** One provider is configured; a changed OIDC_ISSUER is another key. */
+const MAX_PROVIDERS = 4;
 const TIMEOUT_MS = 10_000;
 
-interface CachedProvider {
+interface KnownProvider {
   metadata: oauth.AuthorizationServer;
+  /** oauth4webapi's JWKS cache for this provider, filled by the first signature check. */
   jwks: oauth.JWKSCacheInput;
-  expiresAt: number;
 }
-const providers = new Map<string, CachedProvider>();
+
+/** What the isolate knows of each provider by issuer, for METADATA_SECONDS: its discovery document and keys. */
+export type OpenIdProviders = BoundedCache<string, KnownProvider>;
+
+export function openIdProviders(): OpenIdProviders {
+  return new BoundedCache({ maxEntries: MAX_PROVIDERS, ttlMs: METADATA_SECONDS * 1000 });
+}
 
 function requestOptions(settings: OidcSettings): { signal: AbortSignal; [oauth.allowInsecureRequests]?: boolean } {
   return { signal: AbortSignal.timeout(TIMEOUT_MS), ...(settings.insecureLoopback ? { [oauth.allowInsecureRequests]: true } : {}) };
@@ -52,18 +61,18 @@ function reason(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The provider's metadata (cached per isolate); `unreachable` when it cannot be fetched or is not the configured issuer's. */
-async function provider(settings: OidcSettings): Promise<CachedProvider> {
+/** The provider's metadata (kept by the isolate); `unreachable` when it cannot be fetched or is not the configured issuer's. */
+async function known(settings: OidcSettings, providers: OpenIdProviders): Promise<KnownProvider> {
   const key = settings.issuer.href;
-  const cached = providers.get(key);
-  if (cached && cached.expiresAt > Date.now()) return cached;
+  const kept = providers.get(key);
+  if (kept) return kept;
   try {
     const response = await oauth.discoveryRequest(settings.issuer, { algorithm: "oidc", ...requestOptions(settings) });
     const metadata = await oauth.processDiscoveryResponse(settings.issuer, response);
     if (typeof metadata.authorization_endpoint !== "string" || typeof metadata.token_endpoint !== "string") {
       throw new Error("its discovery document names no authorization or token endpoint");
     }
-    const entry: CachedProvider = { metadata, jwks: {}, expiresAt: Date.now() + METADATA_SECONDS * 1000 };
+    const entry: KnownProvider = { metadata, jwks: {} };
     providers.set(key, entry);
     return entry;
   } catch (error) {
@@ -88,13 +97,34 @@ export function newSignInSecrets(): SignInSecrets {
   return { verifier: oauth.generateRandomCodeVerifier(), nonce: oauth.generateRandomNonce() };
 }
 
-/** The provider's origin: the consent page's form posts there (its answer redirects to the provider). */
-export async function providerOrigin(settings: OidcSettings): Promise<string> {
-  return new URL(String((await provider(settings)).metadata.authorization_endpoint)).origin;
+/** The configured provider as this server's sign-in uses it: its settings, and what the isolate knows of it (`providers`). */
+export class OpenIdProvider {
+  constructor(
+    readonly settings: OidcSettings,
+    private readonly providers: OpenIdProviders,
+  ) {}
+
+  /** The provider's origin: the consent page's form posts there (its answer redirects to the provider). */
+  async origin(): Promise<string> {
+    return new URL(String((await known(this.settings, this.providers)).metadata.authorization_endpoint)).origin;
+  }
+
+  authorizationUrl(options: { redirectUri: string; state: string; secrets: SignInSecrets }): Promise<URL> {
+    return authorizationUrl(this.settings, this.providers, options);
+  }
+
+  /** The provider's redirect back to us, redeemed: who signed in. */
+  redeem(callback: URL, expected: { state: string; redirectUri: string; secrets: SignInSecrets }): Promise<OidcIdentity> {
+    return redeemCallback(this.settings, this.providers, callback, expected);
+  }
 }
 
-export async function authorizationUrl(settings: OidcSettings, options: { redirectUri: string; state: string; secrets: SignInSecrets }): Promise<URL> {
-  const { metadata } = await provider(settings);
+async function authorizationUrl(
+  settings: OidcSettings,
+  providers: OpenIdProviders,
+  options: { redirectUri: string; state: string; secrets: SignInSecrets },
+): Promise<URL> {
+  const { metadata } = await known(settings, providers);
   const url = new URL(String(metadata.authorization_endpoint));
   url.searchParams.set("response_type", "code");
   url.searchParams.set("client_id", settings.clientId);
@@ -116,8 +146,13 @@ function optionalString(value: unknown): string | undefined {
  * provider sends it), redeems the code with the PKCE verifier, validates the ID Token, and
  * returns who signed in.
  */
-export async function redeemCallback(settings: OidcSettings, callback: URL, expected: { state: string; redirectUri: string; secrets: SignInSecrets }): Promise<OidcIdentity> {
-  const { metadata, jwks } = await provider(settings);
+async function redeemCallback(
+  settings: OidcSettings,
+  providers: OpenIdProviders,
+  callback: URL,
+  expected: { state: string; redirectUri: string; secrets: SignInSecrets },
+): Promise<OidcIdentity> {
+  const { metadata, jwks } = await known(settings, providers);
   const { client: rp, auth } = client(settings);
   let parameters: URLSearchParams;
   try {

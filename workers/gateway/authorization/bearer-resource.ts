@@ -1,29 +1,13 @@
 /**
- * Where an owner's upstream OAuth token may go: only to a URL its resource covers. A token is asked
- * for one protected resource (RFC 8707 `resource`, the MCP authorization spec's canonical resource
- * URI), so it is sent only to that resource's origin and below its path — the rule the SDK applies
- * when it asks for the token (`checkResourceAllowed`). A change of a source's URL ends its
- * connection (source-registry.service.ts); this is the check beneath it, made where each request
- * leaves (both call paths and the source's Durable Object), so no path that changes a URL can carry
- * a token to a server it was not issued for.
+ * Where an owner's upstream token may go: only to a URL its resource covers. A token is asked for
+ * one protected resource (RFC 8707 `resource`, the MCP authorization spec's canonical resource URI),
+ * so it is sent only to that resource's origin and below its path (`resourceCovers`, the port's
+ * rule). A change of a source's URL ends its connection (source-registry.service.ts); this is the
+ * check beneath it, made where each request leaves (both call paths and the source's Durable
+ * Object), so no path that changes a URL can carry a token to a server it was not issued for.
  */
 import type { UpstreamConfig } from "../sources/upstream.types";
-
-/** Same origin, and the resource's path a prefix of the URL's on a segment boundary (`/mcp` covers `/mcp/x`, not `/mcpx`). */
-export function resourceCovers(resource: string, url: string): boolean {
-  let owned: URL;
-  let called: URL;
-  try {
-    owned = new URL(resource);
-    called = new URL(url);
-  } catch {
-    return false;
-  }
-  // Only http(s) URLs have an origin to compare ("null" for the rest).
-  if (owned.origin === "null" || owned.origin !== called.origin) return false;
-  const segments = (path: string) => (path.endsWith("/") ? path : `${path}/`);
-  return segments(called.pathname).startsWith(segments(owned.pathname));
-}
+import { resourceCovers } from "./upstream-authorization";
 
 /**
  * Why `config`'s upstream OAuth token must not be sent to its URL, or undefined when it may (or

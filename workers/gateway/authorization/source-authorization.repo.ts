@@ -1,6 +1,6 @@
 /**
  * The one fact of sources' MCP authorization the gateway reads itself: each source's connection
- * state, for health. Everything else of source_authorizations belongs to workers/upstream-oauth/.
+ * state, for health. Everything else of source_authorizations belongs to workers/upstream-connections/.
  */
 import { eq } from "drizzle-orm";
 import { sourceAuthorizations } from "../../../d1/schema";

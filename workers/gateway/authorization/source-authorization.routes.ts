@@ -22,7 +22,7 @@ export const sourceAuthorizationRoutes = [
     body: authorizeInput,
     response: authorizationLink,
     status: 201,
-    handle: ({ params, body }, c) => c.var.services.upstreamAuth.connect(c.var.user.id, params.source_id, body),
+    handle: ({ params, body }, c) => c.var.services.upstreamConnections.connect(c.var.user.id, params.source_id, body),
   }),
   defineRoute({
     method: "get",
@@ -32,7 +32,7 @@ export const sourceAuthorizationRoutes = [
     tag: TAG,
     params: idParams,
     response: authorizationView,
-    handle: ({ params }, c) => c.var.services.upstreamAuth.view(c.var.user.id, params.source_id),
+    handle: ({ params }, c) => c.var.services.upstreamConnections.view(c.var.user.id, params.source_id),
   }),
   defineRoute({
     method: "delete",
@@ -42,6 +42,9 @@ export const sourceAuthorizationRoutes = [
     tag: TAG,
     params: idParams,
     response: disconnectResult,
-    handle: async ({ params }, c) => ({ disconnected: true as const, ...(await c.var.services.upstreamAuth.disconnect(c.var.user.id, params.source_id)) }),
+    handle: async ({ params }, c) => {
+      const { revoked } = await c.var.services.upstreamConnections.disconnect(c.var.user.id, params.source_id);
+      return { disconnected: true as const, revoked };
+    },
   }),
 ];

@@ -24,7 +24,7 @@ export function sourceAuthorizationTools(): ToolDefinition[] {
       annotations: CONNECT,
       scopes: ["gateway:admin"],
       async run({ source_id, ...input }, ctx) {
-        const link = await ctx.services.upstreamAuth.connect(ctx.user.id, source_id, input);
+        const link = await ctx.services.upstreamConnections.connect(ctx.user.id, source_id, input);
         return { data: link, text: `Open this link in a browser signed in to mcp-edge to connect (valid once, until ${link.expires_at}): ${link.authorization_url}` };
       },
     }),
@@ -38,7 +38,7 @@ export function sourceAuthorizationTools(): ToolDefinition[] {
       annotations: DISCONNECT,
       scopes: ["gateway:admin"],
       async run({ source_id }, ctx) {
-        const { revoked } = await ctx.services.upstreamAuth.disconnect(ctx.user.id, source_id);
+        const { revoked } = await ctx.services.upstreamConnections.disconnect(ctx.user.id, source_id);
         return { data: { disconnected: true as const, revoked }, text: `Disconnected source ${source_id}${revoked ? "; the upstream revoked the tokens" : ""}.` };
       },
     }),

@@ -1,13 +1,22 @@
 /**
- * What the gateway's call and discovery paths need of sources' MCP authorization, as a port the
- * upstream-oauth area implements (workers/upstream-oauth/, wired in workers/services.ts), so the
- * gateway never depends on it: the owner's bearer token for a call, with the resource it was
- * issued for, and what to ask the owner when there is none (the typed `authorization_required`
- * answer a call then gets is built in source-call-result.ts). The token goes into the call's
- * config only (headers, fingerprint and the resource it may be sent to), on both call paths, per
- * call; the Durable Object never stores it.
+ * The gateway's port to upstream connections (workers/upstream-connections/: each user's
+ * connection to an OAuth-protected source's authorization server), both ways, wired by the
+ * composition root (workers/services.ts); the two sides import nothing else of each other
+ * (`npm run lint:deps`).
+ * - What the gateway's call and discovery paths need of a source's authorization, which upstream
+ *   connections implement (`UpstreamAuthorizer`): the owner's bearer token for a call, with the
+ *   resource it was issued for, and what to ask the owner when there is none (the typed
+ *   `authorization_required` answer a call then gets is built in source-call-result.ts). The token
+ *   goes into the call's config only (headers, fingerprint and the resource it may be sent to), on
+ *   both call paths, per call; the Durable Object never stores it.
+ * - What the gateway lends upstream connections (`GatewayForConnections`): the owner's source by id,
+ *   and the box a source's secrets are sealed in, which seals a connection's tokens, client and
+ *   flows too, each bound to its owner and source.
  */
+import type { Db } from "../../lib/db";
 import { sha256Hex } from "../../lib/encoding";
+import { secretBox, type SecretBox } from "../sources/secrets";
+import { getSource } from "../sources/sources.repo";
 import type { UpstreamConfig } from "../sources/upstream.types";
 
 /** What the authorization side needs of a source: its owner and its MCP endpoint. */
@@ -24,10 +33,31 @@ export interface AuthorizationNeeded {
   scope: string | undefined;
 }
 
-/** The owner's access token and the protected resource (RFC 8707) it was issued for: the only URLs it may go to. */
+/** The owner's access token and the protected resource (RFC 8707) it was issued for: the only URLs it may go to (`resourceCovers`). */
 export interface UpstreamBearer {
   token: string;
   resource: string;
+}
+
+/**
+ * Where a token issued for `resource` may go: the same origin, and the resource's path a prefix of
+ * the URL's on a segment boundary (`/mcp` covers `/mcp/x`, not `/mcpx`) — the rule the SDK applies
+ * when it asks for the token (`checkResourceAllowed`). Upstream connections hand out a token only
+ * for a source URL it covers; the gateway checks it again where each request leaves (bearer-resource.ts).
+ */
+export function resourceCovers(resource: string, url: string): boolean {
+  let owned: URL;
+  let called: URL;
+  try {
+    owned = new URL(resource);
+    called = new URL(url);
+  } catch {
+    return false;
+  }
+  // Only http(s) URLs have an origin to compare ("null" for the rest).
+  if (owned.origin === "null" || owned.origin !== called.origin) return false;
+  const segments = (path: string) => (path.endsWith("/") ? path : `${path}/`);
+  return segments(called.pathname).startsWith(segments(owned.pathname));
 }
 
 export function isAuthorizationNeeded(answer: UpstreamBearer | AuthorizationNeeded): answer is AuthorizationNeeded {
@@ -78,4 +108,21 @@ export function authorizationMessage(slug: string, needed: AuthorizationNeeded, 
       ? `your connection to source ${slug} expired (its server refused to renew it)`
       : `source ${slug} needs you to connect your account${needed.scope ? ` with the permissions ${needed.scope}` : ""}`;
   return `${why}. ${url ? `Open ${url} in a browser signed in to mcp-edge, then call again.` : "Connect it from the console or POST /api/sources/{id}/authorize, then call again."}`;
+}
+
+/** A source as the connect pages show it. */
+export interface ConnectableSource extends OAuthSource {
+  name: string;
+}
+
+/** What the gateway lends upstream connections. */
+export interface GatewayForConnections {
+  /** The owner's source by id; undefined for an unknown id or another user's source. */
+  source(userId: number, sourceId: number): Promise<ConnectableSource | undefined>;
+  /** Seals and opens values bound to a user and a name, under SOURCE_SECRETS_KEY (gateway/sources/secrets.ts). */
+  secrets: SecretBox;
+}
+
+export function gatewayForConnections(db: Db, env: Pick<Env, "SOURCE_SECRETS_KEY">): GatewayForConnections {
+  return { source: (userId, sourceId) => getSource(db, userId, sourceId), secrets: secretBox(env.SOURCE_SECRETS_KEY) };
 }

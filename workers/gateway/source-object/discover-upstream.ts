@@ -14,12 +14,12 @@ import { CLOSED } from "../calls/breaker";
 import type { DiscoveryOutcome, UpstreamConfig, UpstreamKind } from "../sources/upstream.types";
 import type { SourceBreaker } from "./source-breaker";
 import type { SourceStorage } from "./source-storage";
-import type { UpstreamConnections } from "./upstream-connections";
+import type { UpstreamSessions } from "./upstream-sessions";
 
 export interface DiscoveryDeps {
   storage: SourceStorage;
   breaker: SourceBreaker;
-  connections: UpstreamConnections;
+  connections: UpstreamSessions;
   /** The Worker's vars: the inventory limits a listing is held to. */
   env: Env;
 }

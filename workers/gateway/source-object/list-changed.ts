@@ -8,7 +8,7 @@
 import type { McpClientConnection } from "../../mcp-client/connect";
 import { listUpstreamTools } from "../discovery/upstream-listing";
 import type { SourceStorage } from "./source-storage";
-import type { WarmConnection } from "./upstream-connections";
+import type { WarmConnection } from "./upstream-sessions";
 
 export interface ListChangedDeps {
   storage: SourceStorage;

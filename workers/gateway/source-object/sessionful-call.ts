@@ -11,11 +11,11 @@ import { circuitOpenMessage, errorOutcome, settleCall, type SourceCallOutcome } 
 import { withRetries } from "../calls/upstream-failure";
 import type { UpstreamCall, UpstreamCallOutcome, UpstreamConfig } from "../sources/upstream.types";
 import type { SourceBreaker } from "./source-breaker";
-import type { UpstreamConnections } from "./upstream-connections";
+import type { UpstreamSessions } from "./upstream-sessions";
 
 export interface SessionfulCallDeps {
   breaker: SourceBreaker;
-  connections: UpstreamConnections;
+  connections: UpstreamSessions;
 }
 
 /** What crosses the RPC of an outcome: the serialised result and its `_meta` (never a connect request). */

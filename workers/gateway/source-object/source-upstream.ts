@@ -11,7 +11,7 @@ import { ListChangedRefresh } from "./list-changed";
 import { callSessionful } from "./sessionful-call";
 import type { SourceBreaker } from "./source-breaker";
 import type { SourceStorage } from "./source-storage";
-import { UpstreamConnections } from "./upstream-connections";
+import { UpstreamSessions } from "./upstream-sessions";
 
 export interface SourceUpstreamDeps {
   storage: SourceStorage;
@@ -26,13 +26,13 @@ export interface SourceUpstreamDeps {
 const upstreamFetch: FetchLike = (input, init) => fetch(input, init);
 
 export class SourceUpstream {
-  private readonly connections: UpstreamConnections;
+  private readonly connections: UpstreamSessions;
 
   constructor(private readonly deps: SourceUpstreamDeps) {
     const { storage, env, waitUntil } = deps;
     const listChanged = new ListChangedRefresh({ storage, env, warm: () => this.connections.warm, waitUntil });
     const onToolsChanged = (connection: McpClientConnection) => listChanged.notice(connection);
-    this.connections = new UpstreamConnections({ storage, fetch: upstreamFetch, onToolsChanged });
+    this.connections = new UpstreamSessions({ storage, fetch: upstreamFetch, onToolsChanged });
   }
 
   /** Whether a singleton source's warm connection is open now. */

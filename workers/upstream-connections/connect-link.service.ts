@@ -8,9 +8,10 @@ import type { OAuthSource } from "../gateway/authorization/upstream-authorizatio
 import type * as repo from "./authorizations.repo";
 import { type ConnectFlows, refuseTooManyOpen, type StartedFlow } from "./connect-flow.service";
 import { bindingWarnings, issuerOf } from "./flow-binding";
-import { issuerRedirectUri, UPSTREAM_CONNECT_PATH } from "./gateway-client";
+import { issuerRedirectUri } from "./gateway-client";
+import { UPSTREAM_CONNECT_PATH } from "./paths";
 import { discoveryOf } from "./sealed-state";
-import type { UpstreamAuthContext } from "./upstream-auth-context";
+import type { ConnectionContext } from "./connection-context";
 
 /** What the connect link's page shows before anything starts (no flow, no registration yet). */
 export interface ConnectConfirmation {
@@ -34,7 +35,7 @@ function learnedScope(row: repo.AuthorizationRow): string | undefined {
 
 export class ConnectLinks {
   constructor(
-    private readonly ctx: UpstreamAuthContext,
+    private readonly ctx: ConnectionContext,
     private readonly flows: ConnectFlows,
   ) {}
 

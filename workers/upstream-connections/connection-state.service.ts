@@ -15,7 +15,7 @@ import { bindingWarnings, issuerOf } from "./flow-binding";
 import { describeOAuthFailure, discoverProtection } from "./protection";
 import { revokeTokens } from "./revocation";
 import { discoveryOf, storableDiscovery } from "./sealed-state";
-import type { UpstreamAuthContext } from "./upstream-auth-context";
+import type { ConnectionContext } from "./connection-context";
 
 export interface AuthorizationView {
   status: "needs_authorization" | "connected" | "authorization_expired";
@@ -35,7 +35,7 @@ export interface AuthorizationView {
 }
 
 export class ConnectionState {
-  constructor(private readonly ctx: UpstreamAuthContext) {}
+  constructor(private readonly ctx: ConnectionContext) {}
 
   /**
    * After a discovery the upstream refused with 401: records its protection (needs_authorization)
@@ -49,7 +49,7 @@ export class ConnectionState {
       await repo.recordProtection(this.ctx.deps.db, source.userId, source.id, { ...facts, discoveryState: storableDiscovery(discovery) }, nowIso());
       return true;
     } catch (error) {
-      log.warn("upstream oauth discovery failed", { source_id: source.id, error: describeOAuthFailure(error) });
+      log.warn("upstream connection: protection discovery failed", { source_id: source.id, error: describeOAuthFailure(error) });
       return false;
     }
   }

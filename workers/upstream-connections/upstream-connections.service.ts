@@ -1,8 +1,10 @@
 /**
- * Each user's OAuth connection to their OAuth-protected sources: the gateway as an MCP client
- * signing in to upstream servers (the MCP authorization spec, client side), on the SDK's `auth()`.
- * This is the one object the rest of the Worker holds (`Services.upstreamAuth`, the gateway's
- * `UpstreamAuthorizer` port); each job is in its own file:
+ * Upstream connections: each user's connection to their OAuth-protected sources — the gateway as
+ * an MCP client signing in to an upstream's authorization server for that user (the MCP
+ * authorization spec, client side), on the SDK's `auth()`. This is the one object the rest of the
+ * Worker holds (`Services.upstreamConnections`; to the gateway, its `UpstreamAuthorizer` port), and
+ * it reaches the gateway only through that port (gateway/authorization/upstream-authorization.ts).
+ * Each job is in its own file:
  *
  * - connect-flow.service.ts: start, the start link, the callback (PKCE, `resource`, CIMD/DCR/manual client,
  *   bound to its authorization server: flow-binding.ts);
@@ -12,28 +14,41 @@
  *   and the end of a connection when its source's URL changes.
  *
  * Tokens, client secrets, PKCE verifiers and authorization URLs are sealed at rest
- * (sealed-state.ts over gateway/secrets.ts, bound to the owner and the source) and never
- * returned, logged or audited.
+ * (sealed-state.ts in the gateway's box for source secrets, bound to the owner and the source) and
+ * never returned, logged or audited.
  */
-import type { AuthorizationNeeded, OAuthSource, UpstreamAuthorizer, UpstreamBearer } from "../gateway/authorization/upstream-authorization";
+import type {
+  AuthorizationNeeded,
+  ConnectableSource,
+  OAuthSource,
+  UpstreamAuthorizer,
+  UpstreamBearer,
+} from "../gateway/authorization/upstream-authorization";
 import { CallTokens } from "./call-tokens.service";
 import { ConnectFlows, type StartOptions, type StartedFlow } from "./connect-flow.service";
 import { type ConnectConfirmation, ConnectLinks } from "./connect-link.service";
 import { type AuthorizationView, ConnectionState } from "./connection-state.service";
-import { UpstreamAuthContext, type UpstreamAuthDeps } from "./upstream-auth-context";
+import { ConnectionContext, type ConnectionDeps } from "./connection-context";
 
-export class UpstreamAuthorizations implements UpstreamAuthorizer {
+export class UpstreamConnections implements UpstreamAuthorizer {
   private readonly flows: ConnectFlows;
   private readonly links: ConnectLinks;
   private readonly tokens: CallTokens;
   private readonly connections: ConnectionState;
+  private readonly context: ConnectionContext;
 
-  constructor(deps: UpstreamAuthDeps) {
-    const context = new UpstreamAuthContext(deps);
+  constructor(deps: ConnectionDeps) {
+    const context = new ConnectionContext(deps);
+    this.context = context;
     this.flows = new ConnectFlows(context);
     this.links = new ConnectLinks(context, this.flows);
     this.tokens = new CallTokens(context);
     this.connections = new ConnectionState(context);
+  }
+
+  /** The owner's source, as the connect pages show it; not found for an unknown id or another user's source. */
+  source(userId: number, sourceId: number): Promise<ConnectableSource> {
+    return this.context.source(userId, sourceId);
   }
 
   learnProtection(source: OAuthSource): Promise<boolean> {

@@ -6,7 +6,7 @@
  */
 import { errorBox, escapeHtml, hidden, page } from "../auth/authorize/html";
 import type { ConnectConfirmation } from "./connect-link.service";
-import { UPSTREAM_CONNECT_PATH } from "./gateway-client";
+import { UPSTREAM_CONNECT_PATH } from "./paths";
 
 /** The hidden `form` value that marks this page's form. */
 export const CONNECT_FORM = "connect_upstream";

@@ -1,14 +1,16 @@
 /**
- * A source's OAuth state between D1 and the SDK: opened from its sealed columns into what the
- * provider (gateway-oauth-client.ts) holds, and sealed back into a row patch after an exchange —
- * plus the sealed secrets of a flow in progress. Sealing is gateway/secrets.ts (AES-GCM under
- * SOURCE_SECRETS_KEY) with a name that binds each value to its owner (the additional data) and its
- * source (the name itself): a value copied to another row does not open.
+ * A source's upstream connection between D1 and the SDK: opened from its sealed columns into what
+ * the provider (gateway-oauth-client.ts) holds, and sealed back into a row patch after an exchange
+ * — plus the sealed secrets of a flow in progress. Sealing is the gateway's box for a source's
+ * secrets (AES-GCM under SOURCE_SECRETS_KEY, lent through its port) with a name that binds each
+ * value to its owner (the additional data) and its source (the name itself): a value copied to
+ * another row does not open.
  */
+import type { GatewayForConnections } from "../gateway/authorization/upstream-authorization";
+import { BoundedCache } from "../lib/bounded-cache";
 import type { OAuthDiscoveryState, StoredOAuthClientInformation, StoredOAuthTokens } from "../mcp-client/oauth";
 import { nowIso } from "../lib/clock";
 import { isJsonObject } from "../lib/json";
-import type { SecretBox } from "../gateway/sources/secrets";
 import type { AuthorizationPatch, AuthorizationRow, FlowRow } from "./authorizations.repo";
 import type { ClientIdentification, GatewayOAuthClient, OAuthState } from "./gateway-oauth-client";
 
@@ -27,9 +29,17 @@ export interface FlowSecrets {
   identification?: ClientIdentification | null | undefined;
 }
 
-/** Tokens opened from their sealed text, per isolate, so a warm source's call skips AES-GCM; keyed by the sealed text itself. */
-const openedTokens = new Map<string, StoredOAuthTokens>();
 const OPENED_MAX = 256;
+
+/**
+ * Tokens opened from their sealed text, kept by the isolate so a warm source's call skips AES-GCM;
+ * keyed by the sealed text itself, so a refreshed or dropped token is never served again.
+ */
+export type OpenedTokens = BoundedCache<string, StoredOAuthTokens>;
+
+export function openedTokens(): OpenedTokens {
+  return new BoundedCache({ maxEntries: OPENED_MAX });
+}
 
 /** The discovery state a row keeps (public metadata documents, stored as the SDK gave them). */
 export function discoveryOf(row: Pick<AuthorizationRow, "discoveryState">): OAuthDiscoveryState | undefined {
@@ -42,17 +52,19 @@ export function storableDiscovery(state: OAuthDiscoveryState): Record<string, un
 }
 
 export class SealedState {
-  constructor(private readonly secrets: SecretBox) {}
+  constructor(
+    private readonly secrets: GatewayForConnections["secrets"],
+    private readonly opened: OpenedTokens,
+  ) {}
 
   async open(row: AuthorizationRow): Promise<OAuthState> {
     const json = async (kind: "tokens" | "client", sealed: string | null): Promise<unknown> =>
       sealed === null ? undefined : JSON.parse(await this.secrets.open(row.userId, sealName(kind, row.sourceId), sealed));
-    let tokens = row.tokens === null ? undefined : openedTokens.get(row.tokens);
+    let tokens = row.tokens === null ? undefined : this.opened.get(row.tokens);
     if (row.tokens !== null && tokens === undefined) {
       // Sealed by this module from the SDK's own objects: their shape is the SDK's.
       tokens = (await json("tokens", row.tokens)) as StoredOAuthTokens;
-      if (openedTokens.size >= OPENED_MAX) openedTokens.delete(openedTokens.keys().next().value!);
-      openedTokens.set(row.tokens, tokens);
+      this.opened.set(row.tokens, tokens);
     }
     return {
       tokens,

@@ -14,13 +14,7 @@
  */
 import type { OAuthClientMetadata } from "../mcp-client/oauth";
 import { sha256Hex } from "../lib/encoding";
-
-export const GATEWAY_CLIENT_PATH = "/oauth/gateway-client.json";
-/** The metadata document's redirect URI; per-issuer ones are `<it>/<issuerTag>`. */
-export const UPSTREAM_CALLBACK_PATH = "/oauth/upstream/callback";
-export const UPSTREAM_START_PATH = "/oauth/upstream/start";
-/** The link a call needing authorization carries: opened in a signed-in browser, it asks to confirm, then starts connecting. */
-export const UPSTREAM_CONNECT_PATH = "/oauth/upstream/connect";
+import { GATEWAY_CLIENT_PATH, UPSTREAM_CALLBACK_PATH } from "./paths";
 const CLIENT_NAME = "mcp-edge gateway";
 
 /** What one exchange identifies mcp-edge with. */

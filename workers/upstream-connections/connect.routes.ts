@@ -1,5 +1,5 @@
 /**
- * The browser side of connecting a source's upstream account:
+ * The browser side of upstream connections (connecting a source's upstream account):
  * - GET /oauth/gateway-client.json — mcp-edge's Client ID Metadata Document (public).
  * - GET /oauth/upstream/connect?source_id=… — the link an `authorization_required` call carries:
  *   a page saying what will be connected (connect-page.ts); it starts nothing.
@@ -11,30 +11,29 @@
  *   the one it was sent with, discovers the source's tools again, and returns the user to the
  *   console or a plain page.
  *
- * The connect and start links need this browser signed in to mcp-edge (the /authorize session) as
- * the source's owner — a link alone connects nothing — and bind the flow to this browser with a
+ * The connect and start links need this browser signed in to mcp-edge (the /authorize session, the
+ * sign-in service's) as the source's owner — a link alone connects nothing — and bind the flow to this browser with a
  * `__Host-` cookie of its own the callback must present: a callback replayed, opened elsewhere or
  * swapped between users is refused (connect-flow.service.ts#complete). What an authorization
  * server says in its errors is never shown: only its OAuth error code (oauth-failure-text.ts).
+ * The entry routes each path here (workers/sign-in-routes.ts).
  */
-import { type Context, Hono } from "hono";
-import { checkCsrf, clearCookie, csrfToken, readCookie, setCookie, signedIn } from "../auth/authorize/browser";
+import type { Context } from "hono";
+import { checkCsrf, clearCookie, csrfToken, readCookie, setCookie } from "../auth/authorize/browser";
+import type { SignInEnv } from "../auth/authorize/authorize.routes";
 import { sessionOrSignIn } from "../auth/authorize/browser-session";
 import { errorPage } from "../auth/authorize/pages";
 import { page, escapeHtml } from "../auth/authorize/html";
-import { issuerFor } from "../auth/resources";
+import { issuer } from "../auth/issuer";
 import { randomSecret } from "../auth/tokens";
-import * as sourcesRepo from "../gateway/sources/sources.repo";
-import type { AppEnv } from "../http/context";
-import { openDb } from "../lib/db";
 import { AppError } from "../lib/errors";
 import { sha256Hex } from "../lib/encoding";
 import { log } from "../lib/log";
-import { createServices, upstreamAuthorizations } from "../services";
-import { GATEWAY_CLIENT_PATH, gatewayClientDocument, gatewayClientUrls, UPSTREAM_CALLBACK_PATH, UPSTREAM_CONNECT_PATH, UPSTREAM_START_PATH } from "./gateway-client";
 import { FLOW_TTL_MS } from "./connect-flow.service";
-import { connectPage } from "./connect-page";
+import { connectPage as confirmationPage } from "./connect-page";
+import { gatewayClientDocument, gatewayClientUrls } from "./gateway-client";
 import { callbackErrorText } from "./oauth-failure-text";
+import type { UpstreamConnections } from "./upstream-connections.service";
 
 const FLOW_COOKIE_PREFIX = "__Host-mcpe-upstream-flow-";
 /** What `state` can be: ours are base64url secrets; anything else names no cookie. */
@@ -56,26 +55,25 @@ async function flowCookieName(state: string | null | undefined): Promise<string 
 }
 const NO_STORE = { "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" };
 
-function originOf(c: Context<AppEnv>): string {
-  const origin = issuerFor(new URL(c.req.url), c.env.SELF_ORIGIN);
-  if (!origin) throw new AppError("invalid_input", "Connecting sources is not available at this origin: use https, or http on localhost (set SELF_ORIGIN)");
-  return origin;
-}
-
-function authorizations(c: Context<AppEnv>) {
-  return upstreamAuthorizations(c.env, openDb(c.env.DB), (promise) => c.executionCtx.waitUntil(promise), originOf(c));
+/**
+ * The request's upstream connections. Their links, redirect URIs and client document are made on
+ * this Worker's issuer: an origin OAuth cannot serve is refused first (auth/issuer.ts).
+ */
+function connections(c: Context<SignInEnv>): UpstreamConnections {
+  issuer(c.req.raw, c.env);
+  return c.var.services.upstreamConnections;
 }
 
 /** The signed-in user of this browser, or the sign-in page (every sign-in method) that comes back here afterwards. */
-async function browserUser(c: Context<AppEnv>): Promise<{ userId: number } | { response: Response }> {
-  const signed = await sessionOrSignIn(c.env, c.req.raw);
+async function browserUser(c: Context<SignInEnv>): Promise<{ userId: number } | { response: Response }> {
+  const signed = await sessionOrSignIn(c.var.services.signIn, c.env, c.req.raw);
   return "response" in signed ? signed : { userId: signed.session.user.id };
 }
 
 /** Opens the flow in this browser: binds it with a fresh cookie of its own and sends the browser to the authorization server. */
-async function sendToAuthorization(c: Context<AppEnv>, flowId: string, userId: number, status: 302 | 303 = 302): Promise<Response> {
+async function sendToAuthorization(c: Context<SignInEnv>, flowId: string, userId: number, status: 302 | 303 = 302): Promise<Response> {
   const secret = randomSecret();
-  const { authorizationUrl } = await authorizations(c).openStart(flowId, userId, secret);
+  const { authorizationUrl } = await connections(c).openStart(flowId, userId, secret);
   const cookie = await flowCookieName(new URL(authorizationUrl).searchParams.get("state"));
   if (!cookie) throw new AppError("internal", "The authorization URL carries no state to bind this browser to");
   const headers = new Headers({ Location: authorizationUrl, ...NO_STORE });
@@ -98,47 +96,45 @@ async function readForm(request: Request): Promise<FormData> {
   return request.formData();
 }
 
-function guarded(handler: (c: Context<AppEnv>) => Promise<Response>) {
-  return async (c: Context<AppEnv>): Promise<Response> => {
+function guarded(handler: (c: Context<SignInEnv>) => Promise<Response>) {
+  return async (c: Context<SignInEnv>): Promise<Response> => {
     try {
       return await handler(c);
     } catch (error) {
       if (error instanceof AppError && error.code !== "internal") return errorPage(error.message, error.status);
-      log.error("upstream oauth page failed", { error: String(error) });
+      log.error("upstream connect page failed", { error: String(error) });
       return errorPage("Connecting failed for an internal reason; it has been logged. Start connecting again.", 500);
     }
   };
 }
 
 /** The connect link: what would be connected, and a form to confirm it. Nothing starts here (a `scope` in the link is not read). */
-async function confirmConnect(c: Context<AppEnv>): Promise<Response> {
+async function confirmConnect(c: Context<SignInEnv>): Promise<Response> {
   const signed = await browserUser(c);
   if ("response" in signed) return signed.response;
   const sourceId = sourceIdOf(c.req.query("source_id"));
-  const source = await sourcesRepo.getSource(openDb(c.env.DB), signed.userId, sourceId);
-  if (!source) throw AppError.notFound("Source", sourceId);
-  const confirmation = await authorizations(c).confirmation(signed.userId, sourceId);
+  const source = await connections(c).source(signed.userId, sourceId);
+  const confirmation = await connections(c).confirmation(signed.userId, sourceId);
   const csrf = await csrfToken(c.req.raw);
   const headers = new Headers({ "Set-Cookie": csrf.cookie });
   const returnTo = c.req.query("return_to") === "console" ? "console" : "page";
   const shown = { id: source.id, name: source.name, url: source.mcpServerUrl };
-  return connectPage({ source: shown, confirmation, csrf: csrf.token, returnTo, headers });
+  return confirmationPage({ source: shown, confirmation, csrf: csrf.token, returnTo, headers });
 }
 
 /** The connect page's form: only from this origin, with this browser's CSRF token, by the signed-in owner. */
-async function startConnect(c: Context<AppEnv>): Promise<Response> {
+async function startConnect(c: Context<SignInEnv>): Promise<Response> {
   const form = await readForm(c.req.raw);
   await checkCsrf(c.req.raw, form);
-  const session = await signedIn(openDb(c.env.DB), c.req.raw);
+  const session = await c.var.services.signIn.session(c.req.raw);
   if (!session) throw new AppError("forbidden", "Sign in to mcp-edge first: open the connect link again");
   const sourceId = sourceIdOf(form.get("source_id"));
-  const source = await sourcesRepo.getSource(openDb(c.env.DB), session.user.id, sourceId);
-  if (!source) throw AppError.notFound("Source", sourceId);
-  const flow = await authorizations(c).startConfirmed(session.user.id, source, form.get("return_to") === "console" ? "console" : "page");
+  const source = await connections(c).source(session.user.id, sourceId);
+  const flow = await connections(c).startConfirmed(session.user.id, source, form.get("return_to") === "console" ? "console" : "page");
   return sendToAuthorization(c, new URL(flow.startUrl).searchParams.get("flow") ?? "", session.user.id, 303);
 }
 
-async function start(c: Context<AppEnv>): Promise<Response> {
+async function start(c: Context<SignInEnv>): Promise<Response> {
   const signed = await browserUser(c);
   if ("response" in signed) return signed.response;
   return sendToAuthorization(c, c.req.query("flow") ?? "", signed.userId);
@@ -152,7 +148,7 @@ function connectedPage(name: string, detail: string): Response {
   });
 }
 
-async function callback(c: Context<AppEnv>): Promise<Response> {
+async function completeConnect(c: Context<SignInEnv>): Promise<Response> {
   const error = c.req.query("error");
   const state = c.req.query("state") ?? "";
   const code = c.req.query("code");
@@ -168,26 +164,17 @@ async function callback(c: Context<AppEnv>): Promise<Response> {
     clear(response.headers);
     return response;
   }
-  const db = openDb(c.env.DB);
-  const session = await signedIn(db, c.req.raw);
-  const done = await authorizations(c).complete(
-    {
-      state,
-      code,
-      iss: c.req.query("iss"),
-      path: new URL(c.req.url).pathname,
-      browserSecret: cookie ? readCookie(c.req.raw, cookie) : undefined,
-      browserUserId: session?.user.id,
-    },
-    async (userId, sourceId) => {
-      const source = await sourcesRepo.getSource(db, userId, sourceId);
-      if (!source) throw AppError.notFound("Source", sourceId);
-      return source;
-    },
-  );
+  const session = await c.var.services.signIn.session(c.req.raw);
+  const done = await connections(c).complete({
+    state,
+    code,
+    iss: c.req.query("iss"),
+    path: new URL(c.req.url).pathname,
+    browserSecret: cookie ? readCookie(c.req.raw, cookie) : undefined,
+    browserUserId: session?.user.id,
+  });
   // Now the tools can be listed: discover them with the new token.
-  const services = createServices(c.env, (promise) => c.executionCtx.waitUntil(promise), originOf(c), new URL(c.req.url).origin);
-  const detail = await services.sources.refresh(done.userId, done.sourceId);
+  const detail = await c.var.services.sources.refresh(done.userId, done.sourceId);
   const headers = new Headers(NO_STORE);
   clear(headers);
   if (done.returnTo === "console") {
@@ -201,16 +188,16 @@ async function callback(c: Context<AppEnv>): Promise<Response> {
   return response;
 }
 
-export function upstreamOAuthRoutes(): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  app.get(GATEWAY_CLIENT_PATH, (c) => {
-    const document = gatewayClientDocument(gatewayClientUrls(originOf(c), c.env));
-    return c.json(document, 200, { "Cache-Control": "public, max-age=3600" });
-  });
-  app.get(UPSTREAM_CONNECT_PATH, guarded(confirmConnect));
-  app.post(UPSTREAM_CONNECT_PATH, guarded(startConnect));
-  app.get(UPSTREAM_START_PATH, guarded(start));
-  app.get(UPSTREAM_CALLBACK_PATH, guarded(callback));
-  app.get(`${UPSTREAM_CALLBACK_PATH}/:issuer_tag`, guarded(callback));
-  return app;
+/** GET /oauth/gateway-client.json: mcp-edge's Client ID Metadata Document (public). */
+export function gatewayClient(c: Context<SignInEnv>): Response {
+  const document = gatewayClientDocument(gatewayClientUrls(issuer(c.req.raw, c.env), c.env));
+  return c.json(document, 200, { "Cache-Control": "public, max-age=3600" });
 }
+/** GET /oauth/upstream/connect: the connect link's page. */
+export const connectPage = guarded(confirmConnect);
+/** POST /oauth/upstream/connect: its form. */
+export const connectForm = guarded(startConnect);
+/** GET /oauth/upstream/start: the one-time start link. */
+export const startLink = guarded(start);
+/** GET /oauth/upstream/callback[/<issuer tag>]. */
+export const callback = guarded(completeConnect);

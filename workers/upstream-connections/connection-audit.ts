@@ -6,21 +6,21 @@
 import { nowIso } from "../lib/clock";
 import { log } from "../lib/log";
 import type { ClientIdentification } from "./gateway-oauth-client";
-import type { UPSTREAM_OAUTH_ACTIONS, UpstreamOAuthEvent } from "./upstream-oauth-event.schema";
+import type { CONNECTION_ACTIONS, ConnectionEvent } from "./connection-event.schema";
 
-export interface UpstreamOAuthRecord {
+export interface ConnectionRecord {
   userId: number;
   sourceId: number;
-  action: (typeof UPSTREAM_OAUTH_ACTIONS)[number];
+  action: (typeof CONNECTION_ACTIONS)[number];
   scope: string | null;
   identification: ClientIdentification | null;
 }
 
-export interface UpstreamOAuthAudit {
-  record(entry: UpstreamOAuthRecord): void;
+export interface ConnectionAudit {
+  record(entry: ConnectionRecord): void;
 }
 
-export function upstreamOAuthEvent(entry: UpstreamOAuthRecord): UpstreamOAuthEvent {
+export function connectionEvent(entry: ConnectionRecord): ConnectionEvent {
   return {
     event_id: crypto.randomUUID(),
     type: "UPSTREAM_OAUTH",
@@ -32,13 +32,13 @@ export function upstreamOAuthEvent(entry: UpstreamOAuthRecord): UpstreamOAuthEve
   };
 }
 
-export function queueUpstreamOAuthAudit(queue: Queue, waitUntil: (promise: Promise<unknown>) => void): UpstreamOAuthAudit {
+export function queueConnectionAudit(queue: Queue, waitUntil: (promise: Promise<unknown>) => void): ConnectionAudit {
   return {
     record(entry) {
-      const event = upstreamOAuthEvent(entry);
+      const event = connectionEvent(entry);
       waitUntil(
         queue.send(event, { contentType: "json" }).catch((error: unknown) => {
-          log.warn("upstream oauth audit event send failed", { event_id: event.event_id, error: String(error) });
+          log.warn("upstream connection audit event send failed", { event_id: event.event_id, error: String(error) });
         }),
       );
     },

@@ -18,7 +18,8 @@
  */
 import type { OAuthDiscoveryState, StoredOAuthClientInformation } from "../mcp-client/oauth";
 import { AppError } from "../lib/errors";
-import { type GatewayClientUrls, issuerRedirectUri, UPSTREAM_CALLBACK_PATH } from "./gateway-client";
+import { type GatewayClientUrls, issuerRedirectUri } from "./gateway-client";
+import { UPSTREAM_CALLBACK_PATH } from "./paths";
 import type { OAuthState } from "./gateway-oauth-client";
 
 export interface FlowBinding {

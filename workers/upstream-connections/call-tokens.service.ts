@@ -12,12 +12,16 @@ import { runOAuth } from "../mcp-client/oauth";
 import { nowIso } from "../lib/clock";
 import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
-import { resourceCovers } from "../gateway/authorization/bearer-resource";
-import type { AuthorizationNeeded, OAuthSource, UpstreamBearer } from "../gateway/authorization/upstream-authorization";
+import {
+  type AuthorizationNeeded,
+  type OAuthSource,
+  resourceCovers,
+  type UpstreamBearer,
+} from "../gateway/authorization/upstream-authorization";
 import * as repo from "./authorizations.repo";
 import { GatewayOAuthClient, type OAuthState } from "./gateway-oauth-client";
 import { deferralNote, deferredRefreshError, pendingDeferral, readDeferral, RefreshExchange, refreshRetryAt, type TransientFailure } from "./refresh-failure";
-import type { UpstreamAuthContext } from "./upstream-auth-context";
+import type { ConnectionContext } from "./connection-context";
 
 /** An access token this close to expiry is refreshed before a call rather than after its 401. */
 export const REFRESH_MARGIN_MS = 60 * 1000;
@@ -43,7 +47,7 @@ function neededFor(row: repo.AuthorizationRow | undefined): AuthorizationNeeded 
 }
 
 export class CallTokens {
-  constructor(private readonly ctx: UpstreamAuthContext) {}
+  constructor(private readonly ctx: ConnectionContext) {}
 
   /**
    * The owner's access token for a call of `source`, refreshed first when it expires within

@@ -1,10 +1,12 @@
 /**
- * A source object's connections to its upstream. A singleton source keeps one warm connection in
- * memory (dropped after an error and re-made on the next call; after eviction the stored session
- * is resumed), and listens on it for notifications/tools/list_changed; a transient source connects
- * per use and closes. Every connection is opened with the config that arrives with the RPC and is
- * never stored, so a changed source takes effect at once (its fingerprint no longer matches the
- * warm connection); its session (protocol version, session id, fingerprint) is stored.
+ * A source object's MCP sessions with its upstream: the transport's connections to the server —
+ * not an upstream connection, which is a user's sign-in at the upstream's authorization server
+ * (workers/upstream-connections/). A singleton source keeps one warm connection in memory (dropped
+ * after an error and re-made on the next call; after eviction the stored session is resumed), and
+ * listens on it for notifications/tools/list_changed; a transient source connects per use and
+ * closes. Every connection is opened with the config that arrives with the RPC and is never stored,
+ * so a changed source takes effect at once (its fingerprint no longer matches the warm connection);
+ * its session (protocol version, session id, fingerprint) is stored.
  */
 import { AnswerLimits } from "../../mcp-client/answer-limit";
 import { closeMcp, type FetchLike, type McpClientConnection, negotiated, type SessionInfo, sessionIdOf } from "../../mcp-client/connect";
@@ -20,7 +22,7 @@ export interface WarmConnection {
   config: UpstreamConfig;
 }
 
-export interface UpstreamConnectionsDeps {
+export interface UpstreamSessionsDeps {
   storage: SourceStorage;
   /** How the object reaches upstreams. */
   fetch: FetchLike;
@@ -28,10 +30,10 @@ export interface UpstreamConnectionsDeps {
   onToolsChanged: (connection: McpClientConnection) => void;
 }
 
-export class UpstreamConnections {
+export class UpstreamSessions {
   private warmNow: WarmConnection | undefined;
 
-  constructor(private readonly deps: UpstreamConnectionsDeps) {}
+  constructor(private readonly deps: UpstreamSessionsDeps) {}
 
   get warm(): WarmConnection | undefined {
     return this.warmNow;

@@ -13,22 +13,21 @@ import { nowIso } from "../lib/clock";
 import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
 import type { OAuthSource } from "../gateway/authorization/upstream-authorization";
-import { getSource } from "../gateway/sources/sources.repo";
 import * as repo from "./authorizations.repo";
-import { UPSTREAM_START_PATH } from "./gateway-client";
+import { UPSTREAM_START_PATH } from "./paths";
 import { GatewayOAuthClient, type OAuthState } from "./gateway-oauth-client";
 import { bindToIssuer, checkArrival, type FlowBinding, isDocumentRedirect, issuerOf, registeredFor } from "./flow-binding";
 import { oauthFailureSummary } from "./oauth-failure-text";
 import { describeOAuthFailure } from "./protection";
 import type { FlowSecrets } from "./sealed-state";
-import type { UpstreamAuthContext } from "./upstream-auth-context";
+import type { ConnectionContext } from "./connection-context";
 
 /** How long a started authorization may take (the user signs in and consents meanwhile). */
 export const FLOW_TTL_MS = 10 * 60 * 1000;
 
 /**
  * The most connects a user may have in progress (unexpired) at once. Each one opened in a browser
- * leaves a cookie there until its callback or its expiry (upstream-oauth.routes.ts), so this bounds
+ * leaves a cookie there until its callback or its expiry (connect.routes.ts), so this bounds
  * the cookies a browser collects; real use is one or two at a time. The insert itself enforces it
  * (authorizations.repo.ts#insertFlow), so starts running at once cannot exceed it.
  */
@@ -45,7 +44,7 @@ function tooManyOpen(open: repo.OpenFlows, now: number): AppError {
 }
 
 /** Refuses (read only) a user who already has MAX_OPEN_FLOWS connects in progress. */
-export async function refuseTooManyOpen(ctx: UpstreamAuthContext, userId: number): Promise<void> {
+export async function refuseTooManyOpen(ctx: ConnectionContext, userId: number): Promise<void> {
   const now = ctx.now();
   const open = await repo.openFlows(ctx.deps.db, userId, new Date(now).toISOString());
   if (open.count >= MAX_OPEN_FLOWS) throw tooManyOpen(open, now);
@@ -73,7 +72,7 @@ export interface StartedFlow {
 }
 
 export class ConnectFlows {
-  constructor(private readonly ctx: UpstreamAuthContext) {}
+  constructor(private readonly ctx: ConnectionContext) {}
 
   /**
    * Starts connecting the user's account: runs the SDK's `auth()` as far as the authorization URL
@@ -214,8 +213,7 @@ export class ConnectFlows {
     sourceId: number,
     input: { scope?: string | undefined; client_id?: string | undefined; client_secret?: string | undefined; return_to: "console" | "page" },
   ): Promise<{ authorization_url: string; expires_at: string; scope: string | null; authorization_server: string | null }> {
-    const source = await getSource(this.ctx.deps.db, userId, sourceId);
-    if (!source) throw AppError.notFound("Source", sourceId);
+    const source = await this.ctx.source(userId, sourceId);
     if (input.client_secret !== undefined && input.client_id === undefined) throw AppError.invalid("client_secret needs the client_id it belongs to", "client_secret");
     const flow = await this.start(userId, source, {
       scope: input.scope,
@@ -256,7 +254,6 @@ export class ConnectFlows {
       browserSecret: string | undefined;
       browserUserId: number | undefined;
     },
-    source: (userId: number, sourceId: number) => Promise<OAuthSource>,
   ): Promise<{ userId: number; sourceId: number; returnTo: "console" | "page" }> {
     const { db, audit } = this.ctx.deps;
     const flow = callback.state.length > 0 && callback.state.length <= 128 ? await repo.takeFlow(db, await hashToken(callback.state)) : undefined;
@@ -265,7 +262,7 @@ export class ConnectFlows {
     if (!boundHere || callback.browserUserId !== flow.userId) {
       throw new AppError("forbidden", "This authorization was started in another browser or by another account; it was cancelled. Start connecting again.");
     }
-    const target = await source(flow.userId, flow.sourceId);
+    const target = await this.ctx.source(flow.userId, flow.sourceId);
     const row = await this.ctx.owned(flow.userId, flow.sourceId);
     const opened = await this.ctx.state.open(row);
     const kept = await this.ctx.state.openFlow(flow);
