@@ -90,7 +90,8 @@ describe("a sharded gate", () => {
     const flood = await Promise.allSettled(Array.from({ length: 19 }, (_, i) => gate.acquire(pipeline, flooder!, `f${i}`, 30_000)));
     expect(flood.filter((a) => a.status === "fulfilled")).toHaveLength(4);
     const refused = flood.find((a) => a.status === "rejected");
-    expect(refused?.status === "rejected" && refused.reason instanceof AppError && refused.reason.details).toMatchObject({ reason: "user_share" });
+    const reason = refused?.status === "rejected" ? refused.reason : undefined;
+    expect(reason instanceof AppError && reason.details).toMatchObject({ reason: "user_share" });
     // The reserved slot of the flooder's shard goes to the other user of that shard.
     const lease = await gate.acquire(pipeline, newcomer!, "n", 30_000);
     expect(await shardObject(pipeline, 3).inFlight()).toBe(5);

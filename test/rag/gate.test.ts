@@ -31,7 +31,9 @@ function userGate(pipeline: PipelineName, userId: number) {
 
 type Gate = ReturnType<typeof gateFor>;
 
-function request(userId: number, leaseId = `${userId}-${crypto.randomUUID()}`, limits: { limit: number; perUser: number } = LIMITS): AcquireRequest {
+type Limits = { limit: number; perUser: number };
+
+function request(userId: number, leaseId = `${userId}-${crypto.randomUUID()}`, limits: Limits = LIMITS): AcquireRequest {
   return { leaseId, userId, limit: limits.limit, perUserLimit: limits.perUser, ttlMs: 30_000 };
 }
 
