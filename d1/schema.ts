@@ -361,8 +361,14 @@ export const sources = sqliteTable(
     hidden: integer("hidden", { mode: "boolean" }).notNull().default(false),
     lastDiscoveredAt: text("last_discovered_at"),
     lastDiscoveryError: text("last_discovery_error"),
-    /** When discovery last ran, successful or not: the cron's clock, so a failing source is not retried every minute. */
+    /** When discovery last ran, successful or not. */
     lastDiscoveryAttemptAt: text("last_discovery_attempt_at"),
+    /**
+     * When the source's GatewaySource object has its rediscovery alarm set for, as the object last
+     * said (decision 0067). NULL: never armed (a source from before alarms). The cron re-arms an
+     * enabled source whose time is NULL or long past: its alarm is missing.
+     */
+    rediscoverAt: text("rediscover_at"),
     /** Alias clashes and other non-fatal findings of the last successful discovery (JSON array of strings). */
     discoveryWarnings: text("discovery_warnings", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
     /** From the upstream's tools/list cache hint (2026-07-28): rediscover once this has passed. */
@@ -389,7 +395,7 @@ export const sources = sqliteTable(
   },
   (t) => [
     uniqueIndex("sources_user_slug_idx").on(t.userId, t.slug),
-    index("sources_rediscovery_idx").on(t.enabled, t.lastDiscoveryAttemptAt),
+    index("sources_rediscover_at_idx").on(t.enabled, t.rediscoverAt),
   ],
 );
 

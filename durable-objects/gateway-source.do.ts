@@ -12,6 +12,8 @@
  * - `breakerState`, `admitProbe`, `report`: the breaker and call window for both call paths
  *   (source-breaker.ts); stateless calls never pass through here, their isolates read the breaker
  *   through their view of it (workers/gateway/calls/breaker-view.ts) and report afterwards.
+ * - `scheduleRediscovery`, `ensureRediscovery`, `alarm`: the source's own rediscovery alarm, set
+ *   after every discovery and run through the Worker's inventory entry point (rediscovery-alarm.ts).
  * - `status`, `reset`: what it holds (source-status.ts), and forgetting it when the source is deleted.
  *
  * Configuration (including decrypted headers and an owner's upstream OAuth token) arrives with
@@ -22,6 +24,7 @@ import { DurableObject } from "cloudflare:workers";
 import { onFirstUse } from "../workers/lib/first-use";
 import { SourceBreaker } from "../workers/gateway/source-object/source-breaker";
 import { RpcCounts, sourceStatus } from "../workers/gateway/source-object/source-status";
+import { RediscoveryAlarm } from "../workers/gateway/source-object/rediscovery-alarm";
 import { SourceStorage } from "../workers/gateway/source-object/source-storage";
 import type { SourceUpstream } from "../workers/gateway/source-object/source-upstream";
 import type {
@@ -29,6 +32,7 @@ import type {
   CallReport,
   DiscoveryOutcome,
   ProbeVerdict,
+  RediscoveryReport,
   SourceStatus,
   UpstreamCall,
   UpstreamCallOutcome,
@@ -46,6 +50,7 @@ export class GatewaySource extends DurableObject<Env> {
   private readonly storage = new SourceStorage(this.ctx.storage.kv);
   private readonly breaker = new SourceBreaker(this.storage);
   private readonly rpc = new RpcCounts();
+  private readonly rediscovery = new RediscoveryAlarm({ storage: this.storage, alarm: this.ctx.storage, env: this.env });
   private upstream: SourceUpstream | undefined;
 
   async discover(config: UpstreamConfig): Promise<DiscoveryOutcome> {
@@ -75,6 +80,22 @@ export class GatewaySource extends DurableObject<Env> {
     return this.breaker.snapshot();
   }
 
+  /** A discovery of the source ended (any path): the alarm is set for the next one. Returns its time (epoch ms). */
+  scheduleRediscovery(report: RediscoveryReport): Promise<number> {
+    this.rpc.count("scheduleRediscovery");
+    return this.rediscovery.schedule(report);
+  }
+
+  /** The cron's safety net: sets the alarm for `at` unless one is set. Returns the alarm's time (epoch ms). */
+  ensureRediscovery(sourceId: number, at: number): Promise<number> {
+    this.rpc.count("ensureRediscovery");
+    return this.rediscovery.ensure(sourceId, at);
+  }
+
+  override async alarm(): Promise<void> {
+    if ((await this.rediscovery.ring()) === "gone") await this.forget();
+  }
+
   status(): SourceStatus {
     return sourceStatus(this.storage, this.upstream?.warm ?? false, this.rpc);
   }
@@ -82,6 +103,11 @@ export class GatewaySource extends DurableObject<Env> {
   /** Closes the warm connection and forgets everything (the source was deleted). */
   async reset(): Promise<void> {
     this.rpc.count("reset");
+    await this.forget();
+  }
+
+  private async forget(): Promise<void> {
+    await this.rediscovery.cancel();
     await this.upstream?.close();
     this.storage.forgetAll();
   }

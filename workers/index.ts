@@ -35,7 +35,7 @@ export default {
   },
 
   async scheduled(_controller, env, ctx) {
-    const [{ openDb }, { log }, { queueEventSink }, { relayPendingEvents }, { rediscoverSources }, { parseQueueEvent }, { fireDueReminders }, { purgeExpiredOAuthData }] =
+    const [{ openDb }, { log }, { queueEventSink }, { relayPendingEvents }, { rearmRediscoveryAlarms }, { parseQueueEvent }, { fireDueReminders }, { purgeExpiredOAuthData }] =
       await Promise.all([
         import("./lib/db"),
         import("./lib/log"),
@@ -50,7 +50,8 @@ export default {
     const events = await fireDueReminders(db);
     queueEventSink(env.EVENTS, (promise) => ctx.waitUntil(promise)).publish(events);
     const relayed = await relayPendingEvents(db, env.EVENTS, parseQueueEvent);
-    const sources = await rediscoverSources(db, env);
+    // Rediscovery runs from each source's own alarm; the cron only re-arms sources missing one.
+    const sources = await rearmRediscoveryAlarms(db, env);
     // Last, and on its own: a KV hiccup in the OAuth clean-up must not hold up reminders or the relay.
     const purged = await purgeExpiredOAuthData(env).catch((error: unknown) => {
       log.error("oauth purge failed", { error: error instanceof Error ? error.message : String(error) });
@@ -59,13 +60,14 @@ export default {
     // Bounded storage: never throws (a failure is logged), so it can hold up nothing else.
     const { runRetention } = await import("./events/retention.cron");
     await runRetention(db, env);
-    if (events.length > 0 || relayed.sent > 0 || relayed.failed > 0 || sources.checked > 0 || purged.grantsPurged > 0 || purged.tokensPurged > 0) {
+    const sourcesWork = sources.rearmed > 0 || sources.failed > 0;
+    if (events.length > 0 || relayed.sent > 0 || relayed.failed > 0 || sourcesWork || purged.grantsPurged > 0 || purged.tokensPurged > 0) {
       log.info("cron", {
         reminders_due: events.length,
         relayed: relayed.sent,
         relay_failed: relayed.failed,
-        sources_rediscovered: sources.checked,
-        sources_failed: sources.failed,
+        sources_rearmed: sources.rearmed,
+        sources_rearm_failed: sources.failed,
         oauth_grants_purged: purged.grantsPurged,
         oauth_tokens_purged: purged.tokensPurged,
       });

@@ -1,22 +1,17 @@
 /**
  * Rediscovery: stable aliases for renamed upstream tools and clash reporting (pure rules, then
- * end to end against a real upstream whose tool list changes), and the scheduled rediscovery the
- * cron runs (interval, the upstream's cache hint, failures recorded, bounded batches).
+ * end to end against a real upstream whose tool list changes), and the rediscovery interval.
  */
 import { env } from "cloudflare:workers";
-import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import worker from "../../workers/index";
 import { planAliases } from "../../workers/gateway/sources/aliases";
-import { DEFAULT_REDISCOVERY_MINUTES, REDISCOVERY_BATCH, rediscoverSources, rediscoveryIntervalMs } from "../../workers/gateway/discovery/rediscovery.cron";
-import { openDb } from "../../workers/lib/db";
-import { connectGateway, registerTasksSource, type SourceDetailBody, sourceRow } from "../helpers/gateway";
+import { DEFAULT_REDISCOVERY_MINUTES, rediscoveryIntervalMs } from "../../workers/gateway/discovery/rediscovery-timing";
+import { connectGateway, registerTasksSource, type SourceDetailBody } from "../helpers/gateway";
 import { textOf } from "../helpers/mcp";
 import { api } from "../helpers/rest";
-import { fixtureUrl, registerSource, toolNames } from "../helpers/upstreams";
+import { toolNames } from "../helpers/upstreams";
 import { countRows } from "../helpers/db";
 import { createUser } from "../helpers/users";
-import { UPSTREAM_ORIGIN } from "../upstreams/upstream-origin";
 
 const schema = (prop: string) => ({ type: "object", properties: { [prop]: { type: "string" } } });
 const tool = (name: string, description = `does ${name}`, prop = "q") => ({ name, description, inputSchema: schema(prop) });
@@ -118,8 +113,7 @@ describe("renamed tools end to end", { timeout: 60_000 }, () => {
   });
 });
 
-describe("scheduled rediscovery", { timeout: 60_000 }, () => {
-  const db = openDb(env.DB);
+describe("the rediscovery interval", () => {
   const MINUTE = 60_000;
 
   it("reads GATEWAY_REDISCOVERY_MINUTES, falling back to the default", () => {
@@ -128,72 +122,7 @@ describe("scheduled rediscovery", { timeout: 60_000 }, () => {
     expect(rediscoveryIntervalMs("0.5")).toBe(30_000);
     for (const bad of ["", "0", "-3", "soon"]) expect(rediscoveryIntervalMs(bad), bad).toBe(DEFAULT_REDISCOVERY_MINUTES * MINUTE);
   });
-
-  it("rediscovers a source once its inventory is older than the interval, records failures and never throws", async () => {
-    const owner = await createUser();
-    const { body: registered } = await registerTasksSource(owner, owner, { name: "Aging" });
-    const first = String((await sourceRow(registered.source.id))["last_discovery_attempt_at"]);
-
-    // Not due yet: nothing of this source changes.
-    await rediscoverSources(db, env, Date.now());
-    expect((await sourceRow(registered.source.id))["last_discovery_attempt_at"]).toBe(first);
-
-    // Point it at a dead URL behind the API's back (as an upstream going away would look), then let time pass.
-    const gone = `${UPSTREAM_ORIGIN}/api/gone-away`;
-    await env.DB.prepare("UPDATE sources SET mcp_server_url = ? WHERE id = ?").bind(gone, registered.source.id).run();
-    const later = Date.now() + (DEFAULT_REDISCOVERY_MINUTES + 1) * MINUTE;
-    await drain(later, registered.source.id);
-    const failed = await sourceRow(registered.source.id);
-    expect(failed["last_discovery_error"]).toMatch(/^connection:/);
-    expect(failed["last_discovered_at"]).toBe(first);
-    // The inventory survives a failed rediscovery.
-    expect((await api<SourceDetailBody>(owner, "GET", `/api/sources/${registered.source.id}`)).body.tools.length).toBe(registered.tools.length);
-  });
-
-  it("rediscovers early when the upstream's tools/list cache hint has expired", async () => {
-    const owner = await createUser();
-    const { body: { source } } = await registerSource(owner, fixtureUrl("mutable"), { name: "Hinted" });
-    expect(source.last_discovery_error).toBeNull();
-    const staleAt = Date.parse(String(source.inventory_stale_at));
-    expect(staleAt).toBeGreaterThan(Date.now());
-    const first = String((await sourceRow(source.id))["last_discovery_attempt_at"]);
-
-    // Well within the interval, but past the hint.
-    await drain(staleAt + 1_000, source.id);
-    const row = await sourceRow(source.id);
-    expect(row["last_discovery_attempt_at"]).not.toBe(first);
-    expect(row["last_discovery_error"]).toBeNull();
-  });
-
-  it("works through at most REDISCOVERY_BATCH sources per run, oldest attempt first", async () => {
-    const owner = await createUser();
-    for (let i = 0; i < REDISCOVERY_BATCH + 2; i++) await registerTasksSource(owner, owner, { name: `Batch ${i}` });
-    const far = Date.now() + 10 * DEFAULT_REDISCOVERY_MINUTES * MINUTE;
-    const run = await rediscoverSources(db, env, far);
-    expect(run.checked).toBe(REDISCOVERY_BATCH);
-  });
-
-  it("runs from the Worker's scheduled handler", async () => {
-    const owner = await createUser();
-    const { body: registered } = await registerTasksSource(owner, owner, { name: "Cron Run" });
-    // Make this source the oldest attempt of all, and due.
-    await env.DB.prepare("UPDATE sources SET last_discovery_attempt_at = NULL WHERE id = ?").bind(registered.source.id).run();
-    const ctx = createExecutionContext();
-    await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), env, ctx);
-    await waitOnExecutionContext(ctx);
-    const row = await sourceRow(registered.source.id);
-    expect(row["last_discovery_attempt_at"]).not.toBeNull();
-    expect(row["last_discovery_error"]).toBeNull();
-  });
 });
 
-/** Runs rediscovery at `now` until `sourceId` has been attempted at or after it (other sources of this file may be due too). */
-async function drain(now: number, sourceId: number): Promise<void> {
-  const before = (await sourceRow(sourceId))["last_discovery_attempt_at"];
-  for (let run = 0; run < 20; run++) {
-    const result = await rediscoverSources(openDb(env.DB), env, now);
-    if ((await sourceRow(sourceId))["last_discovery_attempt_at"] !== before) return;
-    if (result.checked === 0) break;
-  }
-  throw new Error(`source ${sourceId} was not rediscovered`);
-}
+// When and how a source is rediscovered on its own — its alarm, failures backing off, the
+// upstream's cache hint, the cron re-arming missing alarms — is test/gateway/rediscovery-alarm.test.ts.

@@ -9,9 +9,8 @@
  */
 import type { Client } from "@modelcontextprotocol/client";
 import { env } from "cloudflare:workers";
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { rediscoverSources } from "../../workers/gateway/discovery/rediscovery.cron";
-import { openDb } from "../../workers/lib/db";
 import { parseQueueEvent } from "../../workers/queue-events";
 import { connectGateway, sourceRow } from "../helpers/gateway";
 import { eventually } from "../helpers/eventually";
@@ -169,13 +168,10 @@ describe("pinned tool definitions (finding 5: rug pulls)", () => {
   it("holds a changed schema found by the scheduled rediscovery", async () => {
     const { owner, key, id, slug } = await honestSource();
     await controlFixture("/control/rugpull", { key, variant: "v3" });
-    await env.DB.prepare("UPDATE sources SET last_discovery_attempt_at = NULL WHERE id = ?").bind(id).run();
-    const db = openDb(env.DB);
-    // Other files' sources may be due too: run until this one has been rediscovered.
-    await eventually(async () => {
-      await rediscoverSources(db, env);
-      return (await sourceRow(id))["last_discovery_attempt_at"] ?? undefined;
-    }, "the cron to rediscover the source");
+    const before = (await sourceRow(id))["last_discovery_attempt_at"];
+    // The source's own alarm, set at registration, rings now (decision 0067).
+    expect(await runDurableObjectAlarm(env.GATEWAY_SOURCE.get(env.GATEWAY_SOURCE.idFromName(String(id))))).toBe(true);
+    expect((await sourceRow(id))["last_discovery_attempt_at"]).not.toBe(before);
     const changes = await api<ChangeList>(owner, "GET", `/api/sources/${id}/changes`);
     expect(changes.body.changes.map(({ name, change, changed_fields }) => ({ name, change, changed_fields }))).toEqual([
       { name: "fetch_page", change: "changed", changed_fields: ["input_schema"] },

@@ -15,7 +15,6 @@ import { describe, expect, it } from "vitest";
 import { BREAKER_THRESHOLD } from "../../workers/gateway/calls/breaker";
 import { BreakerView } from "../../workers/gateway/calls/breaker-view";
 import { CallableToolCache } from "../../workers/gateway/calls/callable-cache";
-import { rediscoverSources } from "../../workers/gateway/discovery/rediscovery.cron";
 import { SourceCalls } from "../../workers/gateway/calls/source-calls.service";
 import { SourceDiscovery } from "../../workers/gateway/discovery/source-discovery.service";
 import { SourceHealthService } from "../../workers/gateway/catalog/source-health.service";
@@ -56,6 +55,7 @@ function gateway(gatewayEnv: GatewayEnv, audited: ToolCallRecord[] = []) {
       if (!target) throw new Error(`${name} is not callable`);
       return calls.call(userId, target, args);
     },
+    discovery,
     sources: new SourceRegistry({ db, env: gatewayEnv, discovery, breakers, callables }),
     health: new SourceHealthService(db, gatewayEnv.GATEWAY_SOURCE, breakers),
   };
@@ -120,8 +120,9 @@ describe("a loopback source after ALLOW_PRIVATE_UPSTREAMS is removed", { timeout
   it("records the refusal on the source in the scheduled rediscovery", async () => {
     const owner = await createUser();
     const { body: source } = await registerSource(owner, fixtureUrl("echo"));
-    const run = await rediscoverSources(openDb(env.DB), WITHOUT_SETTING, Date.now() + 24 * 3_600_000);
-    expect(run.failed).toBeGreaterThanOrEqual(1);
+    // What the source's alarm runs (through the inventory entry point), in a Worker without the setting.
+    const run = await gateway(WITHOUT_SETTING).discovery.rediscover(source.source.id);
+    expect(run).toBe("rediscovered");
     const row = await sourceRow(source.source.id);
     expect(String(row["last_discovery_error"])).toMatch(/^url_refused: url host 127\.0\.0\.1 is a loopback address/);
   });

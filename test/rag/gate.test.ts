@@ -9,21 +9,31 @@ import { describe, expect, it } from "vitest";
 import { AppError } from "../../workers/lib/errors";
 import { admit, perUserLimit } from "../../workers/rag/fair-share";
 import { QueryGate } from "../../workers/rag/gate";
+import { gateName, shardOf } from "../../workers/rag/gate-shards";
 import type { AcquireRequest, GateDecision } from "../../workers/rag/pipeline-leases";
+import { readRagConfig } from "../../workers/rag/rag.config";
 import type { PipelineName } from "../../workers/rag/rag.schema";
 import { connect } from "../helpers/mcp";
 import { callError } from "../helpers/tasks";
 import { createUser } from "../helpers/users";
 
-const LIMITS = { limit: 5, perUser: 4 };
+/** One shard: the pipeline's whole bound in one object, as every gate was before shards. */
+const LIMITS = { limit: 5, perUser: 4, shards: 1 };
 
 function gateFor(name: string) {
   return env.RAG_GATE.get(env.RAG_GATE.idFromName(name));
 }
 
+/** The gate object a user's queries of the pipeline go through with the shipped settings. */
+function userGate(pipeline: PipelineName, userId: number) {
+  return gateFor(gateName(pipeline, shardOf(userId, readRagConfig(env).gateShards)));
+}
+
 type Gate = ReturnType<typeof gateFor>;
 
-function request(userId: number, leaseId = `${userId}-${crypto.randomUUID()}`, limits = LIMITS): AcquireRequest {
+type Limits = { limit: number; perUser: number };
+
+function request(userId: number, leaseId = `${userId}-${crypto.randomUUID()}`, limits: Limits = LIMITS): AcquireRequest {
   return { leaseId, userId, limit: limits.limit, perUserLimit: limits.perUser, ttlMs: 30_000 };
 }
 
@@ -176,7 +186,7 @@ describe("a query past the limit", () => {
   it("is refused with a busy error naming the wait, and logged as busy", async () => {
     const user = await createUser();
     const client = await connect("rag", user.token);
-    const gate = gateFor("rag_basic_rerank");
+    const gate = userGate("rag_basic_rerank", user.id);
     const held = Array.from({ length: 5 }, (_, i) => request(-(i + 1)));
     for (const r of held) expect((await gate.acquire(r)).granted).toBe(true);
 
@@ -203,7 +213,7 @@ describe("a query past the limit", () => {
   it("while one user floods a pipeline, another user's query still runs; the flooder is told its share", async () => {
     const flooder = await createUser();
     const other = await createUser();
-    const gate = gateFor("rag_graphrag");
+    const gate = userGate("rag_graphrag", flooder.id);
     const flood19 = flood(flooder.id, 19);
     const decisions = await Promise.all(flood19.map((r) => gate.acquire(r)));
     expect(decisions.filter((d) => d.granted)).toHaveLength(4);

@@ -6,7 +6,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { openDb } from "../../workers/lib/db";
 import { AppError } from "../../workers/lib/errors";
-import { QueryGate } from "../../workers/rag/gate";
+import { gateLimits, QueryGate } from "../../workers/rag/gate";
 import { createModels } from "../../workers/rag/models/registry";
 import type { Pipeline } from "../../workers/rag/pipelines/pipeline";
 import { type QueryDeps, runQuery } from "../../workers/rag/query.service";
@@ -23,7 +23,7 @@ function deps(pending: Promise<unknown>[]): QueryDeps {
     config,
     models: () => models,
     index: () => new D1ExactIndex(db, models.embedder.name, models.embedder.dimensions),
-    gate: new QueryGate(env.RAG_GATE, { limit: config.maxConcurrentQueries, perUser: config.maxConcurrentQueriesPerUser }),
+    gate: new QueryGate(env.RAG_GATE, gateLimits(config)),
     waitUntil: (promise) => pending.push(promise),
   };
 }
@@ -62,7 +62,7 @@ describe("runQuery", () => {
     expect(error).toMatchObject({ code: "timeout", message: "rag_crag did not finish within its 100 ms timeout" });
     await Promise.all(pending);
     expect(await logRow(requestId)).toMatchObject({ pipeline: "rag_crag", outcome: "timeout", error_code: "timeout" });
-    expect(await new QueryGate(env.RAG_GATE, { limit: 5, perUser: 4 }).inFlight("rag_crag")).toBe(0);
+    expect(await new QueryGate(env.RAG_GATE, gateLimits(readRagConfig(env))).inFlight("rag_crag")).toBe(0);
   });
 
   it("keeps each document once at its best chunk, cites it, and logs the query", async () => {

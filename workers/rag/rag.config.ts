@@ -3,6 +3,7 @@
  * and secrets. Invalid values fall back to the documented defaults rather than failing requests.
  */
 import { perUserLimit } from "./fair-share";
+import { DEFAULT_GATE_SHARDS, MAX_GATE_SHARDS } from "./gate-shards";
 import { MAX_TIMEOUT_MS } from "./rag.schema";
 
 export type Backend = "local" | "workers-ai" | "openai";
@@ -14,9 +15,12 @@ export interface RagConfig {
   openAi: { baseUrl: string; apiKey: string | undefined };
   models: { embedding: string; embeddingDimensions: number; rerank: string; generation: string };
   queryTimeoutMs: number;
+  /** Queries of one pipeline running at once in one gate shard (the pipeline's bound is gateShards × this). */
   maxConcurrentQueries: number;
   /** At most maxConcurrentQueries − 1 (when that is ≥ 2): one user never holds every slot (fair-share.ts). */
   maxConcurrentQueriesPerUser: number;
+  /** RagGate objects per pipeline, users spread over them by id (gate-shards.ts). */
+  gateShards: number;
   logRetentionDays: number;
 }
 
@@ -81,6 +85,7 @@ export function readRagConfig(env: Env): RagConfig {
     queryTimeoutMs: intVar(env.RAG_QUERY_TIMEOUT_MS, DEFAULT_QUERY_TIMEOUT_MS, 100, MAX_TIMEOUT_MS),
     maxConcurrentQueries,
     maxConcurrentQueriesPerUser: perUserLimit(maxConcurrentQueries, optionalIntVar(env.RAG_MAX_CONCURRENT_QUERIES_PER_USER, 1, 100)),
+    gateShards: intVar(env.RAG_GATE_SHARDS, DEFAULT_GATE_SHARDS, 1, MAX_GATE_SHARDS),
     logRetentionDays: intVar(env.RAG_LOG_RETENTION_DAYS, DEFAULT_LOG_RETENTION_DAYS, 1, 365),
   };
 }

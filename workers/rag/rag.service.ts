@@ -5,7 +5,7 @@
  */
 import type { Db } from "../lib/db";
 import { AppError } from "../lib/errors";
-import { QueryGate } from "./gate";
+import { gateLimits, QueryGate } from "./gate";
 import { checkRagHealth } from "./health.service";
 import { ingestDocuments, type ProgressReporter } from "./ingest.service";
 import { deleteDocumentRows } from "./ingest.repo";
@@ -44,7 +44,7 @@ export class RagService {
     private readonly memory: RagMemory,
   ) {
     this.config = readRagConfig(env);
-    this.gate = new QueryGate(env.RAG_GATE, { limit: this.config.maxConcurrentQueries, perUser: this.config.maxConcurrentQueriesPerUser });
+    this.gate = new QueryGate(env.RAG_GATE, gateLimits(this.config));
   }
 
   private getModels(): Models {

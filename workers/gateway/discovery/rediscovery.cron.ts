@@ -1,42 +1,28 @@
 /**
- * Scheduled rediscovery (the every-minute cron): discovers the tools of enabled sources whose
- * inventory is older than GATEWAY_REDISCOVERY_MINUTES (default 15) or whose upstream's tools/list
- * cache hint has expired, at most REDISCOVERY_BATCH per run, oldest attempt first — so a large
- * catalog is worked through over several minutes instead of in one long cron run. Failures are
- * recorded on the source (last_discovery_error) and logged; nothing here throws. A tool whose
- * definition changed upstream is held for its owner's approval, as on every discovery (decision 0049).
+ * The cron's safety net for rediscovery (decision 0067). Each source's GatewaySource object runs
+ * its own rediscovery from its alarm, set after every discovery; this only gives an alarm to
+ * enabled sources that have none — sources registered before alarms, or one whose scheduling
+ * failed — at most REARM_BATCH a run. Re-arming talks to no upstream: one object request and one
+ * D1 write per source, so a run stays short however many sources need it. Nothing here throws.
  */
 import type { Db } from "../../lib/db";
 import { log } from "../../lib/log";
 import { sourceDiscovery } from "../../services";
 
-export const DEFAULT_REDISCOVERY_MINUTES = 15;
-export const REDISCOVERY_BATCH = 10;
+/** Sources re-armed per run (a minute): 144,000 a day. */
+export const REARM_BATCH = 100;
+/**
+ * How long past its time a source's alarm may be before it counts as missing: a rung alarm's
+ * discovery takes at most a source's timeout and then moves the time forward, so anything this late
+ * has no alarm (or lost the D1 write that records it, which re-arming repairs).
+ */
+export const ALARM_OVERDUE_MS = 10 * 60_000;
 
-/** The interval from the var: a positive number of minutes (fractions allowed), else the default. */
-export function rediscoveryIntervalMs(value: string | undefined): number {
-  const minutes = Number(value);
-  if (value === undefined || value.trim() === "" || !Number.isFinite(minutes) || minutes <= 0) {
-    if (value !== undefined && value.trim() !== "") log.warn("GATEWAY_REDISCOVERY_MINUTES is not a positive number; using the default", { value });
-    return DEFAULT_REDISCOVERY_MINUTES * 60_000;
-  }
-  return Math.round(minutes * 60_000);
-}
-
-export async function rediscoverSources(
-  db: Db,
-  env: Env,
-  now = Date.now(),
-): Promise<{ checked: number; failed: number }> {
-  // The events a rediscovery commits (changed tool definitions held) are sent before the run ends.
-  const sending: Promise<unknown>[] = [];
+export async function rearmRediscoveryAlarms(db: Db, env: Env, now = Date.now()): Promise<{ rearmed: number; failed: number }> {
   try {
-    const discovery = sourceDiscovery(env, db, (promise) => sending.push(promise));
-    return await discovery.rediscoverDue(rediscoveryIntervalMs(env.GATEWAY_REDISCOVERY_MINUTES), REDISCOVERY_BATCH, now);
+    return await sourceDiscovery(env, db).rearmMissingAlarms(REARM_BATCH, ALARM_OVERDUE_MS, now);
   } catch (error) {
-    log.error("gateway rediscovery run failed", { error: String(error) });
-    return { checked: 0, failed: 0 };
-  } finally {
-    await Promise.allSettled(sending);
+    log.error("gateway rediscovery re-arm run failed", { error: String(error) });
+    return { rearmed: 0, failed: 0 };
   }
 }

@@ -3,8 +3,9 @@
  * than a source may have, cleaning and bounding their text), this service writes what it found to
  * D1 — the inventory with its aliases and pins, the upstream's kind (stateless or sessionful), the
  * negotiated protocol version — or the error. The one writer of the inventory: registration,
- * refresh, the scheduled rediscovery and a warm connection's list_changed (handed over by the object
- * through the Worker's inventory entry point) all come through here. Each writes the pins of
+ * refresh, the source's rediscovery alarm and a warm connection's list_changed (both handed over by
+ * the object through the Worker's inventory entry point) all come through here. Every discovery
+ * ends by setting the object's alarm for the next one (decision 0067). Each writes the pins of
  * decision 0049: the first successful discovery approves what it lists; later a changed definition,
  * or a tool new since, is held — not listed, not callable — until the owner approves it, and the
  * change is recorded (TOOL_DEFINITIONS). A discovery that would take the user's listed bytes past
@@ -27,11 +28,13 @@ import { hashTools, planPins } from "./tool-pins";
 import * as pinsRepo from "./tool-pins.repo";
 import { authorizationMessage, isAuthorizationNeeded, type UpstreamAuthorizer, withBearer } from "../authorization/upstream-authorization";
 import { type OpenedConfigs, openedConfigs, upstreamConfig } from "../calls/upstream-config";
-import { type InventoryChange, type UpstreamTool, upstreamToolsSchema } from "../sources/upstream.types";
+import { rediscoveryIntervalMs } from "./rediscovery-timing";
+import { type InventoryChange, type RediscoveryReport, type RediscoveryRun, type UpstreamTool, upstreamToolsSchema } from "../sources/upstream.types";
 
 export interface SourceDiscoveryDeps {
   db: Db;
-  env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS" | "SELF_ORIGIN"> & InventoryLimitVars;
+  env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS" | "SELF_ORIGIN" | "GATEWAY_REDISCOVERY_MINUTES">
+    & InventoryLimitVars;
   /** Where committed TOOL_DEFINITIONS events go at once; without it the outbox relay sends them (the cron, after its grace). */
   events?: EventSink | undefined;
   /** This isolate's breaker view: a discovery's verdict on the breaker reaches it at once. */
@@ -65,9 +68,69 @@ export class SourceDiscovery {
    * Discovers the source's tools now; returns its row as it stands afterwards. A failure is recorded
    * on it, not thrown. An upstream that answers 401 with MCP authorization is recorded as such
    * (`authorization_required`: its owner connects, then discovery runs again); an `oauth` source is
-   * listed with its owner's token, refreshed once after a 401.
+   * listed with its owner's token, refreshed once after a 401. The source's next rediscovery is
+   * scheduled from the outcome.
    */
   async discover(row: repo.SourceRow): Promise<repo.SourceRow> {
+    const after = await this.listAndWrite(row);
+    await this.scheduleNext({ sourceId: row.id, succeeded: after.lastDiscoveryError === null, inventoryStaleAt: after.inventoryStaleAt });
+    return after;
+  }
+
+  /**
+   * The source's alarm rang (through the inventory entry point): discover it again, unless it was
+   * deleted or disabled meanwhile. Failures are recorded on the source and back off, never thrown.
+   */
+  async rediscover(sourceId: number): Promise<RediscoveryRun> {
+    const row = await repo.getSourceById(this.deps.db, sourceId);
+    if (!row) return "gone";
+    if (!row.enabled) return "disabled";
+    try {
+      await this.discover(row);
+    } catch (error) {
+      const message = `internal: ${error instanceof AppError ? error.message : "rediscovery failed"}`;
+      log.error("gateway rediscovery failed", { source_id: row.id, error: String(error) });
+      await repo.recordDiscoveryError(this.deps.db, row.id, message, nowIso()).catch(() => undefined);
+      await this.scheduleNext({ sourceId: row.id, succeeded: false, inventoryStaleAt: null });
+    }
+    return "rediscovered";
+  }
+
+  /**
+   * The cron's safety net: enabled sources whose alarm is missing — never armed (sources from before
+   * alarms) or long overdue — get one, at most `limit` per run: when the old schedule would have
+   * rediscovered them (the last attempt + the interval), or now. An alarm that is set stays.
+   */
+  async rearmMissingAlarms(limit: number, overdueMs: number, now = Date.now()): Promise<{ rearmed: number; failed: number }> {
+    const { db, env } = this.deps;
+    const intervalMs = rediscoveryIntervalMs(env.GATEWAY_REDISCOVERY_MINUTES);
+    const missing = await repo.missingRediscoveryAlarm(db, new Date(now - overdueMs).toISOString(), limit);
+    let failed = 0;
+    for (const { id, lastDiscoveryAttemptAt } of missing) {
+      const lastAttempt = lastDiscoveryAttemptAt === null ? Number.NaN : Date.parse(lastDiscoveryAttemptAt);
+      const due = Number.isNaN(lastAttempt) ? now : Math.max(now, lastAttempt + intervalMs);
+      try {
+        const at = await this.object(id).ensureRediscovery(id, due);
+        await repo.setRediscoverAt(db, id, new Date(at).toISOString());
+      } catch (error) {
+        failed++;
+        log.error("gateway rediscovery re-arm failed", { source_id: id, error: String(error) });
+      }
+    }
+    return { rearmed: missing.length - failed, failed };
+  }
+
+  /** Sets the object's alarm and notes its time in D1; if that fails, the cron's safety net re-arms the source. */
+  private async scheduleNext(report: RediscoveryReport): Promise<void> {
+    try {
+      const at = await this.object(report.sourceId).scheduleRediscovery(report);
+      await repo.setRediscoverAt(this.deps.db, report.sourceId, new Date(at).toISOString());
+    } catch (error) {
+      log.warn("gateway rediscovery not scheduled", { source_id: report.sourceId, error: String(error) });
+    }
+  }
+
+  private async listAndWrite(row: repo.SourceRow): Promise<repo.SourceRow> {
     const attemptedAt = nowIso();
     const failed = async (error: string): Promise<repo.SourceRow> => {
       await repo.recordDiscoveryError(this.deps.db, row.id, error, attemptedAt);
@@ -123,27 +186,6 @@ export class SourceDiscovery {
     const at = nowIso();
     const written = await this.write(row, parseTools(change.toolsJson), at, change.inventoryStaleAt);
     if ("refused" in written) await repo.recordDiscoveryError(this.deps.db, row.id, written.refused, at);
-  }
-
-  /**
-   * Scheduled rediscovery (cron): enabled sources whose last attempt is older than `intervalMs`, or
-   * whose upstream cache hint has expired; at most `limit` per run. Failures are recorded on the
-   * source (last_discovery_error) and logged, never thrown.
-   */
-  async rediscoverDue(intervalMs: number, limit: number, now = Date.now()): Promise<{ checked: number; failed: number }> {
-    const due = await repo.dueForRediscovery(this.deps.db, new Date(now - intervalMs).toISOString(), new Date(now).toISOString(), limit);
-    let failed = 0;
-    for (const row of due) {
-      try {
-        if ((await this.discover(row)).lastDiscoveryError !== null) failed++;
-      } catch (error) {
-        failed++;
-        const message = `internal: ${error instanceof AppError ? error.message : "rediscovery failed"}`;
-        log.error("gateway rediscovery failed", { source_id: row.id, error: String(error) });
-        await repo.recordDiscoveryError(this.deps.db, row.id, message, nowIso()).catch(() => undefined);
-      }
-    }
-    return { checked: due.length, failed };
   }
 
   private object(sourceId: number) {

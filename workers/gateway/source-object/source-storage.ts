@@ -14,6 +14,7 @@ const SESSION_KEY = "session";
 const TOOLS_KEY = "tools";
 const STALE_KEY = "inventory_stale_at";
 const CALLS_KEY = "calls";
+const REDISCOVERY_KEY = "rediscovery";
 /**
  * `refresh_lease:<user id>`: the upstream-token refresh gate kept these here until it moved to its
  * own object (UpstreamRefreshLease, decision 0058); a deleted source's object still drops any left.
@@ -23,6 +24,12 @@ const FORMER_REFRESH_LEASE_PREFIX = "refresh_lease:";
 /** The last upstream connection's session, and the config it was opened with. */
 export interface StoredSession extends SessionInfo {
   fingerprint: string;
+}
+
+/** Whose rediscovery the object's alarm runs, and how many discoveries in a row have failed (the backoff). */
+export interface RediscoveryState {
+  sourceId: number;
+  failures: number;
 }
 
 export class SourceStorage {
@@ -73,9 +80,21 @@ export class SourceStorage {
     return staleAt;
   }
 
+  rediscovery(): RediscoveryState | undefined {
+    return this.kv.get<RediscoveryState>(REDISCOVERY_KEY);
+  }
+
+  setRediscovery(state: RediscoveryState): void {
+    this.kv.put(REDISCOVERY_KEY, state);
+  }
+
+  forgetRediscovery(): void {
+    this.kv.delete(REDISCOVERY_KEY);
+  }
+
   /** The source was deleted: nothing of it stays. */
   forgetAll(): void {
-    for (const key of [BREAKER_KEY, SESSION_KEY, TOOLS_KEY, STALE_KEY, CALLS_KEY]) this.kv.delete(key);
+    for (const key of [BREAKER_KEY, SESSION_KEY, TOOLS_KEY, STALE_KEY, CALLS_KEY, REDISCOVERY_KEY]) this.kv.delete(key);
     for (const [key] of [...this.kv.list({ prefix: FORMER_REFRESH_LEASE_PREFIX })]) this.kv.delete(key);
   }
 }

@@ -396,21 +396,25 @@ export async function getSourceById(db: Db, id: number): Promise<SourceRow | und
  * Enabled sources whose discovery is due: never attempted, last attempted before `cutoff`, or
  * past the upstream's cache hint (and not attempted since). Oldest attempt first, at most `limit`.
  */
-export async function dueForRediscovery(db: Db, cutoff: string, now: string, limit: number): Promise<SourceRow[]> {
+/** The object of the source says its rediscovery alarm is set for `at` (ISO; decision 0067). */
+export async function setRediscoverAt(db: Db, sourceId: number, at: string): Promise<void> {
+  await db.update(sources).set({ rediscoverAt: at }).where(eq(sources.id, sourceId)).run();
+}
+
+/**
+ * Enabled sources whose rediscovery alarm is missing: never armed (NULL), or due before
+ * `overdueBefore` and not rediscovered since (a run re-arms and moves the time). Never-armed first.
+ */
+export async function missingRediscoveryAlarm(
+  db: Db,
+  overdueBefore: string,
+  limit: number,
+): Promise<Pick<SourceRow, "id" | "lastDiscoveryAttemptAt">[]> {
   return db
-    .select()
+    .select({ id: sources.id, lastDiscoveryAttemptAt: sources.lastDiscoveryAttemptAt })
     .from(sources)
-    .where(
-      and(
-        eq(sources.enabled, true),
-        or(
-          isNull(sources.lastDiscoveryAttemptAt),
-          lt(sources.lastDiscoveryAttemptAt, cutoff),
-          and(lte(sources.inventoryStaleAt, now), lt(sources.lastDiscoveryAttemptAt, sources.inventoryStaleAt)),
-        ),
-      ),
-    )
-    .orderBy(sql`${sources.lastDiscoveryAttemptAt} IS NOT NULL`, asc(sources.lastDiscoveryAttemptAt))
+    .where(and(eq(sources.enabled, true), or(isNull(sources.rediscoverAt), lt(sources.rediscoverAt, overdueBefore))))
+    .orderBy(sql`${sources.rediscoverAt} IS NOT NULL`, asc(sources.rediscoverAt))
     .limit(limit)
     .all();
 }

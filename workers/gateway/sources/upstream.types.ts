@@ -139,6 +139,17 @@ export interface InventoryChange {
   inventoryStaleAt: string | null;
 }
 
+/** How a discovery ended, as the source's object needs it to set its next rediscovery alarm (decision 0067). */
+export interface RediscoveryReport {
+  sourceId: number;
+  succeeded: boolean;
+  /** The upstream's cache hint from this discovery, if it succeeded and gave one. */
+  inventoryStaleAt: string | null;
+}
+
+/** What the Worker did when a source's alarm rang: rediscovered it, or nothing because it is disabled or gone. */
+export type RediscoveryRun = "rediscovered" | "disabled" | "gone";
+
 export interface DiscoveryOutcome {
   ok: boolean;
   /** UpstreamTool[] as JSON; "[]" when discovery failed. */
