@@ -21,6 +21,9 @@ const authenticated = lazyMiddleware<AppEnv>(async () => (await import("./http/a
 const originCheck = lazyMiddleware<AppEnv>(async () => (await import("./http/origin-check")).originCheck);
 const handedOverPrincipal = lazyMiddleware<AppEnv>(async () => (await import("./http/principal-handover")).handedOverPrincipal);
 const hosting = onFirstUse(() => import("./mcp/hosting"));
+/** The data point and span of every MCP POST (decision 0064): first in each MCP chain, so it sees refusals too. */
+const mcpTelemetry = (caller: "outside" | "self" | "agent") =>
+  lazyMiddleware<AppEnv>(async () => (await import("./http/mcp-telemetry")).mcpTelemetry(caller));
 
 /** What the MCP tools of this request see: set by `authenticated`. */
 function toolContext(c: Context<AppEnv>): ToolContext {
@@ -76,12 +79,12 @@ export function createApp(servers: readonly McpServerEntry[] = mcpServerEntries,
 
   // Hono's "/mcp/*" matches "/mcp" itself too: one chain serves the gateway and every server (a
   // second `app.use("/mcp", …)` ran authentication and the body limit twice on each gateway call).
-  if (caller === "outside") app.use("/mcp/*", cors, originCheck, limitBody(MAX_MCP_BODY_BYTES), authenticated);
+  if (caller === "outside") app.use("/mcp/*", mcpTelemetry(caller), cors, originCheck, limitBody(MAX_MCP_BODY_BYTES), authenticated);
   else {
     // A gateway source cannot be this gateway: the hop is refused before the chain below runs
     // (registered first, and it never calls next), so it authenticates and spends nothing.
     app.all("/mcp", gatewayHopRefused);
-    app.use("/mcp/*", originCheck, limitBody(MAX_MCP_BODY_BYTES), authenticated, countedToolCall);
+    app.use("/mcp/*", mcpTelemetry(caller), originCheck, limitBody(MAX_MCP_BODY_BYTES), authenticated, countedToolCall);
   }
   mountMcpRoutes(app, servers);
 
@@ -125,7 +128,7 @@ export function createAgentMcpApp(servers: readonly McpServerEntry[] = mcpServer
   const app = new Hono<AppEnv>();
   // Once per request (this app routes nothing but MCP), and before the body limit: the principal
   // is found by the request object the entrypoint handed over, which the body limit may replace.
-  app.use("*", handedOverPrincipal, limitBody(MAX_MCP_BODY_BYTES));
+  app.use("*", mcpTelemetry("agent"), handedOverPrincipal, limitBody(MAX_MCP_BODY_BYTES));
   mountMcpRoutes(app, servers);
   return withErrorAnswers(app);
 }
