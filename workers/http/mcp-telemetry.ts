@@ -7,7 +7,8 @@
  * answer for its outcome, then writes one Analytics Engine point and ends the span.
  *
  * Nothing here can fail or hold up the request: the answer is returned before its copy is read,
- * every step after `next()` is caught and logged, and without a tracer or dataset nothing is sent.
+ * every step after `next()` is caught and logged; without a dataset no point is written, without a
+ * tracer (a runtime before custom spans) no span.
  */
 import { tracing } from "cloudflare:workers";
 import type { Context, MiddlewareHandler } from "hono";
@@ -15,23 +16,25 @@ import { log } from "../lib/log";
 import type { Services } from "../services";
 import { writeMcpDataPoint } from "../telemetry/mcp-data-point";
 import { type McpCaller, summarizeMcpRequest } from "../telemetry/mcp-request-summary";
-import { finishMcpSpan, type McpSpan, type McpTracer } from "../telemetry/mcp-span";
+import { finishMcpSpan, isMcpTracer, type McpSpan, type McpTracer, UNTRACED } from "../telemetry/mcp-span";
 import type { AppEnv } from "./context";
 
 /** The most answer bytes read for the outcome: a larger answer is counted by its status and the audit alone. */
 export const MAX_OBSERVED_ANSWER_BYTES = 256 * 1024;
 
-function executionContextOf(c: Context<AppEnv>): ExecutionContext | undefined {
+function executionContextOf(c: Context<AppEnv>): Context<AppEnv>["executionCtx"] | undefined {
   try {
-    return c.executionCtx as ExecutionContext;
+    return c.executionCtx;
   } catch {
     return undefined;
   }
 }
 
-/** The handler context's tracer (a test's recording one), else the runtime's. */
-function tracerOf(ctx: ExecutionContext | undefined): McpTracer | undefined {
-  return (ctx as Partial<Pick<ExecutionContext, "tracing">> | undefined)?.tracing ?? tracing;
+/** The handler context's tracer (a test's recording one), else the runtime's, else none. */
+function tracerOf(ctx: object | undefined): McpTracer {
+  const offered = ctx && "tracing" in ctx ? ctx.tracing : undefined;
+  if (isMcpTracer(offered)) return offered;
+  return isMcpTracer(tracing) ? tracing : UNTRACED;
 }
 
 async function readCapped(body: ReadableStream<Uint8Array>): Promise<string | undefined> {
@@ -73,9 +76,9 @@ async function observedAnswer(response: Response): Promise<unknown> {
 
 export function mcpTelemetry(caller: McpCaller): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    if (c.req.method !== "POST") return next();
     const ctx = executionContextOf(c);
-    const tracer = c.req.method === "POST" ? tracerOf(ctx) : undefined;
-    if (!tracer) return next();
+    const tracer = tracerOf(ctx);
     const started = Date.now();
     let served = false;
     const serve = async (span: McpSpan) => {

@@ -24,6 +24,15 @@ export interface McpTracer {
   startActiveSpan<T>(name: string, callback: (span: McpSpan) => T): T;
 }
 
+const NO_SPAN: McpSpan = { setAttributes: () => undefined, updateName: () => undefined, setStatus: () => undefined, end: () => undefined };
+
+/** Where the runtime offers no tracer: the request is served and its data point written, without a span. */
+export const UNTRACED: McpTracer = { startActiveSpan: (_name, callback) => callback(NO_SPAN) };
+
+export function isMcpTracer(value: unknown): value is McpTracer {
+  return typeof value === "object" && value !== null && "startActiveSpan" in value && typeof value.startActiveSpan === "function";
+}
+
 export function mcpSpanName(summary: McpRequestSummary): string {
   return summary.target === null ? summary.method : `${summary.method} ${summary.target}`;
 }
