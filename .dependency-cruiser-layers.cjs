@@ -41,6 +41,7 @@ const AREAS = [
   "limits",
   "rag",
   "tasks",
+  "telemetry",
   "thinking",
   "upstream-connections",
 ];

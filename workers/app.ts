@@ -23,6 +23,9 @@ const originCheck = lazyMiddleware<AppEnv>(async () => (await import("./http/ori
 const handedOverPrincipal = lazyMiddleware<AppEnv>(async () => (await import("./http/principal-handover")).handedOverPrincipal);
 const withRequestServices = lazyMiddleware<SignInEnv>(async () => (await import("./http/request-services")).withRequestServices);
 const hosting = onFirstUse(() => import("./mcp/hosting"));
+/** The data point and span of every MCP POST (decision 0064): first in each MCP chain, so it sees refusals too. */
+const mcpTelemetry = (caller: "outside" | "agent") =>
+  lazyMiddleware<AppEnv>(async () => (await import("./http/mcp-telemetry")).mcpTelemetry(caller));
 
 /** What the MCP tools of this request see: set by `authenticated`. */
 function toolContext(c: Context<AppEnv>): ToolContext {
@@ -65,7 +68,7 @@ export function createApp(servers: readonly McpServerEntry[] = mcpServerEntries)
 
   // Hono's "/mcp/*" matches "/mcp" itself too: one chain serves the gateway and every server (a
   // second `app.use("/mcp", …)` ran authentication and the body limit twice on each gateway call).
-  app.use("/mcp/*", cors, originCheck, limitBody(MAX_MCP_BODY_BYTES), authenticated);
+  app.use("/mcp/*", mcpTelemetry("outside"), cors, originCheck, limitBody(MAX_MCP_BODY_BYTES), authenticated);
   mountMcpRoutes(app, servers);
 
   return withErrorAnswers(app);
@@ -108,7 +111,7 @@ export function createAgentMcpApp(servers: readonly McpServerEntry[] = mcpServer
   const app = new Hono<AppEnv>();
   // Once per request (this app routes nothing but MCP), and before the body limit: the principal
   // is found by the request object the entrypoint handed over, which the body limit may replace.
-  app.use("*", handedOverPrincipal, limitBody(MAX_MCP_BODY_BYTES));
+  app.use("*", mcpTelemetry("agent"), handedOverPrincipal, limitBody(MAX_MCP_BODY_BYTES));
   mountMcpRoutes(app, servers);
   return withErrorAnswers(app);
 }

@@ -16,6 +16,7 @@ import { SourceHealthService } from "./gateway/catalog/source-health.service";
 import { SourceRegistry } from "./gateway/registry/source-registry.service";
 import { ToolChangeService } from "./gateway/discovery/tool-changes.service";
 import { queueToolCallAudit, type RequestToolCallAudit } from "./gateway/calls/tool-call-audit";
+import { McpRequestTelemetry } from "./telemetry/mcp-request";
 import { type IsolateState, isolateState } from "./isolate-state";
 import { type Db, openDb } from "./lib/db";
 import { RateLimitService } from "./limits/rate-limits.service";
@@ -44,8 +45,10 @@ export interface Services {
   toolChanges: ToolChangeService;
   /** Each user's hidden tools (REST, admin tools, the /mcp listing). */
   hiddenTools: HiddenToolService;
-  /** The GATEWAY_CALL audit of every tool call on /mcp, built-in or source. */
+  /** The GATEWAY_CALL audit of every tool call on /mcp, built-in or source; each call is also told to `mcpRequest`. */
   toolCallAudit: RequestToolCallAudit;
+  /** What this MCP request learned, for its data point and span (http/mcp-telemetry.ts, decision 0064). */
+  mcpRequest: McpRequestTelemetry;
   /** Each user's sequential-thinking history, in their own Durable Object (`forUser`). */
   thinking: ThinkingService;
   /** Each user's budgets of tool calls and REST requests (Cloudflare's Rate Limiting bindings). */
@@ -62,6 +65,17 @@ export interface Services {
  * refuses). No source is on this Worker's own origin (gateway/own-gateway-url.ts, decision 0057).
  */
 const networkFetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => fetch(input, init);
+
+/** The audit, also telling the request's telemetry which source served each call and how long it took. */
+function toldToTelemetry(audit: RequestToolCallAudit, telemetry: McpRequestTelemetry): RequestToolCallAudit {
+  return {
+    identify: (client) => audit.identify(client),
+    record(call) {
+      telemetry.observeToolCall({ source: call.source, durationMs: call.durationMs, outcome: call.outcome });
+      audit.record(call);
+    },
+  };
+}
 
 /** The Worker's public origin from SELF_ORIGIN alone (crons and entry points have no request). */
 function configuredOrigin(env: Pick<Env, "SELF_ORIGIN">): string | undefined {
@@ -152,6 +166,7 @@ export function createServices(
   let toolChanges: ToolChangeService | undefined;
   let hiddenTools: HiddenToolService | undefined;
   let toolCallAudit: RequestToolCallAudit | undefined;
+  let mcpRequest: McpRequestTelemetry | undefined;
   let thinking: ThinkingService | undefined;
   let rateLimits: RateLimitService | undefined;
   let connections: UpstreamConnections | undefined;
@@ -212,7 +227,10 @@ export function createServices(
       return (hiddenTools ??= new HiddenToolService(db, isolate.callables));
     },
     get toolCallAudit() {
-      return (toolCallAudit ??= queueToolCallAudit(env.EVENTS, waitUntil, isolate.callEvents));
+      return (toolCallAudit ??= toldToTelemetry(queueToolCallAudit(env.EVENTS, waitUntil, isolate.callEvents), services.mcpRequest));
+    },
+    get mcpRequest() {
+      return (mcpRequest ??= new McpRequestTelemetry());
     },
     get thinking() {
       return (thinking ??= new ThinkingService(env.THINKING));

@@ -115,7 +115,9 @@ export async function readMcpPost<C extends ToolContext>(
   } catch {
     return { forward, body: undefined };
   }
-  ctx.services.toolCallAudit.identify(mcpClientFacts(body, request, ctx.access.principal));
+  const client = mcpClientFacts(body, request, ctx.access.principal);
+  ctx.services.toolCallAudit.identify(client);
+  ctx.services.mcpRequest.learn(body, client);
   const refusal =
     refuseEnvelope(body, request) ??
     refuseInvalidParams(body, request, capabilitiesOf(definition, ctx)) ??
