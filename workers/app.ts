@@ -118,13 +118,13 @@ function mountMcpRoutes(app: Hono<AppEnv>, servers: readonly McpServerEntry[]): 
 
 /**
  * The same MCP endpoints for the chat agent's Worker (workers/agent-mcp.ts): the principal the
- * main Worker authenticated is handed over with each request instead of a bearer token, and no
- * browser is involved, so neither CORS nor the Origin check applies. Nothing else is routed.
+ * main Worker authenticated is handed over with each request (beside the bindings the app is called
+ * with, http/principal-handover.ts) instead of a bearer token, and no browser is involved, so
+ * neither CORS nor the Origin check applies. Nothing else is routed.
  */
 export function createAgentMcpApp(servers: readonly McpServerEntry[] = mcpServerEntries): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  // Once per request (this app routes nothing but MCP), and before the body limit: the principal
-  // is found by the request object the entrypoint handed over, which the body limit may replace.
+  // Once per request: this app routes nothing but MCP.
   app.use("*", handedOverPrincipal, limitBody(MAX_MCP_BODY_BYTES));
   mountMcpRoutes(app, servers);
   return withErrorAnswers(app);
