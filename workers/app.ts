@@ -14,13 +14,14 @@ import { cors, limitBody } from "./http/middleware";
 import { countedToolCall, gatewayHopRefused } from "./http/self-call";
 import { onFirstUse } from "./lib/first-use";
 import { MAX_MCP_BODY_BYTES } from "./mcp/limits";
+import type { GatewayServer } from "./gateway/catalog/gateway.server";
 import type { ToolContext } from "./mcp/tool";
 import { loadMcpServers, type McpServerEntry, mcpServerEntries } from "./mcp-servers";
 
 const authenticated = lazyMiddleware<AppEnv>(async () => (await import("./http/authenticated")).authenticated);
 const originCheck = lazyMiddleware<AppEnv>(async () => (await import("./http/origin-check")).originCheck);
 const handedOverPrincipal = lazyMiddleware<AppEnv>(async () => (await import("./http/principal-handover")).handedOverPrincipal);
-const hosting = onFirstUse(() => import("./mcp/hosting"));
+const pipeline = onFirstUse(() => import("./mcp/pipeline"));
 
 /** What the MCP tools of this request see: set by `authenticated`. */
 function toolContext(c: Context<AppEnv>): ToolContext {
@@ -88,28 +89,36 @@ export function createApp(servers: readonly McpServerEntry[] = mcpServerEntries,
   return withErrorAnswers(app);
 }
 
-/** The gateway /mcp and every /mcp/<server>, behind whatever authentication the caller mounted. */
+/**
+ * The gateway /mcp and every /mcp/<server>, behind whatever authentication the caller mounted: each
+ * a server definition served by the one MCP pipeline (mcp/pipeline.ts says what runs, in order).
+ */
 function mountMcpRoutes(app: Hono<AppEnv>, servers: readonly McpServerEntry[]): void {
-  // Tools vary per user, so the gateway's tools/list is built per request by the SDK, never served
-  // from the built-in servers' per-isolate cache; a plain tools/call of a source tool is answered
-  // straight from the gateway's call path (serveGateway, decisions 0013 and 0033).
   app.all(
     "/mcp",
     lazyHandler<AppEnv>(async () => {
-      const [{ createGatewayServer, serveGateway }, { toolsListPageSize }, builtins] = await Promise.all([
+      const [{ serveMcp }, { createGatewayServer }, { toolsListPageSize }, builtins] = await Promise.all([
+        pipeline(),
         import("./gateway/catalog/gateway.server"),
         import("./gateway/sources/gateway-limits"),
         loadMcpServers(servers),
       ]);
-      const gateway = createGatewayServer(builtins);
-      return (c) => serveGateway(c.req.raw, gateway, toolContext(c), { listPageSize: toolsListPageSize(c.env) });
+      // One definition per page size (GATEWAY_TOOLS_LIST_PAGE_SIZE, read per request as before): one in
+      // production, where an isolate's vars do not change.
+      const gateways = new Map<number, GatewayServer>();
+      return (c) => {
+        const listPageSize = toolsListPageSize(c.env);
+        let gateway = gateways.get(listPageSize);
+        if (!gateway) gateways.set(listPageSize, (gateway = createGatewayServer(builtins, { listPageSize })));
+        return serveMcp(c.req.raw, gateway.definition, toolContext(c));
+      };
     }),
   );
   for (const entry of servers) {
     app.all(
       `/mcp/${entry.name}`,
       lazyHandler<AppEnv>(async () => {
-        const [{ serveMcp }, definition] = await Promise.all([hosting(), entry.load()]);
+        const [{ serveMcp }, definition] = await Promise.all([pipeline(), entry.load()]);
         return (c) => serveMcp(c.req.raw, definition, toolContext(c));
       }),
     );

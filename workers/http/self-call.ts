@@ -17,7 +17,7 @@
 import type { Handler, MiddlewareHandler } from "hono";
 import { isJsonObject } from "../lib/json";
 import { log } from "../lib/log";
-import { isRequestId } from "../mcp/envelope";
+import { isRequestId } from "../mcp/json-rpc";
 import { TOOL_CALL_COUNTED_FOR_HEADER } from "../mcp-client/self-routed-fetch";
 import type { AppEnv } from "./context";
 

@@ -22,9 +22,15 @@ export interface ToolContext {
   /**
    * The user whose tool-call unit this request's call has already spent on the gateway's side of
    * its hop to this same Worker (SelfCalls, http/self-call.ts); undefined for every other request.
-   * Read only by the tool-call limit (tool-call-limit.ts), never by a tool.
+   * Read only by the tool-call budget (tool-call-limit.ts), never by a tool.
    */
   toolCallCountedFor?: number | undefined;
+  /**
+   * Set only by mcp/pipeline.ts, when the tool-call budget refused this request's call and the SDK
+   * answers the request (one whose framing mcp/refusal-answer.ts leaves to the SDK's own checks):
+   * every tool then answers this refusal instead of running (invokeTool, and the gateway's source tools).
+   */
+  callRefused?: AppError | undefined;
 }
 
 /** Where tools/list tells a client which scopes each tool needs. */
@@ -114,6 +120,7 @@ export function registerTools(server: McpServer, tools: readonly ToolDefinition[
 
 /** Runs a tool on validated arguments and shapes its result; the one place tool errors are caught. */
 export async function invokeTool(tool: ToolDefinition, args: unknown, ctx: ToolContext, call: ToolCall) {
+  if (ctx.callRefused) return errorResult(ctx.callRefused);
   // The scope gate (mcp/scope-gate.ts) answers 403 before any tool runs; this is the second lock.
   const missing = lacking(ctx.access.principal, tool.scopes);
   if (missing.length > 0) return errorResult(new AppError("forbidden", `This token does not grant ${missing.join(" ")}, which ${tool.name} needs`));
