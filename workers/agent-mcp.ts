@@ -30,6 +30,6 @@ export class AgentMcp extends WorkerEntrypoint<Env> {
     forwarded.headers.delete("authorization");
     // A network request would carry the Host of its URL; the MCP handler's Host check expects it.
     forwarded.headers.set("host", new URL(forwarded.url).host);
-    return app.fetch(handOver(forwarded, caller), this.env, this.ctx);
+    return app.fetch(forwarded, handOver(this.env, caller), this.ctx);
   }
 }

@@ -14,6 +14,7 @@ import { lazyApp, lazyHandler, lazyMiddleware } from "./http/lazy";
 import { cors, limitBody } from "./http/middleware";
 import { onFirstUse } from "./lib/first-use";
 import { MAX_MCP_BODY_BYTES } from "./mcp/limits";
+import type { GatewayServer } from "./gateway/catalog/gateway.server";
 import type { ToolContext } from "./mcp/tool";
 import { loadMcpServers, type McpServerEntry, mcpServerEntries } from "./mcp-servers";
 import { signInRoutes } from "./sign-in-routes";
@@ -22,7 +23,7 @@ const authenticated = lazyMiddleware<AppEnv>(async () => (await import("./http/a
 const originCheck = lazyMiddleware<AppEnv>(async () => (await import("./http/origin-check")).originCheck);
 const handedOverPrincipal = lazyMiddleware<AppEnv>(async () => (await import("./http/principal-handover")).handedOverPrincipal);
 const withRequestServices = lazyMiddleware<SignInEnv>(async () => (await import("./http/request-services")).withRequestServices);
-const hosting = onFirstUse(() => import("./mcp/hosting"));
+const pipeline = onFirstUse(() => import("./mcp/pipeline"));
 /** The data point and span of every MCP POST (decision 0064): first in each MCP chain, so it sees refusals too. */
 const mcpTelemetry = (caller: "outside" | "agent") =>
   lazyMiddleware<AppEnv>(async () => (await import("./http/mcp-telemetry")).mcpTelemetry(caller));
@@ -74,28 +75,36 @@ export function createApp(servers: readonly McpServerEntry[] = mcpServerEntries)
   return withErrorAnswers(app);
 }
 
-/** The gateway /mcp and every /mcp/<server>, behind whatever authentication the caller mounted. */
+/**
+ * The gateway /mcp and every /mcp/<server>, behind whatever authentication the caller mounted: each
+ * a server definition served by the one MCP pipeline (mcp/pipeline.ts says what runs, in order).
+ */
 function mountMcpRoutes(app: Hono<AppEnv>, servers: readonly McpServerEntry[]): void {
-  // Tools vary per user, so the gateway's tools/list is built per request by the SDK, never served
-  // from the built-in servers' per-isolate cache; a plain tools/call of a source tool is answered
-  // straight from the gateway's call path (serveGateway, decisions 0013 and 0033).
   app.all(
     "/mcp",
     lazyHandler<AppEnv>(async () => {
-      const [{ createGatewayServer, serveGateway }, { toolsListPageSize }, builtins] = await Promise.all([
+      const [{ serveMcp }, { createGatewayServer }, { toolsListPageSize }, builtins] = await Promise.all([
+        pipeline(),
         import("./gateway/catalog/gateway.server"),
         import("./gateway/sources/gateway-limits"),
         loadMcpServers(servers),
       ]);
-      const gateway = createGatewayServer(builtins);
-      return (c) => serveGateway(c.req.raw, gateway, toolContext(c), { listPageSize: toolsListPageSize(c.env) });
+      // One definition per page size (GATEWAY_TOOLS_LIST_PAGE_SIZE, read per request as before): one in
+      // production, where an isolate's vars do not change.
+      const gateways = new Map<number, GatewayServer>();
+      return (c) => {
+        const listPageSize = toolsListPageSize(c.env);
+        let gateway = gateways.get(listPageSize);
+        if (!gateway) gateways.set(listPageSize, (gateway = createGatewayServer(builtins, { listPageSize })));
+        return serveMcp(c.req.raw, gateway.definition, toolContext(c));
+      };
     }),
   );
   for (const entry of servers) {
     app.all(
       `/mcp/${entry.name}`,
       lazyHandler<AppEnv>(async () => {
-        const [{ serveMcp }, definition] = await Promise.all([hosting(), entry.load()]);
+        const [{ serveMcp }, definition] = await Promise.all([pipeline(), entry.load()]);
         return (c) => serveMcp(c.req.raw, definition, toolContext(c));
       }),
     );
@@ -104,13 +113,13 @@ function mountMcpRoutes(app: Hono<AppEnv>, servers: readonly McpServerEntry[]): 
 
 /**
  * The same MCP endpoints for the chat agent's Worker (workers/agent-mcp.ts): the principal the
- * main Worker authenticated is handed over with each request instead of a bearer token, and no
- * browser is involved, so neither CORS nor the Origin check applies. Nothing else is routed.
+ * main Worker authenticated is handed over with each request (beside the bindings the app is called
+ * with, http/principal-handover.ts) instead of a bearer token, and no browser is involved, so
+ * neither CORS nor the Origin check applies. Nothing else is routed.
  */
 export function createAgentMcpApp(servers: readonly McpServerEntry[] = mcpServerEntries): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  // Once per request (this app routes nothing but MCP), and before the body limit: the principal
-  // is found by the request object the entrypoint handed over, which the body limit may replace.
+  // Once per request: this app routes nothing but MCP.
   app.use("*", mcpTelemetry("agent"), handedOverPrincipal, limitBody(MAX_MCP_BODY_BYTES));
   mountMcpRoutes(app, servers);
   return withErrorAnswers(app);

@@ -102,7 +102,7 @@ const STAGES: { name: string; matches: StagePredicate; unless?: StagePredicate }
   // The gateway row (/mcp → the stateless call from the isolate, or the source's Durable Object →
   // the upstream workerd's /mcp/tasks). Synchronous stacks only:
   // time after an await is charged to the frames that resumed, not to the function that awaited.
-  { name: "gateway: serveGateway() (inventory, then the SDK path on /mcp)", matches: named("serveGateway") },
+  { name: "gateway: prepareCatalog() (inventory, then the SDK path on /mcp)", matches: named("prepareCatalog") },
   { name: "gateway: D1 inventory + hidden-tools queries", matches: named("enabledInventory", "listedInventory", "hiddenBuiltins") },
   { name: "gateway: D1 tool lookup (the called tool's source)", matches: named("findEnabledTool", "findCallableTool", "findCallTarget") },
   { name: "call bookkeeping: breaker view + audit record (isolate), report/apply (object)", matches: (frame, pkg) => ["record", "report", "apply"].includes(frame.functionName) && pkg.startsWith("mcp-edge") },

@@ -1,6 +1,6 @@
 /**
  * Micro-benchmark of mcp-edge's per-request MCP work, in plain Node with the product's own code
- * (workers/mcp/hosting.ts, the tasks server definition): how long building the server, converting
+ * (workers/mcp/pipeline.ts and hosting.ts, the tasks server definition): how long building the server, converting
  * the tool schemas and serving one tools/list through createMcpHandler take, without HTTP or D1.
  * V8 in Node is not workerd, so read these as shares of the work, not as Worker CPU time.
  *
@@ -12,7 +12,8 @@ import { ALL_SCOPES } from "../../workers/auth/scopes";
 import { hashToken } from "../../workers/auth/tokens";
 import { getPlatformProxy } from "wrangler";
 import { createServices } from "../../workers/services";
-import { buildServer, serveMcp } from "../../workers/mcp/hosting";
+import { buildServer } from "../../workers/mcp/hosting";
+import { serveMcp } from "../../workers/mcp/pipeline";
 import type { ToolContext } from "../../workers/mcp/tool";
 import { tasksServer } from "../../workers/tasks/tasks.server";
 import { MCP_PATH, parseRpcMessage, requestBody, requestHeaders, sampleProblem } from "../lib/mcp";

@@ -1,7 +1,7 @@
 /**
  * The gateway's call fast path (decisions 0013, 0033) must answer exactly as the SDK path would.
  * Each case sends the same tools/call through the Worker (fast path where it applies) and through
- * `serveGateway(..., { fastPath: false })` (SDK alone) and compares the JSON-RPC messages. Only
+ * the one pipeline with `{ fastPaths: false }` (SDK alone) and compares the JSON-RPC messages. Only
  * the call's measured `_meta.execution_time_ms` differs between two real calls, so it is
  * compared as "a number" rather than by value. The upstreams are real: the upstream Worker's tasks
  * server (test/upstreams/upstream-worker.ts), and the fixture servers of test/upstreams.
@@ -11,7 +11,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { loadMcpServers } from "../../workers/mcp-servers";
 import { BREAKER_THRESHOLD } from "../../workers/gateway/calls/breaker";
-import { createGatewayServer, serveGateway } from "../../workers/gateway/catalog/gateway.server";
+import { createGatewayServer } from "../../workers/gateway/catalog/gateway.server";
+import { serveMcp } from "../../workers/mcp/pipeline";
 import { createServices } from "../../workers/services";
 import { fullAccess } from "../helpers/access";
 import { registerTasksSource, TASKS_URL } from "../helpers/gateway";
@@ -53,7 +54,8 @@ async function viaFastPath(request: Request) {
 async function viaSdk(user: TestUser, request: Request) {
   const ctx = createExecutionContext();
   const services = createServices(env, (promise) => ctx.waitUntil(promise));
-  const response = await serveGateway(request, gateway, { user: { id: user.id, name: user.name }, services, access: fullAccess(user) }, { fastPath: false });
+  const toolCtx = { user: { id: user.id, name: user.name }, services, access: fullAccess(user) };
+  const response = await serveMcp(request, gateway.definition, toolCtx, { fastPaths: false });
   return { status: response.status, contentType: response.headers.get("content-type"), message: await messageOf(response) };
 }
 
@@ -197,11 +199,11 @@ describe("gateway call fast path eligibility", () => {
     await registerTasksSource(owner, owner, { name: "Strict", mcp_lifecycle_mode: "singleton" });
     const params = { name: "strict__list_tasks", arguments: {} };
     const jsonOnly = await workerFetch(rpcRequest(owner, "2025-06-18", params, "application/json"));
-    const sdkJsonOnly = await serveGateway(rpcRequest(owner, "2025-06-18", params, "application/json"), gateway, {
+    const sdkJsonOnly = await serveMcp(rpcRequest(owner, "2025-06-18", params, "application/json"), gateway.definition, {
       user: { id: owner.id, name: owner.name },
       services: createServices(env, () => undefined),
       access: fullAccess(owner),
-    }, { fastPath: false });
+    }, { fastPaths: false });
     expect(jsonOnly.status).toBe(sdkJsonOnly.status);
 
     const old = await viaFastPath(rpcRequest(owner, "2025-03-26", params));

@@ -9,34 +9,19 @@
  *   MCP-Protocol-Version names that revision or a later one. Without the header a client speaks
  *   2025-03-26, which allows them (decision 0026).
  */
-import { isJsonObject } from "../lib/json";
+import type { McpPost } from "./post";
+import { invalidRequest, type RequestRefusal } from "./refusal";
 
 /** The first revision without JSON-RPC batching; revisions are dates, so later ones compare greater. */
 const BATCHING_REMOVED_IN = "2025-06-18";
 
-/** An id both paths accept: a string, or an integer that survives a JSON round trip unchanged. */
-export function isRequestId(value: unknown): value is string | number {
-  return typeof value === "string" || (typeof value === "number" && Number.isSafeInteger(value));
-}
-
-function invalidRequest(message: string): Response {
-  return new Response(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: `Invalid Request: ${message}` } }), {
-    status: 400,
-    headers: { "content-type": "application/json" },
-  });
-}
-
-function hasUnreadableId(message: unknown): boolean {
-  return isJsonObject(message) && "id" in message && typeof message["id"] === "number" && !isRequestId(message["id"]);
-}
-
-/** The refusal for a parsed POST body that breaks an envelope rule, or undefined when it may be served. */
-export function refuseEnvelope(body: unknown, request: Request): Response | undefined {
-  const version = request.headers.get("mcp-protocol-version");
-  if (Array.isArray(body) && version !== null && version >= BATCHING_REMOVED_IN) {
+/** The refusal of a post that breaks an envelope rule (a check of mcp/pipeline.ts). */
+export function envelope(post: McpPost): RequestRefusal | undefined {
+  const version = post.versionHeader;
+  if (post.batch && version !== undefined && version >= BATCHING_REMOVED_IN) {
     return invalidRequest(`JSON-RPC batches were removed in protocol revision ${BATCHING_REMOVED_IN} (this request speaks ${version}); send one message per request`);
   }
-  if ((Array.isArray(body) ? body : [body]).some(hasUnreadableId)) {
+  if (post.messages.some((message) => message.unreadableId)) {
     return invalidRequest(
       `a numeric id must be an integer between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}, which JSON carries exactly; use a string id for anything else`,
     );

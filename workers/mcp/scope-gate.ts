@@ -2,14 +2,14 @@
  * Per-tool scopes, enforced before anything runs: a request whose `tools/call` (or resource,
  * prompt or completion request) needs a scope the token lacks is answered 403 with the step-up
  * challenge naming every scope the request needs. Runs ahead of every serving path — the SDK, the
- * fast path (fast-path.ts) and the gateway's call fast path — so they cannot disagree; invokeTool
+ * fast path (fast-path.ts) and a server's routing hook — so they cannot disagree; invokeTool
  * checks again as a second lock. Unknown tools need nothing here: the SDK answers "not found".
  */
 import { refusal } from "../auth/access";
 import type { Scope } from "../auth/scopes";
-import { isJsonObject } from "../lib/json";
+import type { Check } from "./check";
+import type { McpMessage } from "./post";
 import type { McpServerDefinition } from "./server-definition";
-import type { ToolContext } from "./tool";
 
 /** Methods that read what `extend` registers (resources, prompts, completions). */
 const EXTENSION_METHODS = new Set(["resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get", "completion/complete"]);
@@ -24,21 +24,16 @@ export function toolScopes(definition: McpServerDefinition, name: string): reado
   return index.get(name);
 }
 
-function scopesOf(message: unknown, definition: McpServerDefinition): readonly Scope[] {
-  if (!isJsonObject(message) || typeof message["method"] !== "string") return [];
-  const method = message["method"];
-  if (method === "tools/call") {
-    const params = message["params"];
-    const name = isJsonObject(params) ? params["name"] : undefined;
-    return typeof name === "string" ? (toolScopes(definition, name) ?? []) : [];
-  }
-  return EXTENSION_METHODS.has(method) ? (definition.extensionScopes ?? []) : [];
+function scopesOf(message: McpMessage, definition: McpServerDefinition): readonly Scope[] {
+  const { method, toolName } = message;
+  if (method === "tools/call") return toolName === undefined ? [] : (toolScopes(definition, toolName) ?? []);
+  return method !== undefined && EXTENSION_METHODS.has(method) ? (definition.extensionScopes ?? []) : [];
 }
 
-/** The 403 for a parsed body (one message or a batch) the caller may not send, else undefined. */
-export function scopeRefusal(body: unknown, definition: McpServerDefinition, ctx: ToolContext): Response | undefined {
-  const messages = Array.isArray(body) ? body : [body];
+/** The 403 for a post (one message or a batch) the caller may not send. */
+export const scopes: Check = (post, { definition, ctx }) => {
   const needed = new Set<Scope>();
-  for (const message of messages) for (const scope of scopesOf(message, definition)) needed.add(scope);
-  return needed.size === 0 ? undefined : refusal(ctx.access, [...needed]);
-}
+  for (const message of post.messages) for (const scope of scopesOf(message, definition)) needed.add(scope);
+  const response = needed.size === 0 ? undefined : refusal(ctx.access, [...needed]);
+  return response && { kind: "http", response };
+};

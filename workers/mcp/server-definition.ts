@@ -1,13 +1,30 @@
-/** What an MCP server here is: its tools, instructions and extras, served by mcp/hosting.ts. */
+/**
+ * What an MCP server here is — its tools, instructions and extras — and the two hooks a server
+ * that varies per request adds (the gateway /mcp): `routeCall` and `prepare`. Every definition is
+ * served by the one pipeline (mcp/pipeline.ts), which runs the same checks before either hook; a
+ * server needs nothing else of the MCP layer than this interface and mcp/tool.ts.
+ */
 import type { McpServer, ServerOptions } from "@modelcontextprotocol/server";
 import type { Scope } from "../auth/scopes";
+import type { McpPost, PlainCall } from "./post";
+import type { RequestRefusal } from "./refusal";
 import type { ToolContext, ToolDefinition } from "./tool";
 
+export type { McpPost, PlainCall } from "./post";
+export type { RequestRefusal } from "./refusal";
+
+/** What `prepare` found for one request: what `extend` registers, and how to finish the SDK's answer. */
+export interface RequestState<S> {
+  state: S;
+  /** Rewrites the SDK's answer (the gateway adds a tools/list page's `nextCursor`); absent = sent as it is. */
+  finish?: (response: Response) => Promise<Response>;
+}
+
 /**
- * `C` is the tool context the server's `extend` reads: a server that registers per request what
- * the request may reach (the gateway) extends ToolContext with typed request state.
+ * `S` is the per-request state `prepare` computes and `extend` reads (the gateway's catalog of the
+ * user's tools); a server without `prepare` has none, and `extend` then gets undefined.
  */
-export interface McpServerDefinition<C extends ToolContext = ToolContext> {
+export interface McpServerDefinition<S = unknown> {
   /** Mounted at /mcp/<name>. */
   name: string;
   /** Where the SDK handler answers, when not /mcp/<name> (the gateway serves /mcp itself). */
@@ -15,12 +32,27 @@ export interface McpServerDefinition<C extends ToolContext = ToolContext> {
   version: string;
   instructions: string;
   tools: readonly ToolDefinition[];
-  /** Resources, prompts and completions beyond the tools; or tools registered per request. */
-  extend?(server: McpServer, ctx: C): void;
+  /** Resources, prompts and completions beyond the tools; or tools registered per request from `state`. */
+  extend?(server: McpServer, ctx: ToolContext, state: S | undefined): void;
   /** The scopes reading what `extend` registers needs (resources, prompts, completions). */
   extensionScopes?: readonly Scope[];
   /** The scopes a tool needs when the tools are registered per request (the gateway); default: from `tools`. */
   toolScopes?: (name: string) => readonly Scope[] | undefined;
   /** 2026-07-28 cache hints (`ttlMs`, `cacheScope`) for the list results; absent = the SDK's `0` / `private`. */
   cacheHints?: ServerOptions["cacheHints"];
+  /**
+   * Answers a plain tools/call (one message of a 2025-06-18 / 2025-11-25 request, nothing but a name
+   * and arguments: `PlainCall`) without the SDK, once every check passed: the call's result,
+   * serialised, exactly as the SDK would send it (the pipeline frames it); undefined leaves the call
+   * to the SDK. A server with this hook is answered by it instead of the built-in fast path
+   * (mcp/fast-path.ts); the gateway's answers a call of a source's tool (gateway/calls/call-fast-path.ts).
+   */
+  routeCall?(call: PlainCall, ctx: ToolContext): Promise<{ resultJson: string } | undefined>;
+  /**
+   * On the SDK path only, after the checks and the fast paths: what this request may reach (its
+   * `state`), or a refusal of it (the gateway: a tools/list cursor it did not issue). A server with
+   * `prepare` lists its tools per request, so the built-in fast path never answers its tools/list
+   * from the listing it keeps per isolate (decision 0006).
+   */
+  prepare?(post: McpPost, ctx: ToolContext): Promise<RequestState<S> | RequestRefusal>;
 }

@@ -8,9 +8,11 @@
  * to the SDK (-32601), as is tools/call, whose params the SDK already answers -32602.
  * Remove this module when the SDK ships the fix.
  */
-import { type ServerCapabilities, type StandardSchemaV1, specTypeSchemas } from "@modelcontextprotocol/server";
-import { isJsonObject } from "../lib/json";
-import { isRequestId } from "./envelope";
+import { type StandardSchemaV1, specTypeSchemas } from "@modelcontextprotocol/server";
+import type { Check } from "./check";
+import { capabilitiesOf } from "./hosting";
+import { singleMessage } from "./post";
+import { invalidParams } from "./refusal";
 
 type ListName = "tools" | "resources" | "prompts" | "completions" | "logging";
 
@@ -38,28 +40,23 @@ const SPEC_METHODS: Readonly<Record<string, SpecMethod>> = {
 /** The first revision without initialize and logging/setLevel; revisions are dates and compare as text. */
 const MODERN_FROM = "2026-07-28";
 
-function invalidParams(id: string | number, message: string): Response {
-  return new Response(JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32602, message } }), {
-    headers: { "content-type": "application/json" },
-  });
-}
-
 /**
- * The -32602 answer for a single request whose spec method this endpoint serves (per
- * `capabilities`) and whose params that method's schema rejects; undefined otherwise.
+ * The -32602 refusal of a single request whose spec method this endpoint serves (per its
+ * capabilities) and whose params that method's schema rejects; undefined otherwise.
  */
-export function refuseInvalidParams(body: unknown, request: Request, capabilities: ServerCapabilities): Response | undefined {
-  if (!isJsonObject(body) || !isRequestId(body["id"]) || typeof body["method"] !== "string") return undefined;
-  const method = body["method"];
+export const specParams: Check = (post, { definition, ctx }) => {
+  const message = singleMessage(post);
+  if (message === undefined || message.id === undefined || message.method === undefined) return undefined;
+  const { id, method, params } = message;
   const spec = Object.hasOwn(SPEC_METHODS, method) ? SPEC_METHODS[method] : undefined;
   if (!spec) return undefined;
-  if (spec.legacyOnly && (request.headers.get("mcp-protocol-version") ?? "") >= MODERN_FROM) return undefined;
-  if (spec.capability && !capabilities[spec.capability]) return undefined;
-  const result = spec.schema["~standard"].validate({ method, ...("params" in body ? { params: body["params"] } : {}) });
+  if (spec.legacyOnly && (post.versionHeader ?? "") >= MODERN_FROM) return undefined;
+  if (spec.capability && !capabilitiesOf(definition, ctx)[spec.capability]) return undefined;
+  const result = spec.schema["~standard"].validate({ method, ...(params === undefined ? {} : { params }) });
   if (result instanceof Promise || !result.issues) return undefined;
   const described = result.issues
     .slice(0, 3)
     .map((issue) => `${(issue.path ?? []).map((key) => (typeof key === "object" ? String(key.key) : String(key))).join(".") || "params"}: ${issue.message}`)
     .join("; ");
-  return invalidParams(body["id"], `Invalid params for ${method}: ${described}`);
-}
+  return invalidParams(id, `Invalid params for ${method}: ${described}`);
+};

@@ -19,6 +19,12 @@ export interface ToolContext {
   services: Services;
   /** The caller's principal (scopes included) and the request's 403 step-up answer. */
   access: Access;
+  /**
+   * Set only by mcp/pipeline.ts, when the tool-call budget refused this request's call and the SDK
+   * answers the request (one whose framing mcp/refusal-answer.ts leaves to the SDK's own checks):
+   * every tool then answers this refusal instead of running (invokeTool, and the gateway's source tools).
+   */
+  callRefused?: AppError | undefined;
 }
 
 /** Where tools/list tells a client which scopes each tool needs. */
@@ -108,6 +114,7 @@ export function registerTools(server: McpServer, tools: readonly ToolDefinition[
 
 /** Runs a tool on validated arguments and shapes its result; the one place tool errors are caught. */
 export async function invokeTool(tool: ToolDefinition, args: unknown, ctx: ToolContext, call: ToolCall) {
+  if (ctx.callRefused) return errorResult(ctx.callRefused);
   // The scope gate (mcp/scope-gate.ts) answers 403 before any tool runs; this is the second lock.
   const missing = lacking(ctx.access.principal, tool.scopes);
   if (missing.length > 0) return errorResult(new AppError("forbidden", `This token does not grant ${missing.join(" ")}, which ${tool.name} needs`));

@@ -5,11 +5,14 @@
  * SourceCalls (the one lookup, the one call path). Every call — built-in or source — is audited
  * (GATEWAY_CALL).
  *
+ * It is a server definition like any other, served by the one MCP pipeline (mcp/pipeline.ts) with
+ * the same checks; what varies per user comes through the definition's two hooks:
+ * - `routeCall`: a plain tools/call of a source tool is answered straight from the call path,
+ *   without building the SDK server (call-fast-path.ts); the same call path runs either way.
+ * - `prepare`: on the SDK path, what this request may reach (`catalogFor`), which `extend` registers.
  * Its tools differ per user, so it is never served by the built-in servers' per-isolate cached
  * listing (decision 0006); the 2026-07-28 tools/list cache hint is therefore `private` and short.
- * A plain tools/call of a source tool is answered without building the SDK server when nothing
- * about the answer needs the SDK (call-fast-path.ts); the same call path runs either way. The
- * built-in definitions are passed in by workers/app.ts, so this module never imports the app.
+ * The built-in definitions are passed in by workers/app.ts, so this module never imports the app.
  *
  * tools/list is paged (decision 0051): built-ins first, then source tools, `listPageSize` per page
  * (GATEWAY_TOOLS_LIST_PAGE_SIZE) with an opaque `nextCursor` (lib/cursor.ts); only the page's tools
@@ -21,13 +24,10 @@ import type { Scope } from "../../auth/scopes";
 import { decodeCursor, encodeCursor } from "../../lib/cursor";
 import { AppError } from "../../lib/errors";
 import { isJsonObject, type JsonObject } from "../../lib/json";
-import { isRequestId } from "../../mcp/envelope";
-import { fastPathVersion } from "../../mcp/fast-path";
-import { readMcpPost, serveWithSdk } from "../../mcp/hosting";
-import type { McpServerDefinition } from "../../mcp/server-definition";
+import type { McpPost, McpServerDefinition, RequestRefusal, RequestState } from "../../mcp/server-definition";
 import { errorResult, failureResult, registerTools, SCOPES_META_KEY, type ToolContext, type ToolDefinition } from "../../mcp/tool";
 import { ADMIN_TOOL_NAMES, adminTools } from "./admin.tools";
-import { answerSourceCall, asSourceCall } from "../calls/call-fast-path";
+import { routeSourceCall } from "../calls/call-fast-path";
 import { askToConnect } from "../authorization/connect-elicitation";
 import { DEFAULT_LIST_PAGE_SIZE } from "../sources/gateway-limits";
 import { gatewayName, splitGatewayName } from "../sources/gateway-names";
@@ -56,7 +56,7 @@ interface SourceTool {
   target?: CallableTool | undefined;
 }
 
-/** What this request may reach beyond the built-ins: request state, carried in its tool context. */
+/** What this request may reach beyond the built-ins: the request state `prepare` finds and `extend` registers. */
 export interface GatewayCatalog {
   hiddenBuiltins: ReadonlySet<string>;
   /** A tools/list page: the built-ins on it (absent: every built-in the user did not hide). */
@@ -64,18 +64,15 @@ export interface GatewayCatalog {
   sourceTools: readonly SourceTool[];
 }
 
-export interface GatewayContext extends ToolContext {
-  catalog: GatewayCatalog;
-}
-
 export interface GatewayServer {
-  definition: McpServerDefinition<GatewayContext>;
+  definition: McpServerDefinition<GatewayCatalog>;
   /** Every built-in and admin tool name: what can be hidden besides source tools, and never a source call. */
   builtinNames: ReadonlySet<string>;
   /** The same names in the order tools/list lists them (registration order), for paging. */
   builtinOrder: readonly string[];
 }
 
+/** Before any request state: what a server built to read its capabilities registers (the built-ins alone). */
 const NO_CATALOG: GatewayCatalog = { hiddenBuiltins: new Set(), sourceTools: [] };
 
 function listed({ source, tool }: InventoryRow): SourceTool {
@@ -133,6 +130,8 @@ function registerSourceTool(server: McpServer, ctx: ToolContext, tool: SourceToo
       _meta: { ...upstreamAnnotationsMeta(tool.annotations), [SCOPES_META_KEY]: [...SOURCE_TOOL_SCOPES] },
     },
     async (args: JsonObject, request) => {
+      // A call the tool-call budget refused, left to the SDK's checks first (mcp/pipeline.ts): answered, never run.
+      if (ctx.callRefused) return errorResult(ctx.callRefused);
       // The scope gate answered 403 before this; a second lock, as invokeTool has for built-ins.
       if (lacking(ctx.access.principal, SOURCE_TOOL_SCOPES).length > 0) {
         return errorResult(new AppError("forbidden", `This token does not grant ${SOURCE_TOOL_SCOPES.join(" ")}, which ${tool.name} needs`));
@@ -179,14 +178,16 @@ export function gatewayBuiltinNames(builtins: readonly McpServerDefinition[]): R
   return new Set([...builtins.flatMap((definition) => definition.tools.map((tool) => tool.name)), ...ADMIN_TOOL_NAMES]);
 }
 
-export function createGatewayServer(builtins: readonly McpServerDefinition[]): GatewayServer {
+export function createGatewayServer(builtins: readonly McpServerDefinition[], options: { listPageSize?: number } = {}): GatewayServer {
   const builtinNames = gatewayBuiltinNames(builtins);
   const tools = [
     ...builtins.flatMap((definition) => definition.tools.map((tool) => audited(tool, definition.name))),
     ...adminTools(builtinNames).map((tool) => audited(tool, "gateway")),
   ];
   const builtinScopes = new Map(tools.map((tool) => [tool.name, tool.scopes]));
-  const definition: McpServerDefinition<GatewayContext> = {
+  const builtinOrder = tools.map((tool) => tool.name);
+  const listPageSize = options.listPageSize ?? DEFAULT_LIST_PAGE_SIZE;
+  const definition: McpServerDefinition<GatewayCatalog> = {
     name: "gateway",
     route: "/mcp",
     version: "0.2.0",
@@ -197,8 +198,10 @@ export function createGatewayServer(builtins: readonly McpServerDefinition[]): G
     cacheHints: { "tools/list": { ttlMs: GATEWAY_LIST_TTL_MS, cacheScope: "private" } },
     // Built-ins carry their own scopes; every other `<slug>__<alias>` is a source tool.
     toolScopes: (name) => builtinScopes.get(name) ?? (splitGatewayName(name) === undefined ? undefined : SOURCE_TOOL_SCOPES),
-    extend(server, ctx) {
-      const { hiddenBuiltins, pagedBuiltins, sourceTools } = ctx.catalog;
+    routeCall: (call, ctx) => routeSourceCall(call, builtinNames, ctx),
+    prepare: (post, ctx) => prepareCatalog(post, ctx, { size: listPageSize, builtinOrder }),
+    extend(server, ctx, catalog = NO_CATALOG) {
+      const { hiddenBuiltins, pagedBuiltins, sourceTools } = catalog;
       registerTools(
         server,
         tools.filter((tool) => !hiddenBuiltins.has(tool.name) && (pagedBuiltins === undefined || pagedBuiltins.has(tool.name))),
@@ -207,39 +210,33 @@ export function createGatewayServer(builtins: readonly McpServerDefinition[]): G
       for (const tool of sourceTools) registerSourceTool(server, ctx, tool);
     },
   };
-  return { definition, builtinNames, builtinOrder: tools.map((tool) => tool.name) };
-}
-
-function messagesOf(body: unknown): unknown[] {
-  return Array.isArray(body) ? body : [body];
-}
-
-/** The tool names a JSON-RPC body (one message or a batch) calls. */
-function calledTools(body: unknown): string[] {
-  return messagesOf(body).flatMap((message) =>
-    isJsonObject(message) && message["method"] === "tools/call" && isJsonObject(message["params"]) && typeof message["params"]["name"] === "string"
-      ? [message["params"]["name"]]
-      : [],
-  );
-}
-
-/** Only a tools/list needs every source tool; anything unreadable here is served with the full catalog to be safe. */
-function listsTools(body: unknown): boolean {
-  return body === undefined || messagesOf(body).some((message) => !isJsonObject(message) || message["method"] === "tools/list");
+  return { definition, builtinNames, builtinOrder };
 }
 
 /** Where a single tools/list request's page starts (its cursor, lib/cursor.ts), or the -32602 refusing that cursor. */
-function listPageOf(body: unknown): { offset: number } | { refusal: Response } | undefined {
-  if (!isJsonObject(body) || body["method"] !== "tools/list" || !isRequestId(body["id"])) return undefined;
-  const id = body["id"];
-  const params = body["params"];
+function listPageOf(post: McpPost): { offset: number } | RequestRefusal | undefined {
+  const message = post.batch ? undefined : post.messages[0];
+  if (message?.method !== "tools/list" || message.id === undefined) return undefined;
+  const { id, params } = message;
   const cursor = isJsonObject(params) && typeof params["cursor"] === "string" ? params["cursor"] : undefined;
   try {
     return { offset: decodeCursor(cursor, "tools/list") };
   } catch (error) {
-    const message = `Invalid params for tools/list: ${error instanceof AppError ? error.message : "cursor is not valid"}`;
-    return { refusal: Response.json({ jsonrpc: "2.0", id, error: { code: -32602, message } }) };
+    const reason = error instanceof AppError ? error.message : "cursor is not valid";
+    return { kind: "error", id, status: 200, error: { code: -32602, message: `Invalid params for tools/list: ${reason}` } };
   }
+}
+
+/** The request state of /mcp's SDK path: the catalog, and a tools/list page's `nextCursor` added to the SDK's answer. */
+async function prepareCatalog(
+  post: McpPost,
+  ctx: ToolContext,
+  paging: { size: number; builtinOrder: readonly string[] },
+): Promise<RequestState<GatewayCatalog> | RequestRefusal> {
+  const listPage = listPageOf(post);
+  if (listPage && "kind" in listPage) return listPage;
+  const { next, ...state } = await catalogFor(post, ctx, listPage && { offset: listPage.offset, ...paging });
+  return next === undefined ? { state } : { state, finish: (response) => withNextCursor(response, encodeCursor(next)) };
 }
 
 /**
@@ -247,17 +244,15 @@ function listPageOf(body: unknown): { offset: number } | { refusal: Response } |
  * listed source tool (of the page, when `page` says which), or — for a tools/call — just the
  * source tools it names (by alias or a kept alias; a hidden, disabled or foreign one stays
  * unregistered: the SDK answers "not found"). So a call costs one indexed lookup, not the whole
- * inventory. `found` and `lookedUp`: what this request already looked up (found, and every name tried).
+ * inventory.
  */
 async function catalogFor(
-  body: unknown,
+  post: McpPost,
   ctx: ToolContext,
-  found: readonly SourceTool[],
-  lookedUp: ReadonlySet<string>,
   page?: { offset: number; size: number; builtinOrder: readonly string[] },
 ): Promise<GatewayCatalog & { next?: number | undefined }> {
   const [inventory, hiddenBuiltins] = await Promise.all([
-    listsTools(body) ? ctx.services.sources.listedTools(ctx.user.id) : [],
+    post.listsTools ? ctx.services.sources.listedTools(ctx.user.id) : [],
     ctx.services.hiddenTools.builtins(ctx.user.id),
   ]);
   if (page) {
@@ -265,56 +260,13 @@ async function catalogFor(
     const listedPage = pageOf(visible, inventory.map(listed), page.offset, page.size);
     return { hiddenBuiltins, pagedBuiltins: listedPage.builtins, sourceTools: listedPage.sourceTools, next: listedPage.next };
   }
-  const sourceTools = [...inventory.map(listed), ...found];
+  const sourceTools = inventory.map(listed);
   const known = new Set(sourceTools.map((tool) => tool.name));
-  const unknown = [...new Set(calledTools(body))].filter((name) => !known.has(name) && !lookedUp.has(name) && splitGatewayName(name) !== undefined);
-  for (const name of unknown) {
+  const called = new Set(post.messages.flatMap((message) => message.toolName ?? []));
+  for (const name of called) {
+    if (known.has(name) || splitGatewayName(name) === undefined) continue;
     const target = await ctx.services.sourceCalls.find(ctx.user.id, name);
     if (target) sourceTools.push(looked(name, target));
   }
   return { hiddenBuiltins, sourceTools };
-}
-
-/**
- * Serves /mcp. A plain tools/call of a source tool whose answer the SDK would send unchanged is
- * answered straight from the call path (call-fast-path.ts); everything else by the SDK, with the
- * catalog of this request in its tool context.
- */
-export async function serveGateway(
-  request: Request,
-  gateway: GatewayServer,
-  ctx: ToolContext,
-  options: {
-    /** `false` serves with the SDK alone: the reference test/gateway/call-fast-path.test.ts compares with. */
-    fastPath?: boolean;
-    /** Tools per tools/list page (GATEWAY_TOOLS_LIST_PAGE_SIZE). */
-    listPageSize?: number;
-  } = {},
-): Promise<Response> {
-  let body: unknown;
-  let forward = () => request;
-  if (request.method === "POST") {
-    const post = await readMcpPost(request, gateway.definition, { ...ctx, catalog: NO_CATALOG });
-    if ("refusal" in post) return post.refusal;
-    ({ forward, body } = post); // body undefined: the SDK answers malformed JSON in its own words
-  }
-  const found: SourceTool[] = [];
-  const lookedUp = new Set<string>();
-  const call = options.fastPath !== false && body !== undefined && fastPathVersion(request) ? asSourceCall(body, gateway.builtinNames) : undefined;
-  if (call) {
-    const target = await ctx.services.sourceCalls.find(ctx.user.id, call.name);
-    lookedUp.add(call.name);
-    // A tool whose output schema root is not an object has its results shaped by the SDK.
-    if (target && target.tool.output !== "other") return answerSourceCall(call, target, ctx);
-    if (target) found.push(looked(call.name, target));
-  }
-  const listPage = listPageOf(body);
-  if (listPage && "refusal" in listPage) return listPage.refusal;
-  const size = options.listPageSize ?? DEFAULT_LIST_PAGE_SIZE;
-  const page = listPage && { offset: listPage.offset, size, builtinOrder: gateway.builtinOrder };
-  const { next, ...catalog } = await catalogFor(body, ctx, found, lookedUp, page);
-  // A context object of this request alone, so nothing registered for it can reach another request.
-  const gatewayCtx: GatewayContext = { user: ctx.user, services: ctx.services, access: ctx.access, catalog };
-  const response = await serveWithSdk(forward(), gateway.definition, gatewayCtx, body);
-  return next === undefined ? response : withNextCursor(response, encodeCursor(next));
 }
