@@ -95,8 +95,12 @@ export default defineConfig(async () => {
   const agentVars = { SELF_ORIGIN: "http://localhost", MCP_URL: "http://localhost/mcp" };
   const agentBeside = async (project: string) => [await agentAuxiliaryWorker(project, agentVars)];
   // One plugin instance per project: each holds its own workerd pool.
+  // LAGGING_REPLICA: a second local D1, the replica of test/helpers/lagging-replica.ts (Miniflare has no read replicas).
   const worker = async (project: string) =>
-    cloudflareTest({ wrangler: { configPath: "./wrangler.toml" }, miniflare: { bindings, workers: await agentBeside(project) } });
+    cloudflareTest({
+      wrangler: { configPath: "./wrangler.toml" },
+      miniflare: { bindings, d1Databases: { LAGGING_REPLICA: "lagging-replica" }, workers: await agentBeside(project) },
+    });
   // The limits project's budgets: the bindings' own settings and the vars that describe them, in step.
   const tinyLimits = { tools: { limit: 4, period: 10 }, api: { limit: 5, period: 10 } } as const;
   return {

@@ -37,7 +37,10 @@ export function bearerToken(header: string | undefined | null): string {
 }
 
 export interface AuthenticationContext {
+  /** The primary: where a lookup that missed on `replica` is confirmed. */
   db: Db;
+  /** Read first when given: a D1 replica, which may not have a token or user created a moment ago. */
+  replica?: Db;
   env: Env;
   cacheSeconds: number;
   /** The issuer of this origin's OAuth tokens; undefined where OAuth is unavailable (see `issuerFor`). */
@@ -49,14 +52,15 @@ export interface AuthenticationContext {
 async function verify(token: string, hash: string, ctx: AuthenticationContext, now: number): Promise<{ principal: Principal; expiresAt: number }> {
   const cacheUntil = now + ctx.cacheSeconds * 1000;
   if (token.startsWith(TOKEN_PREFIX)) {
-    const row = await findApiToken(ctx.db, hash);
+    const row = (ctx.replica && (await findApiToken(ctx.replica, hash))) || (await findApiToken(ctx.db, hash));
     if (!row) throw new AppError("unauthorized", "Invalid or revoked API token");
     const scopes = row.scopes === null ? ALL_SCOPES : expandScopes(row.scopes);
     return { principal: { user: row.user, scopes, via: "api_token" }, expiresAt: cacheUntil };
   }
   if (ctx.issuer && isOAuthTokenShape(token)) {
     const summary = await unwrapAccessToken(ctx.issuer, ctx.env, token);
-    const user = summary ? await findUser(ctx.db, summary.grant.props.userId) : undefined;
+    const userId = summary?.grant.props.userId;
+    const user = userId === undefined ? undefined : (ctx.replica && (await findUser(ctx.replica, userId))) || (await findUser(ctx.db, userId));
     if (!summary || !user) throw new AppError("unauthorized", "Invalid, expired or revoked access token");
     const audience = Array.isArray(summary.audience) ? summary.audience[0] : summary.audience;
     const principal: Principal = { user, scopes: expandScopes(summary.scope), via: "oauth", clientId: summary.grant.clientId, audience };

@@ -11,14 +11,19 @@ import { defaultScopes } from "../auth/default-scopes-settings";
 import type { Principal } from "../auth/principal";
 import { issuerFor, type ResourcePath, resourcePathOf, resourceUrl } from "../auth/resources";
 import type { Scope } from "../auth/scopes";
+import { anyReplicaD1 } from "../lib/d1-sessions";
+import { openDb } from "../lib/db";
 import { AppError } from "../lib/errors";
 import { createServices, type Services } from "../services";
 import type { AppEnv } from "./context";
 import { errorResponse } from "./errors";
 
-/** The request's services, their background work kept alive with the request; `resource` as requestResource finds it. */
-export function requestServices(c: Context<AppEnv>, resource = requestResource(c)): Services {
-  return createServices(c.env, (promise) => c.executionCtx.waitUntil(promise), resource.issuer, resource.origin);
+/**
+ * The request's services, their background work kept alive with the request; `resource` as requestResource
+ * finds it; `userId` the authenticated user they work for (their D1 reads see that user's own writes).
+ */
+export function requestServices(c: Context<AppEnv>, resource = requestResource(c), userId?: number): Services {
+  return createServices(c.env, (promise) => c.executionCtx.waitUntil(promise), resource.issuer, resource.origin, undefined, userId);
 }
 
 /** The issuer and protected resource a request is for (the route's most specific resource), and the origin it arrived on. */
@@ -27,11 +32,15 @@ export function requestResource(c: Context<AppEnv>): { issuer: string | undefine
   return { issuer: issuerFor(url, c.env.SELF_ORIGIN), path: resourcePathOf(url.pathname), origin: url.origin };
 }
 
-/** The one place identity is established: the bearer token's principal (audience-checked), or an AppError. */
-export function identify(c: Context<AppEnv>, services: Services, { issuer, path } = requestResource(c)): Promise<Principal> {
+/**
+ * The one place identity is established: the bearer token's principal (audience-checked), or an AppError.
+ * The token is looked up on any D1 replica first and a miss again on the primary (decision 0065).
+ */
+export function identify(c: Context<AppEnv>, { issuer, path } = requestResource(c)): Promise<Principal> {
   return authenticate(
     {
-      db: services.db,
+      db: openDb(c.env.DB),
+      replica: openDb(anyReplicaD1(c.env.DB)),
       env: c.env,
       cacheSeconds: Number(c.env.TOKEN_CACHE_SECONDS || "30"),
       issuer,
@@ -79,16 +88,15 @@ export function accessFor(c: Context<AppEnv>, principal: Principal): Access {
 export const authenticated: MiddlewareHandler<AppEnv> = async (c, next) => {
   // The request's URL parsed once for both (every MCP request passes here).
   const resource = requestResource(c);
-  const services = requestServices(c, resource);
   let principal: Principal;
   try {
-    principal = await identify(c, services, resource);
+    principal = await identify(c, resource);
   } catch (error) {
     return unauthorizedResponse(c, error);
   }
   c.set("user", principal.user);
   c.set("access", accessFor(c, principal));
-  c.set("services", services);
+  c.set("services", requestServices(c, resource, principal.user.id));
   await next();
 };
 
