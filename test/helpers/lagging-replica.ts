@@ -77,7 +77,10 @@ export class LaggingReplica {
     const db = this.binding();
     const user = await db.prepare("INSERT INTO users (name) VALUES (?) RETURNING id").bind(name).first<{ id: number }>();
     const token = generateToken();
-    await db.prepare("INSERT INTO api_tokens (user_id, token_hash, label) VALUES (?, ?, 'test')").bind(user!.id, await hashToken(token)).run();
+    await db
+      .prepare("INSERT INTO api_tokens (user_id, token_hash, label) VALUES (?, ?, 'test')")
+      .bind(user!.id, await hashToken(token))
+      .run();
     return { id: user!.id, token };
   }
 

@@ -59,7 +59,8 @@ describe("read-your-writes on a lagging replica", () => {
     await callOk(writer.client, "add_task", { title: "not on the replica yet" });
     await writer.settle();
 
-    const stale = await replica.binding().withSession("first-unconstrained").prepare("SELECT title FROM tasks WHERE user_id = ?").bind(user.id).all();
+    const unconstrained = replica.binding().withSession("first-unconstrained");
+    const stale = await unconstrained.prepare("SELECT title FROM tasks WHERE user_id = ?").bind(user.id).all();
     expect(stale.results).toEqual([]);
   });
 

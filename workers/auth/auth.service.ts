@@ -60,7 +60,8 @@ async function verify(token: string, hash: string, ctx: AuthenticationContext, n
   if (ctx.issuer && isOAuthTokenShape(token)) {
     const summary = await unwrapAccessToken(ctx.issuer, ctx.env, token);
     const userId = summary?.grant.props.userId;
-    const user = userId === undefined ? undefined : (ctx.replica && (await findUser(ctx.replica, userId))) || (await findUser(ctx.db, userId));
+    const user =
+      userId === undefined ? undefined : (ctx.replica && (await findUser(ctx.replica, userId))) || (await findUser(ctx.db, userId));
     if (!summary || !user) throw new AppError("unauthorized", "Invalid, expired or revoked access token");
     const audience = Array.isArray(summary.audience) ? summary.audience[0] : summary.audience;
     const principal: Principal = { user, scopes: expandScopes(summary.scope), via: "oauth", clientId: summary.grant.clientId, audience };

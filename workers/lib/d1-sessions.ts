@@ -146,7 +146,8 @@ class SessionStatement implements D1PreparedStatement {
   first<T = unknown>(colName: string): Promise<T | null>;
   first<T = Record<string, unknown>>(): Promise<T | null>;
   first<T>(colName?: string): Promise<T | null> {
-    return this.owner.run(this.sql, (session) => (colName === undefined ? this.on(session).first<T>() : this.on(session).first<T>(colName)));
+    if (colName === undefined) return this.owner.run(this.sql, (session) => this.on(session).first<T>());
+    return this.owner.run(this.sql, (session) => this.on(session).first<T>(colName));
   }
 
   run<T = Record<string, unknown>>(): Promise<D1Result<T>> {
