@@ -103,6 +103,7 @@ export default defineConfig(async () => {
   // authorization server issued.
   const upstreamOAuthKv = { OAUTH_KV: "00000000000000000000000000000000", UPSTREAM_OAUTH_KV: UPSTREAM_OAUTH_KV_ID };
   // One plugin instance per project: each holds its own workerd pool.
+  // LAGGING_REPLICA: a second local D1, the replica of test/helpers/lagging-replica.ts (Miniflare has no read replicas).
   const worker = async (project: string) => {
     const upstream = await upstreamWorkers(bindings);
     return cloudflareTest({
@@ -110,6 +111,7 @@ export default defineConfig(async () => {
       miniflare: {
         bindings,
         kvNamespaces: upstreamOAuthKv,
+        d1Databases: { LAGGING_REPLICA: "lagging-replica" },
         outboundService: upstream.outboundService,
         workers: [...(await agentBeside(project)), ...upstream.workers],
       },

@@ -4,6 +4,8 @@ declare global {
   namespace Cloudflare {
     interface Env {
       TEST_MIGRATIONS: D1Migration[];
+      /** workers and upstreams projects: the lagging replica's database (test/helpers/lagging-replica.ts). */
+      LAGGING_REPLICA: D1Database;
       /** JSON of the test upstreams' URLs (test/upstreams/ports.ts). */
       TEST_UPSTREAMS: string;
       /** test/fuzz: runs per property ("" = the bounded run of `npm test`) and seed ("" = the fixed one). */

@@ -11,6 +11,7 @@ export { GatewaySource } from "../durable-objects/gateway-source.do";
 export { UpstreamRefreshLease } from "../durable-objects/upstream-refresh-lease.do";
 export { GatewayInventory } from "./gateway/discovery/inventory.entrypoint";
 export { ThinkingLog } from "../durable-objects/thinking.do";
+export { UserBookmark } from "../durable-objects/user-bookmark.do";
 export { AgentMcp } from "./agent-mcp";
 
 const app = createApp();

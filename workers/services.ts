@@ -18,7 +18,9 @@ import { ToolChangeService } from "./gateway/discovery/tool-changes.service";
 import { queueToolCallAudit, type RequestToolCallAudit } from "./gateway/calls/tool-call-audit";
 import { McpRequestTelemetry } from "./telemetry/mcp-request";
 import { type IsolateState, isolateState } from "./isolate-state";
+import { anyReplicaD1, type BookmarkFloor, ReadYourWritesD1 } from "./lib/d1-sessions";
 import { type Db, openDb } from "./lib/db";
+import { log } from "./lib/log";
 import { RateLimitService } from "./limits/rate-limits.service";
 import { RagService } from "./rag/rag.service";
 import { TaskService } from "./tasks/tasks.service";
@@ -144,10 +146,45 @@ function keepingAliveOnce(waitUntil: (promise: Promise<unknown>) => void): (prom
   };
 }
 
+/** `userId`'s floor of read-your-writes: their own UserBookmark object (durable-objects/user-bookmark.do.ts). */
+export function userBookmarkFloor(bookmarks: Env["USER_BOOKMARKS"], userId: number): BookmarkFloor {
+  const stub = bookmarks.get(bookmarks.idFromName(`user:${userId}`));
+  return {
+    latest: () => stub.latest(),
+    advance: (bookmark) => stub.advance(bookmark),
+  };
+}
+
+/**
+ * Whether reads go through D1's Sessions API (D1_READ_REPLICATION, decision 0065): "on" once the
+ * database replicates. Off, every read is the primary's and read-your-writes needs no bookmark, so
+ * no request pays for the bookmark object. Anything but "on" or "off" is logged, naming the setting.
+ */
+function readReplication(env: Env): boolean {
+  const value = env.D1_READ_REPLICATION.trim();
+  if (value === "on") return true;
+  if (value !== "off" && value !== "") log.warn("D1_READ_REPLICATION must be on or off: reading the primary", { value });
+  return false;
+}
+
+/**
+ * The one place a request's D1 session is chosen (decision 0065). A request made for a user reads
+ * through D1's Sessions API from a replica at or after that user's latest acknowledged write, and
+ * records each of its writes' bookmarks there; without a user (crons, entry points, the sign-in
+ * pages, a request not yet authenticated) everything goes to the primary, as before replication.
+ */
+function requestDb(env: Env, userId: number | undefined): Db {
+  if (userId === undefined || !readReplication(env)) return openDb(env.DB);
+  const floorError = (error: unknown) =>
+    log.warn("read-your-writes floor unavailable", { userId, error: error instanceof Error ? error.message : String(error) });
+  return openDb(new ReadYourWritesD1(env.DB, userBookmarkFloor(env.USER_BOOKMARKS, userId), floorError));
+}
+
 /**
  * Services are made on first use: a request to one server never pays for the others. `origin` is
  * the Worker's public origin; `requestOrigin` the one the request arrived on (none without a request);
- * `isolate` what the services keep between requests (this isolate's, unless a test hands its own).
+ * `isolate` what the services keep between requests (this isolate's, unless a test hands its own);
+ * `userId` the authenticated user the request is made for (its D1 session: `requestDb`).
  */
 export function createServices(
   env: Env,
@@ -155,8 +192,9 @@ export function createServices(
   origin = configuredOrigin(env),
   requestOrigin?: string,
   isolate: IsolateState = isolateState,
+  userId?: number,
 ): Services {
-  const db = openDb(env.DB);
+  const db = requestDb(env, userId);
   const waitUntil = keepingAliveOnce(requestWaitUntil);
   let tasks: TaskService | undefined;
   let rag: RagService | undefined;
@@ -176,7 +214,14 @@ export function createServices(
   const services: Services = {
     db,
     get authentication() {
-      return (authentication ??= new Authentication({ db, env, tokens: isolate.verifiedTokens, servers: isolate.authorizationServers }));
+      return (authentication ??= new Authentication({
+        db,
+        // Tokens are looked up on any replica first (decision 0065): most are old, and a miss asks the primary.
+        replica: readReplication(env) ? openDb(anyReplicaD1(env.DB)) : undefined,
+        env,
+        tokens: isolate.verifiedTokens,
+        servers: isolate.authorizationServers,
+      }));
     },
     get signIn() {
       const { authorizationServers: servers, clientDocuments: documents, openIdProviders } = isolate;

@@ -46,7 +46,10 @@ export function bearerToken(header: string | undefined | null): string {
 }
 
 export interface AuthenticationDeps {
+  /** The primary: where a lookup that missed on `replica` is confirmed. */
   db: Db;
+  /** Read first when given: a D1 replica, which may not have a token or user created a moment ago (decision 0065). */
+  replica?: Db | undefined;
   env: Env;
   /** What the isolate remembers of verified tokens. */
   tokens: VerifiedTokens;
@@ -86,17 +89,18 @@ export class Authentication {
   }
 
   private async verify(token: string, hash: string, request: AuthenticationRequest, now: number): Promise<VerifiedToken> {
-    const { db, env, servers } = this.deps;
+    const { db, replica, env, servers } = this.deps;
     const cacheUntil = now + request.cacheSeconds * 1000;
     if (token.startsWith(TOKEN_PREFIX)) {
-      const row = await findApiToken(db, hash);
+      const row = (replica && (await findApiToken(replica, hash))) || (await findApiToken(db, hash));
       if (!row) throw new AppError("unauthorized", "Invalid or revoked API token");
       const scopes = row.scopes === null ? ALL_SCOPES : expandScopes(row.scopes);
       return { principal: { user: row.user, scopes, via: "api_token" }, expiresAt: cacheUntil };
     }
     if (request.issuer && isOAuthTokenShape(token)) {
       const summary = await servers.helpers(request.issuer, env).unwrapToken<GrantProps>(token);
-      const user = summary ? await findUser(db, summary.grant.props.userId) : undefined;
+      const userId = summary?.grant.props.userId;
+      const user = userId === undefined ? undefined : (replica && (await findUser(replica, userId))) || (await findUser(db, userId));
       if (!summary || !user) throw new AppError("unauthorized", "Invalid, expired or revoked access token");
       const audience = Array.isArray(summary.audience) ? summary.audience[0] : summary.audience;
       const principal: Principal = { user, scopes: expandScopes(summary.scope), via: "oauth", clientId: summary.grant.clientId, audience };

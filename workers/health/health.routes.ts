@@ -8,18 +8,18 @@ import { identify, requestServices, unauthorizedResponse } from "../http/authent
 import { checkHealth, type HealthReport } from "./health.service";
 
 export async function healthRoute(c: Context<AppEnv>): Promise<Response> {
-  const services = requestServices(c);
   let report: HealthReport;
   if (c.req.header("authorization")) {
     let userId: number;
     try {
-      userId = (await identify(c, services)).user.id;
+      userId = (await identify(c)).user.id;
     } catch (error) {
       return unauthorizedResponse(c, error);
     }
+    const services = requestServices(c, undefined, userId);
     report = await checkHealth(services.db, { userId, sources: services.sourceHealth });
   } else {
-    report = await checkHealth(services.db);
+    report = await checkHealth(requestServices(c).db);
   }
   return c.json(report, report.status === "unavailable" ? 503 : 200);
 }

@@ -19,9 +19,12 @@ import { errorResponse } from "./errors";
 /** What a request's services and resource are made from (any app's context: the sign-in routes' too). */
 type RequestFacts = Pick<Context<AppEnv>, "req" | "env" | "executionCtx">;
 
-/** The request's services, their background work kept alive with the request; `resource` as requestResource finds it. */
-export function requestServices(c: RequestFacts, resource = requestResource(c)): Services {
-  return createServices(c.env, (promise) => c.executionCtx.waitUntil(promise), resource.issuer, resource.origin);
+/**
+ * The request's services, their background work kept alive with the request; `resource` as requestResource
+ * finds it; `userId` the authenticated user they work for (their D1 reads see that user's own writes).
+ */
+export function requestServices(c: RequestFacts, resource = requestResource(c), userId?: number): Services {
+  return createServices(c.env, (promise) => c.executionCtx.waitUntil(promise), resource.issuer, resource.origin, undefined, userId);
 }
 
 /** The issuer and protected resource a request is for (the route's most specific resource), and the origin it arrived on. */
@@ -30,9 +33,13 @@ export function requestResource(c: RequestFacts): { issuer: string | undefined; 
   return { issuer: issuerOf(url, c.env), path: resourcePathOf(url.pathname), origin: url.origin };
 }
 
-/** The one place identity is established: the bearer token's principal (audience-checked), or an AppError. */
-export function identify(c: Context<AppEnv>, services: Services, { issuer, path } = requestResource(c)): Promise<Principal> {
-  return services.authentication.authenticate(
+/**
+ * The one place identity is established: the bearer token's principal (audience-checked), or an AppError.
+ * The token is looked up on any D1 replica first and a miss again on the primary (decision 0065).
+ */
+export function identify(c: Context<AppEnv>, resource = requestResource(c)): Promise<Principal> {
+  const { issuer, path } = resource;
+  return requestServices(c, resource).authentication.authenticate(
     {
       cacheSeconds: Number(c.env.TOKEN_CACHE_SECONDS || "30"),
       issuer,
@@ -80,16 +87,15 @@ export function accessFor(c: Context<AppEnv>, principal: Principal): Access {
 export const authenticated: MiddlewareHandler<AppEnv> = async (c, next) => {
   // The request's URL parsed once for both (every MCP request passes here).
   const resource = requestResource(c);
-  const services = requestServices(c, resource);
   let principal: Principal;
   try {
-    principal = await identify(c, services, resource);
+    principal = await identify(c, resource);
   } catch (error) {
     return unauthorizedResponse(c, error);
   }
   c.set("user", principal.user);
   c.set("access", accessFor(c, principal));
-  c.set("services", services);
+  c.set("services", requestServices(c, resource, principal.user.id));
   await next();
 };
 

@@ -47,6 +47,6 @@ export const handedOverPrincipal: MiddlewareHandler<AppEnv> = async (c, next) =>
   }
   c.set("user", principal.user);
   c.set("access", accessFor(c, principal));
-  c.set("services", requestServices(c));
+  c.set("services", requestServices(c, undefined, principal.user.id));
   await next();
 };
