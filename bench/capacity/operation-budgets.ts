@@ -50,76 +50,89 @@ export type CallKind =
   | "gateway_upstream_call"
   | "rag_query";
 
-const none = { queue_messages: 0, do_requests: {}, kv_reads: 0, kv_writes: 0 } as const;
+/** One row of the table: its arguments in the order of OperationCounts. */
+function ops(
+  d1_queries: number,
+  d1_writes: number,
+  d1_rows_read: number,
+  d1_rows_written: number,
+  queue_messages: number,
+  do_requests: OperationCounts["do_requests"],
+  kv_reads: number,
+  kv_writes: number,
+): OperationCounts {
+  return { d1_queries, d1_writes, d1_rows_read, d1_rows_written, queue_messages, do_requests, kv_reads, kv_writes };
+}
 
+// ops(D1 statements, of them writes, rows read, rows written, queue messages, Durable Object requests, KV reads, KV writes)
 export const CALL_BUDGETS: Record<CallKind, CallBudget> = {
   tasks_tools_list: {
     what: "tools/list on /mcp/tasks",
-    cold: { d1_queries: 0, d1_writes: 0, d1_rows_read: 0, d1_rows_written: 0, ...none },
-    warm: { d1_queries: 0, d1_writes: 0, d1_rows_read: 0, d1_rows_written: 0, ...none },
+    cold: ops(1, 0, 2, 0, 0, {}, 0, 0),
+    warm: ops(0, 0, 0, 0, 0, {}, 0, 0),
   },
   list_tasks: {
     what: "tools/call list_tasks on /mcp/tasks (a user with 3 tasks)",
-    cold: { d1_queries: 0, d1_writes: 0, d1_rows_read: 0, d1_rows_written: 0, ...none },
-    warm: { d1_queries: 0, d1_writes: 0, d1_rows_read: 0, d1_rows_written: 0, ...none },
+    cold: ops(2, 0, 5, 0, 0, {}, 0, 0),
+    warm: ops(1, 0, 3, 0, 0, {}, 0, 0),
   },
   add_task: {
     what: "tools/call add_task on /mcp/tasks",
-    cold: { d1_queries: 0, d1_writes: 0, d1_rows_read: 0, d1_rows_written: 0, ...none },
-    warm: { d1_queries: 0, d1_writes: 0, d1_rows_read: 0, d1_rows_written: 0, ...none },
+    cold: ops(3, 2, 12, 9, 1, {}, 0, 0),
+    warm: ops(2, 2, 11, 9, 1, {}, 0, 0),
   },
   update_task: {
     what: "tools/call update_task on /mcp/tasks (a new title)",
-    cold: { d1_queries: 0, d1_writes: 0, d1_rows_read: 0, d1_rows_written: 0, ...none },
-    warm: { d1_queries: 0, d1_writes: 0, d1_rows_read: 0, d1_rows_written: 0, ...none },
+    cold: ops(3, 2, 7, 6, 1, {}, 0, 0),
+    warm: ops(2, 2, 5, 6, 1, {}, 0, 0),
   },
   complete_task: {
     what: "tools/call complete_task on /mcp/tasks",
-    cold: { d1_queries: 0, d1_writes: 0, d1_rows_read: 0, d1_rows_written: 0, ...none },
-    warm: { d1_queries: 0, d1_writes: 0, d1_rows_read: 0, d1_rows_written: 0, ...none },
+    cold: ops(4, 2, 8, 5, 1, {}, 0, 0),
+    warm: ops(3, 2, 6, 5, 1, {}, 0, 0),
   },
   rest_list_tasks: {
     what: "GET /api/tasks with an API token (a user with 3 tasks)",
-    cold: { d1_queries: 0, d1_writes: 0, d1_rows_read: 0, d1_rows_written: 0, ...none },
-    warm: { d1_queries: 0, d1_writes: 0, d1_rows_read: 0, d1_rows_written: 0, ...none },
+    cold: ops(2, 0, 6, 0, 0, {}, 0, 0),
+    warm: ops(1, 0, 4, 0, 0, {}, 0, 0),
   },
   rest_get_task: {
     what: "GET /api/tasks/:id with an API token",
-    cold: { d1_queries: 0, d1_writes: 0, d1_rows_read: 0, d1_rows_written: 0, ...none },
-    warm: { d1_queries: 0, d1_writes: 0, d1_rows_read: 0, d1_rows_written: 0, ...none },
+    cold: ops(2, 0, 3, 0, 0, {}, 0, 0),
+    warm: ops(1, 0, 1, 0, 0, {}, 0, 0),
   },
   list_tasks_oauth: {
     what: "tools/call list_tasks on /mcp/tasks with an OAuth access token (a user with 3 tasks)",
-    cold: { d1_queries: 0, d1_writes: 0, d1_rows_read: 0, d1_rows_written: 0, ...none },
-    warm: { d1_queries: 0, d1_writes: 0, d1_rows_read: 0, d1_rows_written: 0, ...none },
+    cold: ops(2, 0, 5, 0, 0, {}, 1, 0),
+    warm: ops(1, 0, 4, 0, 0, {}, 0, 0),
   },
   gateway_tools_list: {
     what: "tools/list on /mcp (the built-in tools and one upstream source)",
-    cold: { d1_queries: 0, d1_writes: 0, d1_rows_read: 0, d1_rows_written: 0, ...none },
-    warm: { d1_queries: 0, d1_writes: 0, d1_rows_read: 0, d1_rows_written: 0, ...none },
+    cold: ops(3, 0, 5, 0, 0, {}, 0, 0),
+    warm: ops(2, 0, 3, 0, 0, {}, 0, 0),
   },
   gateway_builtin_call: {
     what: "tools/call list_tasks on /mcp (a built-in tool through the gateway)",
-    cold: { d1_queries: 0, d1_writes: 0, d1_rows_read: 0, d1_rows_written: 0, ...none },
-    warm: { d1_queries: 0, d1_writes: 0, d1_rows_read: 0, d1_rows_written: 0, ...none },
+    cold: ops(3, 0, 6, 0, 1, {}, 0, 0),
+    warm: ops(2, 0, 4, 0, 1, {}, 0, 0),
   },
   gateway_upstream_call: {
     what: "tools/call <source>__echo on /mcp (a stateless upstream source, the test fixture server)",
-    cold: { d1_queries: 0, d1_writes: 0, d1_rows_read: 0, d1_rows_written: 0, ...none },
-    warm: { d1_queries: 0, d1_writes: 0, d1_rows_read: 0, d1_rows_written: 0, ...none },
+    cold: ops(3, 0, 6, 0, 1, { GATEWAY_SOURCE: 2 }, 0, 0),
+    warm: ops(1, 0, 0, 0, 1, { GATEWAY_SOURCE: 1 }, 0, 0),
   },
   rag_query: {
     what: "tools/call rag_basic on /mcp/rag (a user with the 6-document test corpus)",
-    cold: { d1_queries: 0, d1_writes: 0, d1_rows_read: 0, d1_rows_written: 0, ...none },
-    warm: { d1_queries: 0, d1_writes: 0, d1_rows_read: 0, d1_rows_written: 0, ...none },
+    cold: ops(8, 2, 164, 5, 0, { RAG_GATE: 2 }, 0, 0),
+    warm: ops(5, 2, 35, 5, 0, { RAG_GATE: 2 }, 0, 0),
   },
 };
 
 /** The EVENTS consumer, given a full batch (max_batch_size in wrangler.toml): its D1 work for the whole batch. */
 export const CONSUMER_BATCH_SIZE = 50;
 export const CONSUMER_BATCH_BUDGET: Pick<OperationCounts, "d1_queries" | "d1_writes" | "d1_rows_read" | "d1_rows_written"> = {
-  d1_queries: 0,
-  d1_writes: 0,
-  d1_rows_read: 0,
-  d1_rows_written: 0,
+  d1_queries: 5,
+  d1_writes: 5,
+  d1_rows_read: 1,
+  d1_rows_written: 200,
 };

@@ -50,14 +50,14 @@ describe("operation budgets: the tasks server", () => {
   it("tools/call update_task", async () => {
     const { user, ids } = await userWithTasks();
     let next = 0;
-    const update = () => countedMcp("/mcp/tasks", user.token, "tools/call", { name: "update_task", arguments: { id: ids[next++], title: "Renamed" } });
+    const update = () => countedMcp("/mcp/tasks", user.token, "tools/call", { name: "update_task", arguments: { task_id: ids[next++], title: "Renamed" } });
     expectBudget("update_task", await coldThenWarm(update));
   });
 
   it("tools/call complete_task", async () => {
     const { user, ids } = await userWithTasks();
     let next = 0;
-    const complete = () => countedMcp("/mcp/tasks", user.token, "tools/call", { name: "complete_task", arguments: { id: ids[next++] } });
+    const complete = () => countedMcp("/mcp/tasks", user.token, "tools/call", { name: "complete_task", arguments: { task_id: ids[next++] } });
     expectBudget("complete_task", await coldThenWarm(complete));
   });
 
