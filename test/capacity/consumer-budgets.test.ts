@@ -24,7 +24,7 @@ describe("operation budgets: the EVENTS consumer", () => {
     const batch = createMessageBatch(EVENTS_QUEUE, messages);
     const ctx = createExecutionContext();
     counting.reset();
-    await worker.queue(batch, counting.env, ctx);
+    await worker.queue(batch, counting.env);
     const result = await getQueueResult(batch, ctx);
     expect(result.explicitAcks).toHaveLength(CONSUMER_BATCH_SIZE);
     const { d1_queries, d1_writes, d1_rows_read, d1_rows_written } = counting.counts();

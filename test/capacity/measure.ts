@@ -1,17 +1,20 @@
 /**
- * One request to the Worker's own fetch handler with counted bindings, and what it cost once
+ * One request to the Worker's app with counted bindings, and what it cost once
  * everything it left running (waitUntil: queue sends, breaker reports) has finished.
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { expect, vi } from "vitest";
 import { CALL_BUDGETS, type CallKind, type OperationCounts } from "../../bench/capacity/operation-budgets";
-import worker from "../../workers/index";
+import { createApp } from "../../workers/app";
 import { type JsonRpcResponse, modernPost, rpcResponse } from "../helpers/rpc";
 import { countingEnv } from "./counting-env";
 
 /** One counting env per test file: the isolate's caches key on binding objects, so one set of them warms as production's does. */
 export const counting = countingEnv(env);
+
+/** The Worker's app, as workers/index.ts serves it (that handler's fetch only adds the finishing of an unread body). */
+const app = createApp();
 
 /** Longer than every cache of the isolate lives (tokens 30 s, the gateway's 5 s and 60 s): after it, the next call is cold. */
 const LONGER_THAN_ANY_CACHE_MS = 10 * 60_000;
@@ -40,7 +43,7 @@ export async function countedFetch(path: string, init: RequestInit): Promise<Cou
   const request = new Request(`http://localhost${path}`, init);
   request.headers.set("host", "localhost");
   const ctx = createExecutionContext();
-  const response = await worker.fetch(request, counting.env, ctx);
+  const response = await app.fetch(request, counting.env, ctx);
   const text = await response.text();
   await waitOnExecutionContext(ctx);
   return { status: response.status, contentType: response.headers.get("content-type") ?? "", text, counts: counting.counts() };
