@@ -4,14 +4,13 @@
  * (counting-env.ts) and asserted against bench/capacity/operation-budgets.ts. The gateway's calls
  * of an upstream source are in gateway-budgets.test.ts (the upstreams project).
  */
-import { env } from "cloudflare:workers";
-import { beforeAll, describe, it } from "vitest";
+import { describe, it } from "vitest";
 import { api } from "../helpers/rest";
 import { connect } from "../helpers/mcp";
 import { obtainTokens } from "../helpers/oauth";
 import { ingestCorpus } from "../helpers/rag";
 import { createUser, type TestUser } from "../helpers/users";
-import { coldThenWarm, countedFetch, countedMcp, expectBudget, freezeClock } from "./measure";
+import { coldThenWarm, countedFetch, countedMcp, expectBudget } from "./measure";
 
 /** A user with the same three tasks, so every list reads the same rows. */
 async function userWithTasks(): Promise<{ user: TestUser; ids: number[] }> {
@@ -23,12 +22,6 @@ async function userWithTasks(): Promise<{ user: TestUser; ids: number[] }> {
   }
   return { user, ids };
 }
-
-beforeAll(() => {
-  freezeClock();
-  // The capacity model is of the Worker as shipped: these are the bindings it ships with.
-  if (!env.DB || !env.EVENTS) throw new Error("the Worker's bindings are missing");
-});
 
 describe("operation budgets: the tasks server", () => {
   it("tools/list on /mcp/tasks", async () => {

@@ -3,12 +3,10 @@
  * stateless `echo` (test/upstreams/fixture-server.ts), registered over REST as a person does.
  * This file is in the upstreams project (UPSTREAM_FILES in vitest.config.ts), which starts that server.
  */
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fixtureUrl, registerSource } from "../helpers/upstreams";
 import { createUser, type TestUser } from "../helpers/users";
-import { coldThenWarm, countedMcp, expectBudget, freezeClock } from "./measure";
-
-beforeAll(freezeClock);
+import { coldThenWarm, countedMcp, expectBudget } from "./measure";
 
 async function userWithEchoSource(): Promise<{ user: TestUser; slug: string }> {
   const user = await createUser();

@@ -19,18 +19,6 @@ const app = createApp();
 /** Longer than every cache of the isolate lives (tokens 30 s, the gateway's 5 s and 60 s): after it, the next call is cold. */
 const LONGER_THAN_ANY_CACHE_MS = 10 * 60_000;
 
-/**
- * The clock stands still while a test measures, so a cache cannot expire between the cold call and
- * the warm one however slow the machine is; moving it on by more than any cache lives makes the next call cold.
- */
-export function freezeClock(): void {
-  vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
-}
-
-export function outliveEveryCache(): void {
-  vi.setSystemTime(Date.now() + LONGER_THAN_ANY_CACHE_MS);
-}
-
 export interface Counted {
   status: number;
   contentType: string;
@@ -59,12 +47,20 @@ export async function countedMcp(path: string, token: string, method: string, pa
   return counts;
 }
 
-/** Measures `call` cold (every cache of the isolate expired), then warm (the same again at once). */
+/**
+ * Measures `call` cold (the clock moved on past every cache of the isolate), then warm (the same
+ * again at once). The clock stands still from the cold call to the warm one, so no cache can expire
+ * between them however slow the machine is; the set-up before runs on the real clock.
+ */
 export async function coldThenWarm(call: () => Promise<OperationCounts>): Promise<{ cold: OperationCounts; warm: OperationCounts }> {
-  outliveEveryCache();
-  const cold = await call();
-  const warm = await call();
-  return { cold, warm };
+  vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + LONGER_THAN_ANY_CACHE_MS });
+  try {
+    const cold = await call();
+    const warm = await call();
+    return { cold, warm };
+  } finally {
+    vi.useRealTimers();
+  }
 }
 
 /** The measured counts are the committed budget (bench/capacity/operation-budgets.ts), exactly. */
