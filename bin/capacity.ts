@@ -32,9 +32,16 @@ function parseMix(text: string): Partial<Record<CallKind, number>> {
     if (!kind || !(kind in CALL_BUDGETS)) throw new Error(`--mix: unknown kind "${kind}"; known: ${Object.keys(CALL_BUDGETS).join(", ")}`);
     const value = Number(share);
     if (!Number.isFinite(value) || value < 0) throw new Error(`--mix: the share of ${kind} must be a number ≥ 0, got "${share}"`);
-    mix[kind as CallKind] = value;
+    mix[kind as CallKind] = value; // checked: `kind in CALL_BUDGETS` above
   }
   return mix;
+}
+
+/** A mix file is a JSON object of shares, {"list_tasks": 0.4, …}: read as the --mix text. */
+function mixFileText(path: string): string {
+  const shares: unknown = JSON.parse(readFileSync(path, "utf8"));
+  if (typeof shares !== "object" || shares === null) throw new Error(`--mix-file ${path}: expected a JSON object of kind: share`);
+  return Object.entries(shares).map(([kind, share]) => `${kind}=${String(share)}`).join(",");
 }
 
 function positive(name: string, text: string | undefined, fallback: number): number {
@@ -64,7 +71,8 @@ function main(): void {
       users: { type: "string" },
     },
   });
-  const mix = values.mix ? parseMix(values.mix) : values["mix-file"] ? parseMix(Object.entries(JSON.parse(readFileSync(values["mix-file"], "utf8")) as Record<string, number>).map(([k, v]) => `${k}=${v}`).join(",")) : DEFAULT_MIX;
+  const mixText = values.mix ?? (values["mix-file"] ? mixFileText(values["mix-file"]) : undefined);
+  const mix = mixText === undefined ? DEFAULT_MIX : parseMix(mixText);
   const warmShare = values["warm-share"] === undefined ? DEFAULT_INPUT.warmShare : Number(values["warm-share"]);
   if (!(warmShare >= 0 && warmShare <= 1)) throw new Error(`--warm-share must be between 0 and 1, got "${values["warm-share"]}"`);
   const input: CapacityInput = {
@@ -84,29 +92,36 @@ function main(): void {
   const users = positive("users", values.users, 1_000_000);
   const report = capacity(input);
 
-  console.log(`${number(input.callsPerSecond)} calls/s from ${number(users)} users (${(input.callsPerSecond / users).toFixed(4)} calls/s each)`);
+  const each = (input.callsPerSecond / users).toFixed(4);
+  console.log(`${number(input.callsPerSecond)} calls/s from ${number(users)} users (${each} calls/s each)`);
   console.log(`mix: ${Object.entries(mix).map(([kind, share]) => `${kind}=${share}`).join(",")}`);
+  const reads = input.readReplication ? `reads on ${input.replicas} replicas` : "reads on the primary";
   console.log(
-    `assumed: ${input.queryMs} ms a D1 statement, ${input.shards} D1 shard(s)${input.readReplication ? `, reads on ${input.replicas} replicas` : ", reads on the primary"}, ` +
-      `${input.queues} queue(s), warm share ${input.warmShare}, RAG query ${input.ragQueryMs} ms in ${input.ragSlots} slots × ${input.ragGateObjects} gate object(s)`,
+    `assumed: ${input.queryMs} ms a D1 statement, ${input.shards} D1 shard(s), ${reads}, ${input.queues} queue(s), ` +
+      `warm share ${input.warmShare}, ` +
+      `RAG query ${input.ragQueryMs} ms in ${input.ragSlots} slots × ${input.ragGateObjects} gate object(s)`,
   );
   const c = report.perCall;
   console.log(
     `per call: ${c.d1_queries.toFixed(2)} D1 statements (${c.d1_writes.toFixed(2)} writes), ${c.d1_rows_read.toFixed(1)} rows read, ` +
       `${c.d1_rows_written.toFixed(1)} written, ${c.queue_messages.toFixed(2)} queue messages, ` +
-      `${Object.entries(c.do_requests).map(([ns, n]) => `${n.toFixed(2)} ${ns}`).join(", ") || "0"} DO requests, ${c.kv_reads.toFixed(2)} KV reads`,
+      `${Object.entries(c.do_requests).map(([ns, n]) => `${n.toFixed(2)} ${ns}`).join(", ") || "0"} DO requests, ` +
+      `${c.kv_reads.toFixed(2)} KV reads`,
   );
   console.log("");
   console.log(`${"resource".padEnd(32)}${"load".padStart(12)}${"ceiling".padStart(12)}  ${"used".padStart(8)}  unit`);
   for (const r of report.resources) {
-    console.log(`${r.resource.padEnd(32)}${number(r.load).padStart(12)}${number(r.ceiling).padStart(12)}  ${`${((100 * r.load) / r.ceiling).toFixed(0)} %`.padStart(8)}  ${r.unit}`);
+    const used = `${((100 * r.load) / r.ceiling).toFixed(0)} %`;
+    console.log(`${r.resource.padEnd(32)}${number(r.load).padStart(12)}${number(r.ceiling).padStart(12)}  ${used.padStart(8)}  ${r.unit}`);
   }
   console.log("");
   console.log(`first ceiling: ${report.firstCeiling.resource}, reached at ${number(report.maxCallsPerSecond)} calls/s of this mix`);
   const s = report.storage;
+  const full = s.daysToFullPerShard < 1 ? `${(s.daysToFullPerShard * 24).toFixed(1)} hours` : `${s.daysToFullPerShard.toFixed(1)} days`;
   console.log(
-    `D1 storage (one shard): ${(s.bytesPerDayPerShard / 1e9).toFixed(2)} GB a day; full in ${s.daysToFullPerShard < 1 ? `${(s.daysToFullPerShard * 24).toFixed(1)} hours` : `${s.daysToFullPerShard.toFixed(1)} days`} ` +
-      `without retention; ${input.retentionDays} days kept = ${(s.retainedBytesPerShard / 1e9).toFixed(1)} GB (${s.fitsWithRetention ? "fits" : "does not fit"} in 10 GB)`,
+    `D1 storage (one shard): ${(s.bytesPerDayPerShard / 1e9).toFixed(2)} GB a day; full in ${full} without retention; ` +
+      `${input.retentionDays} days kept = ${(s.retainedBytesPerShard / 1e9).toFixed(1)} GB ` +
+      `(${s.fitsWithRetention ? "fits" : "does not fit"} in 10 GB)`,
   );
   console.log("Workflows: not on any call path (n/a). KV reads: no published ceiling per namespace.");
 }

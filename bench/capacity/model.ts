@@ -3,7 +3,8 @@
  * against Cloudflare's published limits. Pure arithmetic, so bin/capacity.ts prints it and
  * test/unit/capacity-model.test.ts checks it. docs/scale.md states the model and its assumptions.
  */
-import { CALL_BUDGETS, type CallKind, CONSUMER_BATCH_BUDGET, CONSUMER_BATCH_SIZE, type OperationCounts } from "./operation-budgets";
+import { CALL_BUDGETS, type CallKind, CONSUMER_BATCH_BUDGET, CONSUMER_BATCH_SIZE } from "./operation-budgets";
+import { noOperations, type OperationCounts } from "./operation-budgets";
 
 /** Cloudflare's published limits (developers.cloudflare.com, D1, Queues, Durable Objects limits pages). */
 export const LIMITS = {
@@ -88,7 +89,7 @@ export function normaliseMix(mix: Partial<Record<CallKind, number>>): [CallKind,
 
 /** The operations of one average call of the mix. */
 export function perCallCounts(mix: [CallKind, number][], warmShare: number): OperationCounts {
-  const sum: OperationCounts = { d1_queries: 0, d1_writes: 0, d1_rows_read: 0, d1_rows_written: 0, queue_messages: 0, do_requests: {}, kv_reads: 0, kv_writes: 0 };
+  const sum = noOperations();
   for (const [kind, share] of mix) {
     for (const [state, weight] of [["cold", 1 - warmShare], ["warm", warmShare]] as const) {
       const counts = CALL_BUDGETS[kind][state];
@@ -118,18 +119,20 @@ export function capacity(input: CapacityInput): CapacityReport {
   const consumerStatements = (perCall.queue_messages * CONSUMER_BATCH_BUDGET.d1_queries) / CONSUMER_BATCH_SIZE;
   const reads = perCall.d1_queries - perCall.d1_writes;
   const primaryPerCall = perCall.d1_writes + consumerStatements + (input.readReplication ? 0 : reads);
-  const resources: ResourceLoad[] = [
-    { resource: "D1 primary (one shard)", load: (rate * primaryPerCall) / input.shards, ceiling: statementsPerSecond, unit: "statements/s" },
-  ];
+  const row = (resource: string, load: number, ceiling: number, unit: string): ResourceLoad => ({ resource, load, ceiling, unit });
+  const perShard = rate / input.shards;
+  const resources: ResourceLoad[] = [row("D1 primary (one shard)", perShard * primaryPerCall, statementsPerSecond, "statements/s")];
   if (input.readReplication) {
-    resources.push({ resource: "D1 read replicas (one shard)", load: (rate * reads) / input.shards, ceiling: statementsPerSecond * input.replicas, unit: "statements/s" });
+    resources.push(row("D1 read replicas (one shard)", perShard * reads, statementsPerSecond * input.replicas, "statements/s"));
   }
-  resources.push({ resource: "EVENTS queue (one queue)", load: (rate * perCall.queue_messages) / input.queues, ceiling: LIMITS.queueMessagesPerSecond, unit: "messages/s" });
+  const messagesPerQueue = (rate * perCall.queue_messages) / input.queues;
+  resources.push(row("EVENTS queue (one queue)", messagesPerQueue, LIMITS.queueMessagesPerSecond, "messages/s"));
   const ragQueries = rate * mix.filter(([kind]) => kind === "rag_query").reduce((sum, [, share]) => sum + share, 0);
   if (ragQueries > 0) {
     const gateRequests = (rate * (perCall.do_requests.RAG_GATE ?? 0)) / input.ragGateObjects;
-    resources.push({ resource: "RAG_GATE object (requests)", load: gateRequests, ceiling: LIMITS.durableObjectRequestsPerSecond, unit: "requests/s" });
-    resources.push({ resource: "RAG_GATE object (query slots)", load: ragQueries / input.ragGateObjects, ceiling: (input.ragSlots * 1000) / input.ragQueryMs, unit: "queries/s" });
+    resources.push(row("RAG_GATE object (requests)", gateRequests, LIMITS.durableObjectRequestsPerSecond, "requests/s"));
+    const slotsCeiling = (input.ragSlots * 1000) / input.ragQueryMs;
+    resources.push(row("RAG_GATE object (query slots)", ragQueries / input.ragGateObjects, slotsCeiling, "queries/s"));
   }
   const firstCeiling = resources.reduce((worst, next) => (next.load / next.ceiling > worst.load / worst.ceiling ? next : worst));
   const maxCallsPerSecond = rate / (firstCeiling.load / firstCeiling.ceiling);

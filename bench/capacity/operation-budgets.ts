@@ -29,6 +29,10 @@ export interface OperationCounts {
   kv_writes: number;
 }
 
+export function noOperations(): OperationCounts {
+  return ops(0, 0, 0, 0, 0, {}, 0, 0);
+}
+
 export interface CallBudget {
   what: string;
   cold: OperationCounts;
@@ -118,7 +122,7 @@ export const CALL_BUDGETS: Record<CallKind, CallBudget> = {
   },
   gateway_upstream_call: {
     what: "tools/call <source>__echo on /mcp (a stateless upstream source, the test fixture server)",
-    cold: ops(3, 0, 6, 0, 1, { GATEWAY_SOURCE: 2 }, 0, 0),
+    cold: ops(3, 0, 6, 0, 1, { GATEWAY_SOURCE: 1 }, 0, 0),
     warm: ops(1, 0, 0, 0, 1, { GATEWAY_SOURCE: 1 }, 0, 0),
   },
   rag_query: {

@@ -12,6 +12,11 @@ import { ingestCorpus } from "../helpers/rag";
 import { createUser, type TestUser } from "../helpers/users";
 import { coldThenWarm, countedFetch, countedMcp, expectBudget } from "./measure";
 
+/** tools/call of `name` on `path` with `token`. */
+function callTool(path: string, token: string, name: string, args: Record<string, unknown> = {}) {
+  return () => countedMcp(path, token, "tools/call", { name, arguments: args });
+}
+
 /** A user with the same three tasks, so every list reads the same rows. */
 async function userWithTasks(): Promise<{ user: TestUser; ids: number[] }> {
   const user = await createUser();
@@ -31,33 +36,32 @@ describe("operation budgets: the tasks server", () => {
 
   it("tools/call list_tasks", async () => {
     const { user } = await userWithTasks();
-    expectBudget("list_tasks", await coldThenWarm(() => countedMcp("/mcp/tasks", user.token, "tools/call", { name: "list_tasks", arguments: {} })));
+    expectBudget("list_tasks", await coldThenWarm(callTool("/mcp/tasks", user.token, "list_tasks")));
   });
 
   it("tools/call add_task", async () => {
     const user = await createUser();
-    const add = () => countedMcp("/mcp/tasks", user.token, "tools/call", { name: "add_task", arguments: { title: "Buy bread", priority: "high" } });
-    expectBudget("add_task", await coldThenWarm(add));
+    expectBudget("add_task", await coldThenWarm(callTool("/mcp/tasks", user.token, "add_task", { title: "Buy bread", priority: "high" })));
   });
 
   it("tools/call update_task", async () => {
     const { user, ids } = await userWithTasks();
     let next = 0;
-    const update = () => countedMcp("/mcp/tasks", user.token, "tools/call", { name: "update_task", arguments: { task_id: ids[next++], title: "Renamed" } });
+    const update = () => callTool("/mcp/tasks", user.token, "update_task", { task_id: ids[next++], title: "Renamed" })();
     expectBudget("update_task", await coldThenWarm(update));
   });
 
   it("tools/call complete_task", async () => {
     const { user, ids } = await userWithTasks();
     let next = 0;
-    const complete = () => countedMcp("/mcp/tasks", user.token, "tools/call", { name: "complete_task", arguments: { task_id: ids[next++] } });
+    const complete = () => callTool("/mcp/tasks", user.token, "complete_task", { task_id: ids[next++] })();
     expectBudget("complete_task", await coldThenWarm(complete));
   });
 
   it("tools/call list_tasks with an OAuth access token", async () => {
     const { user } = await userWithTasks();
     const { tokens } = await obtainTokens(user);
-    expectBudget("list_tasks_oauth", await coldThenWarm(() => countedMcp("/mcp/tasks", tokens.access_token, "tools/call", { name: "list_tasks", arguments: {} })));
+    expectBudget("list_tasks_oauth", await coldThenWarm(callTool("/mcp/tasks", tokens.access_token, "list_tasks")));
   });
 });
 
@@ -82,7 +86,7 @@ describe("operation budgets: the REST API", () => {
 describe("operation budgets: the gateway's built-in tools", () => {
   it("tools/call list_tasks on /mcp", async () => {
     const { user } = await userWithTasks();
-    expectBudget("gateway_builtin_call", await coldThenWarm(() => countedMcp("/mcp", user.token, "tools/call", { name: "list_tasks", arguments: {} })));
+    expectBudget("gateway_builtin_call", await coldThenWarm(callTool("/mcp", user.token, "list_tasks")));
   });
 });
 
@@ -92,7 +96,7 @@ describe("operation budgets: RAG", () => {
     const client = await connect("rag", user.token);
     await ingestCorpus(client);
     await client.close();
-    const query = () => countedMcp("/mcp/rag", user.token, "tools/call", { name: "rag_basic", arguments: { query: "stem cells tissue repair", top_k: 3 } });
+    const query = callTool("/mcp/rag", user.token, "rag_basic", { query: "stem cells tissue repair", top_k: 3 });
     expectBudget("rag_query", await coldThenWarm(query));
   });
 });

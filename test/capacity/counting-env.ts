@@ -9,11 +9,7 @@
  * object reaches D1, docs/architecture.md), and what the EVENTS consumer writes (measured on its own,
  * test/capacity/consumer-budgets.test.ts).
  */
-import type { DurableObjectBinding, OperationCounts } from "../../bench/capacity/operation-budgets";
-
-export function zeroCounts(): OperationCounts {
-  return { d1_queries: 0, d1_writes: 0, d1_rows_read: 0, d1_rows_written: 0, queue_messages: 0, do_requests: {}, kv_reads: 0, kv_writes: 0 };
-}
+import { type DurableObjectBinding, noOperations, type OperationCounts } from "../../bench/capacity/operation-budgets";
 
 export interface CountingEnv {
   /** The Worker's `env` with DB, EVENTS, OAUTH_KV and the Durable Object namespaces counted. */
@@ -68,7 +64,9 @@ function isRead(sql: string): boolean {
  */
 function countingD1(db: D1Database, counts: OperationCounts): D1Database {
   const fetcher: unknown = Reflect.get(db, "fetcher");
-  if (!isFetcher(fetcher)) throw new Error("workerd's D1Database holds no `fetcher` any more: test/capacity/counting-env.ts needs a new way in");
+  if (!isFetcher(fetcher)) {
+    throw new Error("workerd's D1Database holds no `fetcher` any more: test/capacity/counting-env.ts needs a new way in");
+  }
   const counting: D1Fetcher = {
     async fetch(input, init) {
       const response = await fetcher.fetch(input, init);
@@ -132,7 +130,7 @@ function countingNamespace<T extends Rpc.DurableObjectBranded | undefined>(
 }
 
 export function countingEnv(base: Env): CountingEnv {
-  const counts = zeroCounts();
+  const counts = noOperations();
   const env: Env = {
     ...base,
     DB: countingD1(base.DB, counts),
@@ -146,6 +144,6 @@ export function countingEnv(base: Env): CountingEnv {
   return {
     env,
     counts: () => ({ ...counts, do_requests: { ...counts.do_requests } }),
-    reset: () => Object.assign(counts, zeroCounts()),
+    reset: () => Object.assign(counts, noOperations()),
   };
 }

@@ -38,7 +38,7 @@ export async function countedFetch(path: string, init: RequestInit): Promise<Cou
 }
 
 /** A 2026-07-28 MCP request (`tools/list`, `tools/call`) to `path`, which must succeed. */
-export async function countedMcp(path: string, token: string, method: string, params: Record<string, unknown> = {}): Promise<OperationCounts> {
+export async function countedMcp(path: string, token: string, method: string, params: Record<string, unknown> = {}) {
   const { status, contentType, text, counts } = await countedFetch(path, modernPost(token, method, params));
   const message: JsonRpcResponse = await rpcResponse(new Response(text, { headers: { "content-type": contentType } }));
   expect(status, text).toBe(200);
@@ -68,6 +68,7 @@ export function expectBudget(kind: CallKind, measured: { cold: OperationCounts; 
   const budget = CALL_BUDGETS[kind];
   expect(
     { cold: measured.cold, warm: measured.warm },
-    `${kind}: the operations of "${budget.what}" changed; if on purpose, update bench/capacity/operation-budgets.ts (measured: ${JSON.stringify(measured)})`,
+    `${kind}: the operations of "${budget.what}" changed; if on purpose, update bench/capacity/operation-budgets.ts ` +
+      `(measured: ${JSON.stringify(measured)})`,
   ).toEqual({ cold: budget.cold, warm: budget.warm });
 }

@@ -16,7 +16,8 @@ describe("the capacity model", () => {
     const one = capacity({ ...DEFAULT_INPUT, callsPerSecond: rate, mix: { add_task: 1 } });
     const add = CALL_BUDGETS.add_task.cold;
     const consumer = (add.queue_messages * CONSUMER_BATCH_BUDGET.d1_queries) / CONSUMER_BATCH_SIZE;
-    expect(one.resources[0]).toMatchObject({ resource: "D1 primary (one shard)", load: rate * (add.d1_queries + consumer), ceiling: 1_000 });
+    const primary = { resource: "D1 primary (one shard)", load: rate * (add.d1_queries + consumer), ceiling: 1_000 };
+    expect(one.resources[0]).toMatchObject(primary);
     const eight = capacity({ ...DEFAULT_INPUT, callsPerSecond: rate, mix: { add_task: 1 }, shards: 8 });
     expect(eight.resources[0]!.load).toBeCloseTo(one.resources[0]!.load / 8);
     expect(eight.storage.bytesPerDayPerShard).toBeCloseTo(one.storage.bytesPerDayPerShard / 8);
@@ -26,7 +27,8 @@ describe("the capacity model", () => {
     const replicated = capacity({ ...DEFAULT_INPUT, callsPerSecond: 100, mix: { list_tasks: 1 }, readReplication: true });
     const { d1_queries, d1_writes } = CALL_BUDGETS.list_tasks.cold;
     expect(replicated.resources[0]!.load).toBe(100 * d1_writes);
-    expect(replicated.resources[1]).toMatchObject({ resource: "D1 read replicas (one shard)", load: 100 * (d1_queries - d1_writes), ceiling: 6_000 });
+    const replicas = { resource: "D1 read replicas (one shard)", load: 100 * (d1_queries - d1_writes), ceiling: 6_000 };
+    expect(replicated.resources[1]).toMatchObject(replicas);
   });
 
   it("names the resource nearest its ceiling and the rate at which the mix reaches it", () => {
