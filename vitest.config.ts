@@ -55,6 +55,7 @@ const UNIT_FILES = [
 const UPSTREAM_FILES = [
   "test/gateway/**/*.test.ts",
   "test/agent/identity.test.ts",
+  "test/capacity/gateway-budgets.test.ts",
   "test/agent/mcp-hang.test.ts",
   "test/agent/mcp-startup.test.ts",
   "test/agent/model-contracts.test.ts",
