@@ -58,11 +58,7 @@ const LAYERS = {
   entry: "^workers/(index|app|api-app|agent-mcp)[.]ts$|^workers/agent-worker/worker[.]ts$",
   "durable objects": "^durable-objects/[a-z0-9-]+[.]do[.]ts$",
   registries: "^workers/(mcp-servers|queue-events|sign-in-routes)[.]ts$",
-  adapters: [
-    "^workers/(http|mcp)/",
-    `^workers/.+[.](${ADAPTER_ROLES.join("|")})[.]ts$`,
-    `^workers/${NAMED_GATEWAY_ADAPTERS}`,
-  ].join("|"),
+  adapters: ["^workers/(http|mcp)/", `^workers/.+[.](${ADAPTER_ROLES.join("|")})[.]ts$`, `^workers/${NAMED_GATEWAY_ADAPTERS}`].join("|"),
   composition: "^workers/(services|isolate-state)[.]ts$",
   domain: [
     `^workers/(${AREAS.join("|")})/(.*/|)[a-z0-9-]+[.](${DOMAIN_ROLES.join("|")})[.]ts$`,

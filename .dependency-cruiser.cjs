@@ -86,8 +86,8 @@ module.exports = {
     {
       name: "entry-is-imported-by-nothing",
       comment:
-        "The entries (workers/index.ts, app.ts, api-app.ts, the RPC entry points, the agent Worker's worker.ts) wire everything; only "
-        + "entries and the tests import them.",
+        "The entries (workers/index.ts, app.ts, api-app.ts, the RPC entry points, the agent Worker's worker.ts) wire everything; only " +
+        "entries and the tests import them.",
       severity: "error",
       from: { pathNot: `${ENTRY}|^test/` },
       to: { path: ENTRY },
@@ -117,8 +117,8 @@ module.exports = {
     {
       name: "adapters-are-imported-only-by-adapters",
       comment:
-        "Nothing below the adapters (the composition root, the domain, the MCP client, repositories, schema, lib, the Durable Objects) "
-        + "depends on an HTTP route, MCP tool or server, queue consumer or cron.",
+        "Nothing below the adapters (the composition root, the domain, the MCP client, repositories, schema, lib, the Durable Objects) " +
+        "depends on an HTTP route, MCP tool or server, queue consumer or cron.",
       severity: "error",
       from: { pathNot: `${ENTRY}|${REGISTRIES}|${ADAPTERS}|${OUTSIDE_THE_WORKER}` },
       to: { path: ADAPTERS },
@@ -147,8 +147,8 @@ module.exports = {
     {
       name: "below-the-adapters-no-http-or-mcp-library",
       comment:
-        "The composition root, the domain, repositories, schemas, lib and the Durable Objects know no Hono, no MCP SDK and no Agents "
-        + "SDK: adapters translate, and the MCP client (workers/mcp-client/) is the one user of the SDK's client.",
+        "The composition root, the domain, repositories, schemas, lib and the Durable Objects know no Hono, no MCP SDK and no Agents " +
+        "SDK: adapters translate, and the MCP client (workers/mcp-client/) is the one user of the SDK's client.",
       severity: "error",
       from: { path: `${COMPOSITION}|${DOMAIN}|${REPOSITORIES}|${SCHEMA}|${LIB}|${DURABLE_OBJECTS}` },
       to: { path: HTTP_AND_MCP_LIBRARIES },
@@ -170,8 +170,8 @@ module.exports = {
     {
       name: "domain-does-not-import-up",
       comment:
-        "Domain code imports other domain code, the MCP client, repositories, schemas and lib; never the composition root, a registry "
-        + "or an entry.",
+        "Domain code imports other domain code, the MCP client, repositories, schemas and lib; never the composition root, a registry " +
+        "or an entry.",
       severity: "error",
       from: { path: DOMAIN },
       to: { path: `${COMPOSITION}|${REGISTRIES}|${ENTRY}` },
@@ -179,8 +179,8 @@ module.exports = {
     {
       name: "repositories-import-only-down",
       comment:
-        "A repository knows drizzle, D1, the schema and the domain's types and pure rules (an alias plan, a pinned definition's hash, a "
-        + "principal's shape); never a service, the MCP client, the wiring or a Durable Object.",
+        "A repository knows drizzle, D1, the schema and the domain's types and pure rules (an alias plan, a pinned definition's hash, a " +
+        "principal's shape); never a service, the MCP client, the wiring or a Durable Object.",
       severity: "error",
       from: { path: REPOSITORIES },
       to: { path: `${SERVICES}|${MCP_CLIENT}|${COMPOSITION}|${REGISTRIES}|${ENTRY}|^durable-objects/` },
@@ -188,8 +188,8 @@ module.exports = {
     {
       name: "schema-imports-only-schema",
       comment:
-        "Schemas (zod field schemas, event schemas, the drizzle tables) import nothing of ours but other schemas and lib/ primitives "
-        + "(the bottom layer: pure rules such as the storable date range or the stored-JSON limits).",
+        "Schemas (zod field schemas, event schemas, the drizzle tables) import nothing of ours but other schemas and lib/ primitives " +
+        "(the bottom layer: pure rules such as the storable date range or the stored-JSON limits).",
       severity: "error",
       from: { path: SCHEMA },
       to: { path: "^(workers|durable-objects|d1)/", pathNot: `${SCHEMA}|${LIB}` },
@@ -204,8 +204,8 @@ module.exports = {
     {
       name: "only-the-entry-imports-durable-objects",
       comment:
-        "Each Worker's entry re-exports its classes (workers/index.ts; the agent's workers/agent-worker/worker.ts, ChatAgent); "
-        + "everything else reaches an object through its binding (Env['THINKING'] …), typed by wrangler types.",
+        "Each Worker's entry re-exports its classes (workers/index.ts; the agent's workers/agent-worker/worker.ts, ChatAgent); " +
+        "everything else reaches an object through its binding (Env['THINKING'] …), typed by wrangler types.",
       severity: "error",
       from: { path: "^workers/", pathNot: CLASS_EXPORTING_ENTRIES },
       to: { path: "^durable-objects/" },
@@ -213,8 +213,8 @@ module.exports = {
     {
       name: "durable-objects-import-no-repositories-or-services",
       comment:
-        "A Durable Object wires its own storage to its area's logic; D1, the services and the HTTP/MCP surface are the Worker's (the "
-        + "gateway's source object hands a changed tool list to the Worker's inventory entry point over its binding).",
+        "A Durable Object wires its own storage to its area's logic; D1, the services and the HTTP/MCP surface are the Worker's (the " +
+        "gateway's source object hands a changed tool list to the Worker's inventory entry point over its binding).",
       severity: "error",
       from: { path: "^durable-objects/" },
       to: { path: `${REPOSITORIES}|${SERVICES}|${COMPOSITION}|${REGISTRIES}` },
@@ -267,9 +267,9 @@ module.exports = {
     {
       name: "agent-core-is-runtime-neutral",
       comment:
-        "workers/agent/ is run by the agent Worker and by `npx mcp-edge chat` in Node: no cloudflare:* module or workerd package, no "
-        + "Worker entry, wiring, adapter or Durable Object (the agent Worker's side is workers/agent-worker/, the main Worker's /api/chat "
-        + "workers/chat/).",
+        "workers/agent/ is run by the agent Worker and by `npx mcp-edge chat` in Node: no cloudflare:* module or workerd package, no " +
+        "Worker entry, wiring, adapter or Durable Object (the agent Worker's side is workers/agent-worker/, the main Worker's /api/chat " +
+        "workers/chat/).",
       severity: "error",
       from: { path: "^workers/agent/" },
       to: {
@@ -306,8 +306,7 @@ module.exports = {
     ...gatewayRoomRules(),
     {
       name: "durable-object-logic-imports-no-repositories-routes-or-tools",
-      comment:
-        "What GatewaySource delegates to (workers/gateway/source-object/) keeps to the object's own storage, as the class does.",
+      comment: "What GatewaySource delegates to (workers/gateway/source-object/) keeps to the object's own storage, as the class does.",
       severity: "error",
       from: { path: "^workers/gateway/source-object/" },
       to: { path: `${REPOSITORIES}|${SERVICES}|${COMPOSITION}|[.](routes|tools|entrypoint)[.]ts$` },

@@ -65,7 +65,9 @@ async function main(): Promise<void> {
   const machine = describeMachine(root);
   // Captured before bundling: the work tree is what gets measured, and it may change during a run.
   const source = describeSource(root);
-  console.log(`mcp-edge bench: ${config.rounds} rounds × ${config.roundSeconds} s, ${config.connections} connections, ${machine.cpu_cores} cores`);
+  console.log(
+    `mcp-edge bench: ${config.rounds} rounds × ${config.roundSeconds} s, ${config.connections} connections, ${machine.cpu_cores} cores`,
+  );
   const [load] = machine.load_average_at_start;
   if (load !== undefined && load > machine.cpu_cores / 2) {
     console.warn(`warning: load average ${load} before starting: other work on this machine will add noise (see "other load" per round)`);
@@ -83,7 +85,13 @@ async function main(): Promise<void> {
     const startup = await startupSection();
     printStartup(startup);
     const date = startedAt.toISOString().slice(0, 10);
-    const written = writeResults(join(root, "bench/results"), date, startup, { date: startedAt.toISOString(), config, machine, source }, "startup-");
+    const written = writeResults(
+      join(root, "bench/results"),
+      date,
+      startup,
+      { date: startedAt.toISOString(), config, machine, source },
+      "startup-",
+    );
     console.log(`\nwrote ${written.map((path) => path.slice(root.length + 1)).join(", ")}`);
     return;
   }
@@ -99,7 +107,8 @@ async function main(): Promise<void> {
 
   const servers = phaseCleanup();
   const fleet = await startFleet(paths, servers, config.seedTasks, gatewayOnly ? "gateway" : "all");
-  for (const sample of fleet.samples) console.log(`sample ok: ${sample.target.padEnd(8)} ${sample.tool.padEnd(10)} ${sample.contentType} ${sample.bytes} bytes`);
+  for (const sample of fleet.samples)
+    console.log(`sample ok: ${sample.target.padEnd(8)} ${sample.tool.padEnd(10)} ${sample.contentType} ${sample.bytes} bytes`);
   const compared = await startComparedCommits(paths, servers, config.compare, {
     token: fleet.token,
     tokenHash: fleet.tokenHash,
@@ -108,7 +117,10 @@ async function main(): Promise<void> {
     gateway: gatewayOnly && fleet.upstream ? { upstream: fleet.upstream.url } : undefined,
   });
 
-  const cells = cellsOf([...fleet.targets, ...compared.flatMap((entry) => (entry.gateway ? [entry.target, entry.gateway] : [entry.target]))]);
+  const cells = cellsOf([
+    ...fleet.targets,
+    ...compared.flatMap((entry) => (entry.gateway ? [entry.target, entry.gateway] : [entry.target])),
+  ]);
   const { afterCell, drains } = outboxDrains();
   const samples = await runRounds(cells, config, fleet.token, afterCell);
   const rows = aggregate(samples);
@@ -122,7 +134,10 @@ async function main(): Promise<void> {
 
   console.log("\nCPU phase: sequential requests, server CPU time from /proc");
   // The ladder's two middle steps get a CPU figure too: it splits the gateway's extra CPU.
-  const cpuCells = [...cells, ...ladderCells.filter((cell) => cell.target.name === "mcp-edge sdk-path" || cell.target.name === "gateway built-in")];
+  const cpuCells = [
+    ...cells,
+    ...ladderCells.filter((cell) => cell.target.name === "mcp-edge sdk-path" || cell.target.name === "gateway built-in"),
+  ];
   const cpu = await runCpuPhase(paths, servers, {
     cells: cpuCells,
     skipUncached: gatewayOnly,
@@ -166,7 +181,10 @@ async function main(): Promise<void> {
     micro = await tryMicroBenchmark(root);
   }
 
-  if (bundle) console.log(`\nbundle (wrangler deploy --dry-run): ${bundle.totalBytes} bytes raw, ${bundle.totalGzipBytes} gzip; wrangler says "${bundle.wranglerSummary ?? "?"}"`);
+  if (bundle)
+    console.log(
+      `\nbundle (wrangler deploy --dry-run): ${bundle.totalBytes} bytes raw, ${bundle.totalGzipBytes} gzip; wrangler says "${bundle.wranglerSummary ?? "?"}"`,
+    );
   if (startup) printStartup(startup);
   if (micro && "result" in micro) printMicro(micro.result);
   else if (micro) console.warn(`\nmicro-benchmark failed: ${micro.error.split("\n")[0]}`);

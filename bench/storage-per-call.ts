@@ -74,8 +74,12 @@ async function callTool(origin: string, path: string, token: string, name: strin
     const response = await fetch(`${origin}${path}`, {
       method: "POST",
       headers: {
-        authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": name,
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": name,
       },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args, _meta: MODERN_META } }),
     });
@@ -91,9 +95,11 @@ async function callTool(origin: string, path: string, token: string, name: strin
 }
 
 async function spread(tokens: readonly string[], total: number, call: (token: string, index: number) => Promise<void>): Promise<void> {
-  await Promise.all(tokens.map(async (token, user) => {
-    for (let index = user; index < total; index += tokens.length) await call(token, index);
-  }));
+  await Promise.all(
+    tokens.map(async (token, user) => {
+      for (let index = user; index < total; index += tokens.length) await call(token, index);
+    }),
+  );
 }
 
 function printPhase(title: string, calls: number, changes: Array<[string, number]>): number {

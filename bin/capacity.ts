@@ -41,7 +41,9 @@ function parseMix(text: string): Partial<Record<CallKind, number>> {
 function mixFileText(path: string): string {
   const shares: unknown = JSON.parse(readFileSync(path, "utf8"));
   if (typeof shares !== "object" || shares === null) throw new Error(`--mix-file ${path}: expected a JSON object of kind: share`);
-  return Object.entries(shares).map(([kind, share]) => `${kind}=${String(share)}`).join(",");
+  return Object.entries(shares)
+    .map(([kind, share]) => `${kind}=${String(share)}`)
+    .join(",");
 }
 
 function positive(name: string, text: string | undefined, fallback: number): number {
@@ -94,7 +96,11 @@ function main(): void {
 
   const each = (input.callsPerSecond / users).toFixed(4);
   console.log(`${number(input.callsPerSecond)} calls/s from ${number(users)} users (${each} calls/s each)`);
-  console.log(`mix: ${Object.entries(mix).map(([kind, share]) => `${kind}=${share}`).join(",")}`);
+  console.log(
+    `mix: ${Object.entries(mix)
+      .map(([kind, share]) => `${kind}=${share}`)
+      .join(",")}`,
+  );
   const reads = input.readReplication ? `reads on ${input.replicas} replicas` : "reads on the primary";
   console.log(
     `assumed: ${input.queryMs} ms a D1 statement, ${input.shards} D1 shard(s), ${reads}, ${input.queues} queue(s), ` +
@@ -105,7 +111,11 @@ function main(): void {
   console.log(
     `per call: ${c.d1_queries.toFixed(2)} D1 statements (${c.d1_writes.toFixed(2)} writes), ${c.d1_rows_read.toFixed(1)} rows read, ` +
       `${c.d1_rows_written.toFixed(1)} written, ${c.queue_messages.toFixed(2)} queue messages, ` +
-      `${Object.entries(c.do_requests).map(([ns, n]) => `${n.toFixed(2)} ${ns}`).join(", ") || "0"} DO requests, ` +
+      `${
+        Object.entries(c.do_requests)
+          .map(([ns, n]) => `${n.toFixed(2)} ${ns}`)
+          .join(", ") || "0"
+      } DO requests, ` +
       `${c.kv_reads.toFixed(2)} KV reads`,
   );
   console.log("");

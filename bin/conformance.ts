@@ -62,7 +62,9 @@ async function runFixture(proxy: AuthProxy, name: string): Promise<Run> {
 }
 
 function printSummary(runs: readonly Run[]): void {
-  console.log(`\n=== mcp-edge conformance: @modelcontextprotocol/conformance ${SUITE_VERSION}, ${new Date().toISOString().slice(0, 10)} ===`);
+  console.log(
+    `\n=== mcp-edge conformance: @modelcontextprotocol/conformance ${SUITE_VERSION}, ${new Date().toISOString().slice(0, 10)} ===`,
+  );
   for (const run of runs) {
     const total = (key: "passed" | "failed" | "warnings") => run.results.reduce((sum, result) => sum + result[key], 0);
     const count = (test: (result: ScenarioResult) => boolean) => run.results.filter(test).length;

@@ -42,7 +42,11 @@ function gatewayDevVars(): string[] {
 function writeAgentDevVars(): void {
   const file = join(ROOT, "workers", "agent-worker", ".dev.vars");
   const settings: Record<string, string> = { SELF_ORIGIN: `http://localhost:${PORT}`, MCP_URL: `http://localhost:${PORT}/mcp` };
-  const kept = existsSync(file) ? readFileSync(file, "utf8").split("\n").filter((line) => line.trim() !== "" && !Object.keys(settings).some((name) => line.startsWith(`${name}=`))) : [];
+  const kept = existsSync(file)
+    ? readFileSync(file, "utf8")
+        .split("\n")
+        .filter((line) => line.trim() !== "" && !Object.keys(settings).some((name) => line.startsWith(`${name}=`)))
+    : [];
   writeFileSync(file, [...kept, ...Object.entries(settings).map(([name, value]) => `${name}=${value}`), ""].join("\n"), { mode: 0o600 });
 }
 
@@ -77,11 +81,15 @@ mcp-edge local servers
 `);
   writeAgentDevVars();
   const configs = ["-c", "wrangler.toml", "-c", "workers/agent-worker/wrangler.toml"];
-  const child = spawn(WRANGLER, ["dev", ...configs, "--port", PORT, "--ip", "127.0.0.1", "--test-scheduled", ...gatewayDevVars(), ...process.argv.slice(2)], {
-    cwd: ROOT,
-    stdio: "inherit",
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
-  });
+  const child = spawn(
+    WRANGLER,
+    ["dev", ...configs, "--port", PORT, "--ip", "127.0.0.1", "--test-scheduled", ...gatewayDevVars(), ...process.argv.slice(2)],
+    {
+      cwd: ROOT,
+      stdio: "inherit",
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+    },
+  );
   const stop = () => child.kill("SIGINT");
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

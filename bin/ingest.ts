@@ -24,9 +24,13 @@ async function main(): Promise<void> {
   if (!file) throw new Error(USAGE);
   if (!existsSync(file)) throw new Error(`${file}: no such file`);
   const url = values.url ?? process.env["MCP_URL"];
-  const worker = url ? undefined : await startLocalWorker({ user: values.user!, label: "npm run ingest", logFile: join(LOG_DIR, "ingest.log") });
+  const worker = url
+    ? undefined
+    : await startLocalWorker({ user: values.user!, label: "npm run ingest", logFile: join(LOG_DIR, "ingest.log") });
   try {
-    const target = worker ? { url: `${worker.origin}/mcp/rag`, token: worker.token } : { url: url!, token: values.token ?? process.env["MCP_TOKEN"] };
+    const target = worker
+      ? { url: `${worker.origin}/mcp/rag`, token: worker.token }
+      : { url: url!, token: values.token ?? process.env["MCP_TOKEN"] };
     const connection = await connectMcp(
       { url: target.url, headers: bearer(target.token) },
       { clientName: "mcp-edge-cli", timeoutMs: 30_000, negotiation: "auto" },

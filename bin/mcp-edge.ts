@@ -8,7 +8,8 @@ const COMMANDS: Record<string, { usage: string; load: () => Promise<(argv: strin
     load: async () => (await import("./commands/tools")).runTools,
   },
   bridge: {
-    usage: "mcp-edge bridge --port P --token T (--plugins DIR | --manifest plugin.json | -- <command> …)   stdio servers as streamable HTTP",
+    usage:
+      "mcp-edge bridge --port P --token T (--plugins DIR | --manifest plugin.json | -- <command> …)   stdio servers as streamable HTTP",
     load: async () => (await import("./commands/bridge")).runBridge,
   },
   chat: {

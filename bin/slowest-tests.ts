@@ -35,8 +35,13 @@ if (!parsed.success) {
   process.exit(2);
 }
 const files = parsed.data.testResults
-  .map((file) => ({ file: relative(ROOT, file.name), seconds: (file.endTime - file.startTime) / 1000, tests: file.assertionResults.length }))
+  .map((file) => ({
+    file: relative(ROOT, file.name),
+    seconds: (file.endTime - file.startTime) / 1000,
+    tests: file.assertionResults.length,
+  }))
   .sort((a, b) => b.seconds - a.seconds)
   .slice(0, count);
 console.log(`The ${files.length} slowest test files:`);
-for (const { file, seconds, tests } of files) console.log(`${seconds.toFixed(1).padStart(7)} s  ${String(tests).padStart(4)} tests  ${file}`);
+for (const { file, seconds, tests } of files)
+  console.log(`${seconds.toFixed(1).padStart(7)} s  ${String(tests).padStart(4)} tests  ${file}`);

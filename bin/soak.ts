@@ -95,7 +95,11 @@ async function main(): Promise<void> {
     `  requests      ${ledger.sent} sent (${sentAfterRestart} after the restart); ${ledger.lost} got no answer (${lostAtKill} at the kill); ${ledger.serverErrors} answered 5xx; ${ledger.refused} refused${ledger.refusedSample ? ` (e.g. ${ledger.refusedSample})` : ""}`,
     `  acknowledged  ${ledger.adds.size} creations, ${ledger.renames.size} renames (${acknowledgedBeforeKill} before the kill)`,
     `  in D1         ${figures.tasks} tasks (${figures.unacknowledgedTasks} committed without an acknowledgement); missing: ${figures.missingAdds} creations, ${figures.missingRenames} renames`,
-    `  outbox        ${figures.outbox} rows (${Object.entries(figures.outboxByType).map(([type, n]) => `${n} ${type}`).join(", ")}); ${figures.duplicateEvents} tasks with a missing or duplicated event; ${undeliveredAfterCrash} undelivered after the crash, ${figures.undelivered} after ${rounds} cron relay round(s)`,
+    `  outbox        ${figures.outbox} rows (${Object.entries(figures.outboxByType)
+      .map(([type, n]) => `${n} ${type}`)
+      .join(
+        ", ",
+      )}); ${figures.duplicateEvents} tasks with a missing or duplicated event; ${undeliveredAfterCrash} undelivered after the crash, ${figures.undelivered} after ${rounds} cron relay round(s)`,
     `  audit_log     ${figures.audit} rows for ${figures.outbox} outbox rows; ${figures.outboxWithoutAudit} outbox rows without audit, ${figures.auditWithoutOutbox} audit rows without outbox; ${figures.deadLetters} dead letters`,
     ...figures.problems.map((problem) => `  PROBLEM       ${problem}`),
     `soak: ${ok ? "PASS — no acknowledged write lost, no event lost or duplicated" : "FAIL"}`,

@@ -22,7 +22,8 @@ scopes: ${SCOPES.join(", ")} (default: all)`;
 const COMMANDS = new Set(["create", "revoke", "login-link"]);
 
 function originOf(value: string | undefined, remote: boolean): string {
-  if (value === undefined && remote) throw new Error("--origin <https://your-worker> is needed with --remote: the link must open your deployed Worker");
+  if (value === undefined && remote)
+    throw new Error("--origin <https://your-worker> is needed with --remote: the link must open your deployed Worker");
   // Without --origin: the local server, on the PORT `npm run dev` was started with.
   const raw = value ?? devOrigin();
   const url = new URL(raw);
@@ -52,7 +53,9 @@ async function main(): Promise<void> {
   if (command === "login-link") {
     const origin = originOf(values.origin, values.remote);
     const code = await createLoginCode(values.user, LOGIN_CODE_SECONDS, target);
-    console.log(`A sign-in link for ${values.user}: open it in the browser where the app asked you to sign in (once, within ${LOGIN_CODE_SECONDS / 60} minutes), or paste the code there:`);
+    console.log(
+      `A sign-in link for ${values.user}: open it in the browser where the app asked you to sign in (once, within ${LOGIN_CODE_SECONDS / 60} minutes), or paste the code there:`,
+    );
     console.log(`${origin}/authorize/link?code=${encodeURIComponent(code)}`);
     console.log(`code: ${code}`);
     return;
@@ -60,7 +63,9 @@ async function main(): Promise<void> {
   const scopes = parseScopeFlags(values.scope ?? []);
   const label = (values.label ?? "cli").slice(0, 100);
   const token = await createToken(values.user, label, scopes, target);
-  console.log(`Created a token for ${values.user} (${target.slice(2)} database) with ${scopes ? `the scopes ${scopes.join(" ")}` : "every scope"}. It is shown once; store it now:`);
+  console.log(
+    `Created a token for ${values.user} (${target.slice(2)} database) with ${scopes ? `the scopes ${scopes.join(" ")}` : "every scope"}. It is shown once; store it now:`,
+  );
   console.log(token);
 }
 

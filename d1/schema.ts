@@ -19,7 +19,9 @@ export const apiTokens = sqliteTable(
   "api_tokens",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     tokenHash: text("token_hash").notNull(),
     label: text("label").notNull().default(""),
     createdAt: text("created_at").notNull().default(now),
@@ -38,7 +40,9 @@ export const oauthSessions = sqliteTable(
   "oauth_sessions",
   {
     idHash: text("id_hash").primaryKey(),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     /** How the user signed in: `api_token`, `login_link`, `oidc`. */
     method: text("method").notNull(),
     /** JSON array: the most this sign-in may grant (a scoped API token's own scopes); NULL = every scope. */
@@ -58,7 +62,9 @@ export const userIdentities = sqliteTable(
   "user_identities",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     issuer: text("issuer").notNull(),
     subject: text("subject").notNull(),
     createdAt: text("created_at").notNull().default(now),
@@ -72,7 +78,9 @@ export const loginLinks = sqliteTable(
   "login_links",
   {
     codeHash: text("code_hash").primaryKey(),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     createdAt: text("created_at").notNull().default(now),
     expiresAt: text("expires_at").notNull(),
     usedAt: text("used_at"),
@@ -88,7 +96,9 @@ export const oauthConsents = sqliteTable(
   "oauth_consents",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     clientId: text("client_id").notNull(),
     redirectUri: text("redirect_uri").notNull(),
     resource: text("resource").notNull(),
@@ -103,14 +113,23 @@ export const tasks = sqliteTable(
   "tasks",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     title: text("title").notNull(),
     description: text("description").notNull(),
-    status: text("status", { enum: ["pending", "completed"] }).notNull().default("pending"),
-    priority: text("priority", { enum: ["none", "low", "medium", "high"] }).notNull().default("none"),
+    status: text("status", { enum: ["pending", "completed"] })
+      .notNull()
+      .default("pending"),
+    priority: text("priority", { enum: ["none", "low", "medium", "high"] })
+      .notNull()
+      .default("none"),
     dueDate: text("due_date"),
     /** JSON array of strings, trimmed and de-duplicated by the service. */
-    tags: text("tags", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    tags: text("tags", { mode: "json" })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
     recurrencePattern: text("recurrence_pattern", { enum: ["daily", "weekly", "monthly"] }),
     /** Set once a completed recurring task has spawned its next occurrence, so re-completing never spawns twice. */
     nextOccurrenceId: integer("next_occurrence_id"),
@@ -129,8 +148,12 @@ export const reminders = sqliteTable(
   "reminders",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    taskId: integer("task_id").notNull().references(() => tasks.id, { onDelete: "cascade" }),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    taskId: integer("task_id")
+      .notNull()
+      .references(() => tasks.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     remindAt: text("remind_at").notNull(),
     createdAt: text("created_at").notNull().default(now),
     sentAt: text("sent_at"),
@@ -195,7 +218,9 @@ export const deadLetters = sqliteTable("dead_letters", {
 
 /** Per-user collection state; `version` changes on every ingest or delete, so caches can tell they are stale. */
 export const ragCollections = sqliteTable("rag_collections", {
-  userId: integer("user_id").primaryKey().references(() => users.id, { onDelete: "cascade" }),
+  userId: integer("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
   version: integer("version").notNull().default(0),
   documentCount: integer("document_count").notNull().default(0),
   chunkCount: integer("chunk_count").notNull().default(0),
@@ -208,12 +233,17 @@ export const ragDocuments = sqliteTable(
   "rag_documents",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     /** The document's own id as ingested (a BEIR `_id`, a URL, …); unique per user. */
     docId: text("doc_id").notNull(),
     title: text("title").notNull().default(""),
     source: text("source").notNull().default(""),
-    metadata: text("metadata", { mode: "json" }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
+    metadata: text("metadata", { mode: "json" })
+      .$type<Record<string, unknown>>()
+      .notNull()
+      .default(sql`'{}'`),
     chunkCount: integer("chunk_count").notNull(),
     /** SHA-256 of title + text: re-ingesting an unchanged document is a no-op. */
     contentHash: text("content_hash").notNull(),
@@ -227,7 +257,9 @@ export const ragChunks = sqliteTable(
   "rag_chunks",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    documentId: integer("document_id").notNull().references(() => ragDocuments.id, { onDelete: "cascade" }),
+    documentId: integer("document_id")
+      .notNull()
+      .references(() => ragDocuments.id, { onDelete: "cascade" }),
     userId: integer("user_id").notNull(),
     position: integer("position").notNull(),
     /** The document title, indexed with every chunk (it is often the best evidence). */
@@ -247,7 +279,9 @@ export const ragEntities = sqliteTable(
   "rag_entities",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     label: text("label").notNull(),
     kind: text("kind", { enum: ["acronym", "name", "concept"] }).notNull(),
@@ -258,8 +292,12 @@ export const ragEntities = sqliteTable(
 export const ragMentions = sqliteTable(
   "rag_mentions",
   {
-    entityId: integer("entity_id").notNull().references(() => ragEntities.id, { onDelete: "cascade" }),
-    chunkId: integer("chunk_id").notNull().references(() => ragChunks.id, { onDelete: "cascade" }),
+    entityId: integer("entity_id")
+      .notNull()
+      .references(() => ragEntities.id, { onDelete: "cascade" }),
+    chunkId: integer("chunk_id")
+      .notNull()
+      .references(() => ragChunks.id, { onDelete: "cascade" }),
     count: integer("count").notNull(),
   },
   (t) => [uniqueIndex("rag_mentions_entity_chunk_idx").on(t.entityId, t.chunkId), index("rag_mentions_chunk_idx").on(t.chunkId)],
@@ -269,7 +307,9 @@ export const ragMentions = sqliteTable(
 export const ragRelations = sqliteTable(
   "rag_relations",
   {
-    chunkId: integer("chunk_id").notNull().references(() => ragChunks.id, { onDelete: "cascade" }),
+    chunkId: integer("chunk_id")
+      .notNull()
+      .references(() => ragChunks.id, { onDelete: "cascade" }),
     userId: integer("user_id").notNull(),
     sourceId: integer("source_id").notNull(),
     targetId: integer("target_id").notNull(),
@@ -288,7 +328,9 @@ export const ragCommunities = sqliteTable(
   "rag_communities",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     collectionVersion: integer("collection_version").notNull(),
     title: text("title").notNull(),
     summary: text("summary").notNull(),
@@ -334,24 +376,38 @@ export const sources = sqliteTable(
   "sources",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     slug: text("slug").notNull(),
-    sourceType: text("source_type", { enum: ["mcp"] }).notNull().default("mcp"),
+    sourceType: text("source_type", { enum: ["mcp"] })
+      .notNull()
+      .default("mcp"),
     /** What the source is for, as its owner wrote it (the original provider's `description`). */
     description: text("description"),
     /** The MCP endpoint calls reach; for a bridge plugin, `<bridge>/plugins/<name>/mcp`. */
     mcpServerUrl: text("mcp_server_url").notNull(),
     /** A plugin of `mcp-edge bridge --plugins`, as registered (its last path segment names it); NULL otherwise. */
     mcpPluginDir: text("mcp_plugin_dir"),
-    mcpTransportType: text("mcp_transport_type", { enum: ["streamable_http", "sse", "stdio"] }).notNull().default("streamable_http"),
-    mcpLifecycleMode: text("mcp_lifecycle_mode", { enum: ["transient", "singleton"] }).notNull().default("transient"),
-    mcpEnvVars: text("mcp_env_vars", { mode: "json" }).$type<StoredEnvVar[]>().notNull().default(sql`'[]'`),
+    mcpTransportType: text("mcp_transport_type", { enum: ["streamable_http", "sse", "stdio"] })
+      .notNull()
+      .default("streamable_http"),
+    mcpLifecycleMode: text("mcp_lifecycle_mode", { enum: ["transient", "singleton"] })
+      .notNull()
+      .default("transient"),
+    mcpEnvVars: text("mcp_env_vars", { mode: "json" })
+      .$type<StoredEnvVar[]>()
+      .notNull()
+      .default(sql`'[]'`),
     timeoutMs: integer("timeout_ms").notNull().default(30_000),
     enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
     /** stdio sources (run by `mcp-edge bridge`): launch details, stored and shown, never executed here. */
     mcpCommand: text("mcp_command"),
-    mcpArgs: text("mcp_args", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    mcpArgs: text("mcp_args", { mode: "json" })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
     mcpRuntimeHint: text("mcp_runtime_hint"),
     /** The plugin.json / server.json object given at registration (workers/gateway/registry/manifest.ts). */
     manifest: text("manifest", { mode: "json" }).$type<Record<string, unknown>>(),
@@ -370,7 +426,10 @@ export const sources = sqliteTable(
      */
     rediscoverAt: text("rediscover_at"),
     /** Alias clashes and other non-fatal findings of the last successful discovery (JSON array of strings). */
-    discoveryWarnings: text("discovery_warnings", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    discoveryWarnings: text("discovery_warnings", { mode: "json" })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
     /** From the upstream's tools/list cache hint (2026-07-28): rediscover once this has passed. */
     inventoryStaleAt: text("inventory_stale_at"),
     /**
@@ -389,14 +448,13 @@ export const sources = sqliteTable(
      * each call carries the owner's own upstream token (source_authorizations); `none`: only the
      * source's own headers. Read by the one call lookup, so other sources pay nothing for OAuth.
      */
-    upstreamAuth: text("upstream_auth", { enum: ["none", "oauth"] }).notNull().default("none"),
+    upstreamAuth: text("upstream_auth", { enum: ["none", "oauth"] })
+      .notNull()
+      .default("none"),
     createdAt: text("created_at").notNull().default(now),
     updatedAt: text("updated_at").notNull().default(now),
   },
-  (t) => [
-    uniqueIndex("sources_user_slug_idx").on(t.userId, t.slug),
-    index("sources_rediscover_at_idx").on(t.enabled, t.rediscoverAt),
-  ],
+  (t) => [uniqueIndex("sources_user_slug_idx").on(t.userId, t.slug), index("sources_rediscover_at_idx").on(t.enabled, t.rediscoverAt)],
 );
 
 export interface StoredEnvVar {
@@ -413,7 +471,9 @@ export interface StoredEnvVar {
 export const sourceTools = sqliteTable(
   "source_tools",
   {
-    sourceId: integer("source_id").notNull().references(() => sources.id, { onDelete: "cascade" }),
+    sourceId: integer("source_id")
+      .notNull()
+      .references(() => sources.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     alias: text("alias").notNull(),
     title: text("title"),
@@ -421,7 +481,10 @@ export const sourceTools = sqliteTable(
     inputSchema: text("input_schema", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     outputSchema: text("output_schema", { mode: "json" }).$type<Record<string, unknown>>(),
     /** The upstream's own annotations, text cleaned: its claims, never served as the gateway's (decision 0049). */
-    annotations: text("annotations", { mode: "json" }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
+    annotations: text("annotations", { mode: "json" })
+      .$type<Record<string, unknown>>()
+      .notNull()
+      .default(sql`'{}'`),
     discoveredAt: text("discovered_at").notNull(),
     /**
      * SHA-256 of the definition as stored (name, title, description, schemas, annotations; canonical
@@ -434,7 +497,10 @@ export const sourceTools = sqliteTable(
     /** UTF-8 bytes of its name, title, description, schemas and annotations: what it adds to its owner's listing. */
     definitionBytes: integer("definition_bytes").notNull().default(0),
     /** What cleaning and bounding changed in its text at the last discovery (JSON array of strings). */
-    textWarnings: text("text_warnings", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    textWarnings: text("text_warnings", { mode: "json" })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
   },
   (t) => [uniqueIndex("source_tools_name_idx").on(t.sourceId, t.name), uniqueIndex("source_tools_alias_idx").on(t.sourceId, t.alias)],
 );
@@ -448,7 +514,9 @@ export const sourceTools = sqliteTable(
 export const sourceToolPins = sqliteTable(
   "source_tool_pins",
   {
-    sourceId: integer("source_id").notNull().references(() => sources.id, { onDelete: "cascade" }),
+    sourceId: integer("source_id")
+      .notNull()
+      .references(() => sources.id, { onDelete: "cascade" }),
     /** The upstream's tool name (source_tools.name). */
     name: text("name").notNull(),
     /** The approved definition's hash; '' for a definition pinned by migration 0014, hashed at the next discovery. */
@@ -468,7 +536,9 @@ export const sourceToolPins = sqliteTable(
 export const sourceToolAliases = sqliteTable(
   "source_tool_aliases",
   {
-    sourceId: integer("source_id").notNull().references(() => sources.id, { onDelete: "cascade" }),
+    sourceId: integer("source_id")
+      .notNull()
+      .references(() => sources.id, { onDelete: "cascade" }),
     alias: text("alias").notNull(),
     /** The upstream name of the tool the alias now calls (a `source_tools.name` of the same source). */
     toolName: text("tool_name").notNull(),
@@ -485,7 +555,9 @@ export const gatewayHiddenTools = sqliteTable(
   "gateway_hidden_tools",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     sourceId: integer("source_id").references(() => sources.id, { onDelete: "cascade" }),
     tool: text("tool").notNull(),
     createdAt: text("created_at").notNull().default(now),
@@ -504,7 +576,9 @@ export const sourceAuthorizations = sqliteTable("source_authorizations", {
   sourceId: integer("source_id")
     .primaryKey()
     .references(() => sources.id, { onDelete: "cascade" }),
-  userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  userId: integer("user_id")
+    .notNull()
+    .references(() => users.id, { onDelete: "cascade" }),
   /** needs_authorization: never connected or disconnected; connected; authorization_expired: a refresh was refused. */
   status: text("status", { enum: ["needs_authorization", "connected", "authorization_expired"] }).notNull(),
   /** From the 401 challenge or the well-known path (RFC 9728). */
@@ -513,7 +587,10 @@ export const sourceAuthorizations = sqliteTable("source_authorizations", {
   resource: text("resource"),
   /** The authorization server's issuer (RFC 8414): tokens and client registrations are bound to it. */
   authorizationServer: text("authorization_server"),
-  scopesSupported: text("scopes_supported", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+  scopesSupported: text("scopes_supported", { mode: "json" })
+    .$type<string[]>()
+    .notNull()
+    .default(sql`'[]'`),
   /** The SDK's OAuthDiscoveryState (public metadata documents), kept so a callback and a refresh skip discovery. */
   discoveryState: text("discovery_state", { mode: "json" }).$type<Record<string, unknown>>(),
   /** How mcp-edge identified itself: metadata_document (its CIMD), dynamic_registration, or manual (the user's client id). */
@@ -550,8 +627,12 @@ export const upstreamOauthFlows = sqliteTable(
   {
     stateHash: text("state_hash").primaryKey(),
     startHash: text("start_hash").notNull(),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
-    sourceId: integer("source_id").notNull().references(() => sources.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    sourceId: integer("source_id")
+      .notNull()
+      .references(() => sources.id, { onDelete: "cascade" }),
     /** Sealed JSON: { verifier, authorizationUrl }. */
     secrets: text("secrets").notNull(),
     /** SHA-256 of the browser binding cookie, set when the start link is opened. */

@@ -43,13 +43,28 @@ async function runPipeline(
   const latency: number[] = [];
   for (const query of queries) {
     // The Worker limits each user's tool calls (wrangler.toml); the eval waits out a refusal as any client would.
-    const { result, ms } = await callToolWaitingOutLimits(client, { name: pipeline, arguments: { ...extra, query: query.text, top_k: 10, ranking_depth: 100 } });
+    const { result, ms } = await callToolWaitingOutLimits(client, {
+      name: pipeline,
+      arguments: { ...extra, query: query.text, top_k: 10, ranking_depth: 100 },
+    });
     latency.push(ms);
     if (result.isError) throw new Error(`${pipeline} failed on query ${query._id}: ${JSON.stringify(result.content)}`);
     const reply = queryResult.parse(result.structuredContent);
     const judged = qrels.get(query._id)!;
-    ndcg.push(ndcgAt(reply.retrieved_documents.map((d) => d.doc_id), judged, 10));
-    recall.push(recallAt((reply.ranking ?? []).map((d) => d.doc_id), judged, 100));
+    ndcg.push(
+      ndcgAt(
+        reply.retrieved_documents.map((d) => d.doc_id),
+        judged,
+        10,
+      ),
+    );
+    recall.push(
+      recallAt(
+        (reply.ranking ?? []).map((d) => d.doc_id),
+        judged,
+        100,
+      ),
+    );
   }
   const round = (x: number, digits = 4) => Math.round(x * 10 ** digits) / 10 ** digits;
   return {
@@ -77,7 +92,12 @@ async function main(): Promise<void> {
   const qrels = readQrels(join(DATA, "qrels", `${split}.tsv`));
   const queries = (await readAll<BeirQuery>(join(DATA, "queries.jsonl"))).filter((q) => qrels.has(q._id));
 
-  const worker = await startLocalWorker({ user: "eval", label: "npm run eval:scifact", persistTo: join(".wrangler", "eval"), logFile: join(LOG_DIR, "eval.log") });
+  const worker = await startLocalWorker({
+    user: "eval",
+    label: "npm run eval:scifact",
+    persistTo: join(".wrangler", "eval"),
+    logFile: join(LOG_DIR, "eval.log"),
+  });
   try {
     const connection = await connectMcp(
       { url: `${worker.origin}/mcp/rag`, headers: bearer(worker.token) },
@@ -85,15 +105,21 @@ async function main(): Promise<void> {
     );
     const client = connection.client;
     const started = Date.now();
-    const ingest = await ingestBeirFile(client, join(DATA, "corpus.jsonl"), (s) => process.stderr.write(`\ringesting: ${s.sent} documents…`));
+    const ingest = await ingestBeirFile(client, join(DATA, "corpus.jsonl"), (s) =>
+      process.stderr.write(`\ringesting: ${s.sent} documents…`),
+    );
     process.stderr.write("\n");
-    console.log(`corpus: ${ingest.documentCount} documents, ${ingest.chunkCount} chunks (${ingest.created + ingest.replaced} written, ${ingest.unchanged} unchanged, ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    console.log(
+      `corpus: ${ingest.documentCount} documents, ${ingest.chunkCount} chunks (${ingest.created + ingest.replaced} written, ${ingest.unchanged} unchanged, ${((Date.now() - started) / 1000).toFixed(1)} s)`,
+    );
     console.log(`${queries.length} ${split} queries\n`);
     const results: PipelineResult[] = [];
     for (const pipeline of pipelines) {
       const result = await runPipeline(client, pipeline, queries, qrels, extra);
       results.push(result);
-      console.log(`${pipeline.padEnd(20)} nDCG@10 ${result.ndcg_at_10.toFixed(4)}  R@100 ${result.recall_at_100.toFixed(4)}  p50 ${result.p50_ms} ms  p95 ${result.p95_ms} ms`);
+      console.log(
+        `${pipeline.padEnd(20)} nDCG@10 ${result.ndcg_at_10.toFixed(4)}  R@100 ${result.recall_at_100.toFixed(4)}  p50 ${result.p50_ms} ms  p95 ${result.p95_ms} ms`,
+      );
     }
     await closeMcp(connection);
     // Tuning runs (extra arguments, a subset of pipelines) must not overwrite the reported results.
@@ -103,7 +129,10 @@ async function main(): Promise<void> {
     console.log(`\nwrote ${out}`);
     if (split === "test" && official) {
       const doc = join(ROOT, "docs", "retrieval.md");
-      writeFileSync(doc, writeResultsTable(readFileSync(doc, "utf8"), results, { documents: ingest.documentCount, chunks: ingest.chunkCount }));
+      writeFileSync(
+        doc,
+        writeResultsTable(readFileSync(doc, "utf8"), results, { documents: ingest.documentCount, chunks: ingest.chunkCount }),
+      );
       console.log(`updated ${doc}`);
     }
   } finally {

@@ -13,7 +13,14 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { type BeirDocument, type BeirQuery, readAll, readQrels } from "../bin/lib/beir";
 import { ROOT } from "../bin/lib/wrangler";
-import { DEFAULT_PARAMS, DEFAULT_WEIGHTS, FEATURES, type FeatureParams, featureRows, linearScores } from "../workers/rag/models/lexical-reranker";
+import {
+  DEFAULT_PARAMS,
+  DEFAULT_WEIGHTS,
+  FEATURES,
+  type FeatureParams,
+  featureRows,
+  linearScores,
+} from "../workers/rag/models/lexical-reranker";
 import type { CorpusStats } from "../workers/rag/models/types";
 import { TITLE_WEIGHT } from "../workers/rag/rag.repo";
 import { expandQuery, FEEDBACK_WEIGHT } from "../workers/rag/pipelines/basic-rerank";
@@ -42,17 +49,35 @@ corpus.forEach((doc, i) => {
   for (const term of new Set(t)) df.set(term, (df.get(term) ?? 0) + 1);
 });
 const stats: CorpusStats = { chunkCount: corpus.length, averageLength: totalLength / corpus.length, documentFrequency: df };
-const search = db.prepare(`SELECT rowid, -bm25(f, ${TITLE_WEIGHT}, 1.0) AS score FROM f WHERE f MATCH ? ORDER BY bm25(f, ${TITLE_WEIGHT}, 1.0) LIMIT 100`);
+const search = db.prepare(
+  `SELECT rowid, -bm25(f, ${TITLE_WEIGHT}, 1.0) AS score FROM f WHERE f MATCH ? ORDER BY bm25(f, ${TITLE_WEIGHT}, 1.0) LIMIT 100`,
+);
 
 const prepared = [...train].map(([queryId, judged]) => {
   const text = queries.get(queryId)!;
-  const lexical = (q: string) => (search.all(toMatchExpression(matchWords(q))!) as { rowid: number; score: number }[]).map((r) => ({ id: r.rowid, score: r.score }));
+  const lexical = (q: string) =>
+    (search.all(toMatchExpression(matchWords(q))!) as { rowid: number; score: number }[]).map((r) => ({ id: r.rowid, score: r.score }));
   const first = lexical(text);
-  const expanded = expandQuery(text, first.slice(0, 3).map((r) => ({ title: corpus[r.id - 1]!.title ?? "", content: corpus[r.id - 1]!.text })), stats);
-  const fused = reciprocalRankFusion([{ items: first, weight: 1 }, { items: lexical(expanded), weight: FEEDBACK_WEIGHT }]);
-  const rows = sortedByScore(fused).slice(0, 100).map((f) => ({ rowid: f.id, score: f.score }));
+  const expanded = expandQuery(
+    text,
+    first.slice(0, 3).map((r) => ({ title: corpus[r.id - 1]!.title ?? "", content: corpus[r.id - 1]!.text })),
+    stats,
+  );
+  const fused = reciprocalRankFusion([
+    { items: first, weight: 1 },
+    { items: lexical(expanded), weight: FEEDBACK_WEIGHT },
+  ]);
+  const rows = sortedByScore(fused)
+    .slice(0, 100)
+    .map((f) => ({ rowid: f.id, score: f.score }));
   const docs = rows.map((r) => corpus[r.rowid - 1]!);
-  const features = featureRows(text, docs.map((d, i) => ({ title: d.title ?? "", content: d.text, retrievalScore: rows[i]!.score })), stats, undefined, params);
+  const features = featureRows(
+    text,
+    docs.map((d, i) => ({ title: d.title ?? "", content: d.text, retrievalScore: rows[i]!.score })),
+    stats,
+    undefined,
+    params,
+  );
   return { ids: docs.map((d) => d._id), features, judged };
 });
 
@@ -60,7 +85,10 @@ function objective(weights: readonly number[]): number {
   return mean(
     prepared.map(({ ids, features, judged }) => {
       const scores = linearScores(features, weights);
-      const ranking = ids.map((id, i) => ({ id, s: scores[i]! })).sort((a, b) => b.s - a.s).map((x) => x.id);
+      const ranking = ids
+        .map((id, i) => ({ id, s: scores[i]! }))
+        .sort((a, b) => b.s - a.s)
+        .map((x) => x.id);
       return ndcgAt(ranking, judged, 10);
     }),
   );

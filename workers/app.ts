@@ -55,7 +55,10 @@ function signInApp(): Hono<SignInEnv> {
 export function createApp(servers: readonly McpServerEntry[] = mcpServerEntries): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.get("/health", lazyHandler<AppEnv>(async () => (await import("./health/health.routes")).healthRoute));
+  app.get(
+    "/health",
+    lazyHandler<AppEnv>(async () => (await import("./health/health.routes")).healthRoute),
+  );
   app.route("/", signInApp());
 
   app.get(
@@ -65,7 +68,10 @@ export function createApp(servers: readonly McpServerEntry[] = mcpServerEntries)
       return (c) => c.json(document);
     }),
   );
-  app.all("/api/*", lazyApp(async () => (await import("./api-app")).createApiApp(await loadMcpServers(servers))));
+  app.all(
+    "/api/*",
+    lazyApp(async () => (await import("./api-app")).createApiApp(await loadMcpServers(servers))),
+  );
 
   // Hono's "/mcp/*" matches "/mcp" itself too: one chain serves the gateway and every server (a
   // second `app.use("/mcp", …)` ran authentication and the body limit twice on each gateway call).

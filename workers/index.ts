@@ -36,17 +36,25 @@ export default {
   },
 
   async scheduled(_controller, env, ctx) {
-    const [{ openDb }, { log }, { queueEventSink }, { relayPendingEvents }, { rearmRediscoveryAlarms }, { parseQueueEvent }, { fireDueReminders }, { purgeExpiredOAuthData }] =
-      await Promise.all([
-        import("./lib/db"),
-        import("./lib/log"),
-        import("./events/event-sink"),
-        import("./events/outbox.relay"),
-        import("./gateway/discovery/rediscovery.cron"),
-        import("./queue-events"),
-        import("./tasks/reminders.cron"),
-        import("./auth/oauth-purge.cron"),
-      ]);
+    const [
+      { openDb },
+      { log },
+      { queueEventSink },
+      { relayPendingEvents },
+      { rearmRediscoveryAlarms },
+      { parseQueueEvent },
+      { fireDueReminders },
+      { purgeExpiredOAuthData },
+    ] = await Promise.all([
+      import("./lib/db"),
+      import("./lib/log"),
+      import("./events/event-sink"),
+      import("./events/outbox.relay"),
+      import("./gateway/discovery/rediscovery.cron"),
+      import("./queue-events"),
+      import("./tasks/reminders.cron"),
+      import("./auth/oauth-purge.cron"),
+    ]);
     const db = openDb(env.DB);
     const events = await fireDueReminders(db);
     queueEventSink(env.EVENTS, (promise) => ctx.waitUntil(promise)).publish(events);

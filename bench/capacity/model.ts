@@ -91,7 +91,10 @@ export function normaliseMix(mix: Partial<Record<CallKind, number>>): [CallKind,
 export function perCallCounts(mix: [CallKind, number][], warmShare: number): OperationCounts {
   const sum = noOperations();
   for (const [kind, share] of mix) {
-    for (const [state, weight] of [["cold", 1 - warmShare], ["warm", warmShare]] as const) {
+    for (const [state, weight] of [
+      ["cold", 1 - warmShare],
+      ["warm", warmShare],
+    ] as const) {
       const counts = CALL_BUDGETS[kind][state];
       const w = share * weight;
       sum.d1_queries += w * counts.d1_queries;

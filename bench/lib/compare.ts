@@ -76,7 +76,8 @@ export async function startComparedCommits(
   const compared: ComparedCommit[] = [];
   for (const ref of refs) {
     const [gitRef = ref, variant] = ref.split("+");
-    if (variant !== undefined && !VARIANTS.includes(variant)) throw new Error(`--compare ${ref}: the variants are ${VARIANTS.map((name) => `"+${name}"`).join(", ")}`);
+    if (variant !== undefined && !VARIANTS.includes(variant))
+      throw new Error(`--compare ${ref}: the variants are ${VARIANTS.map((name) => `"+${name}"`).join(", ")}`);
     const commit = git(paths.root, "rev-parse", "--verify", `${gitRef}^{commit}`);
     const short = commit.slice(0, 7);
     const label = variant === undefined ? short : `${short}+${variant}`;

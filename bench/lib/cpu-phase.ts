@@ -58,7 +58,9 @@ async function measureJobs(jobs: readonly Job[], token: string, requests: number
       cpu_ms_range: [round(Math.min(...cpu)), round(Math.max(...cpu))],
       wall_ms_per_request: round(median(passes.map((measurement) => measurement.wall_ms_per_request))),
     };
-    console.log(`cpu  ${`${summary.target} ${summary.tool}`.padEnd(46)} ${summary.cpu_ms_per_request.toFixed(2)} ms CPU/req (${summary.cpu_ms_range.join("–")})`);
+    console.log(
+      `cpu  ${`${summary.target} ${summary.tool}`.padEnd(46)} ${summary.cpu_ms_per_request.toFixed(2)} ms CPU/req (${summary.cpu_ms_range.join("–")})`,
+    );
     return [summary];
   });
 }

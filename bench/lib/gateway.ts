@@ -59,7 +59,9 @@ export async function registerSource(base: URL, token: string, name: string, ups
   const body = JSON.parse(text) as SourceResponse;
   const listTasks = body.tools?.find((tool) => tool.name === "list_tasks");
   if (!body.source?.slug || !listTasks) {
-    throw new Error(`the gateway source discovered no list_tasks (${body.source?.last_discovery_error ?? "no error reported"}): ${text.slice(0, 300)}`);
+    throw new Error(
+      `the gateway source discovered no list_tasks (${body.source?.last_discovery_error ?? "no error reported"}): ${text.slice(0, 300)}`,
+    );
   }
   return listTasks.gateway_name.slice(0, -"list_tasks".length);
 }

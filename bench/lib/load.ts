@@ -22,7 +22,14 @@ export interface LoadSample {
 const MAX_LATENCY_SAMPLES = 5_000_000;
 const REQUEST_TIMEOUT_SECONDS = 10;
 
-export function runLoad(input: { url: URL; token: string; tool: Tool; connections: number; seconds: number; route?: Route }): Promise<LoadSample> {
+export function runLoad(input: {
+  url: URL;
+  token: string;
+  tool: Tool;
+  connections: number;
+  seconds: number;
+  route?: Route;
+}): Promise<LoadSample> {
   const route = input.route ?? DIRECT;
   const latencies: number[] = [];
   let ok = 0;

@@ -14,7 +14,9 @@ export interface MicroResult {
 function isMicroResult(value: unknown): value is MicroResult {
   if (typeof value !== "object" || value === null || !("us_per_op" in value) || !("runtime" in value)) return false;
   const ops = value.us_per_op;
-  return typeof value.runtime === "string" && typeof ops === "object" && ops !== null && Object.values(ops).every((us) => typeof us === "number");
+  return (
+    typeof value.runtime === "string" && typeof ops === "object" && ops !== null && Object.values(ops).every((us) => typeof us === "number")
+  );
 }
 
 export async function runMicroBenchmark(root: string): Promise<MicroResult> {

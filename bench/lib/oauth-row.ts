@@ -39,13 +39,17 @@ export async function runOAuthRow(paths: FleetPaths, cleanup: Cleanup, config: B
   }
   const rounds = await runRounds(cellsOf(targets), config, token, async () => undefined);
   const rows = TOOLS.map((tool) => {
-    const rps = (name: string) => median(rounds.find((cell) => cell.target === name && cell.tool === tool)!.rounds.map((round) => round.rps));
+    const rps = (name: string) =>
+      median(rounds.find((cell) => cell.target === name && cell.tool === tool)!.rounds.map((round) => round.rps));
     const api = rps("mcp-edge");
     const oauth = rps("mcp-edge oauth");
     return { tool, api_token_rps: Math.round(api), oauth_rps: Math.round(oauth), ratio: Math.round((oauth / api) * 100) / 100 };
   });
   console.log("\nOAuth access token vs API token (median req/s over rounds; goal ≥ 0.9×)");
-  for (const row of rows) console.log(`${row.tool.padEnd(12)} API token ${String(row.api_token_rps).padStart(6)}  OAuth ${String(row.oauth_rps).padStart(6)}  ${row.ratio.toFixed(2)}×`);
+  for (const row of rows)
+    console.log(
+      `${row.tool.padEnd(12)} API token ${String(row.api_token_rps).padStart(6)}  OAuth ${String(row.oauth_rps).padStart(6)}  ${row.ratio.toFixed(2)}×`,
+    );
   const result = { date: new Date().toISOString(), config, rows, rounds, worker_problems: worker.problems };
   const dir = join(paths.root, "bench/results");
   writeFileSync(join(dir, `oauth-${result.date.slice(0, 10)}.json`), `${JSON.stringify(result, null, 2)}\n`);

@@ -26,12 +26,22 @@ export async function oauthAccessToken(base: URL, apiToken: string, scope: strin
     }
     return response;
   };
-  const form = (fields: [string, string][]) => ({ method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", origin: base.origin }, body: new URLSearchParams(fields).toString() });
+  const form = (fields: [string, string][]) => ({
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", origin: base.origin },
+    body: new URLSearchParams(fields).toString(),
+  });
 
   const registered = await send("/oauth/register", {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ client_name: "mcp-edge bench", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none", grant_types: ["authorization_code"], response_types: ["code"] }),
+    body: JSON.stringify({
+      client_name: "mcp-edge bench",
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code"],
+      response_types: ["code"],
+    }),
   });
   if (registered.status !== 201) throw new Error(`bench OAuth: registration answered ${registered.status}: ${await registered.text()}`);
   const { client_id: clientId } = (await registered.json()) as { client_id: string };
@@ -39,18 +49,43 @@ export async function oauthAccessToken(base: URL, apiToken: string, scope: strin
   const verifier = randomBytes(32).toString("base64url");
   const challenge = createHash("sha256").update(verifier).digest("base64url");
   const authorize = new URL("/authorize", base);
-  for (const [name, value] of Object.entries({ response_type: "code", client_id: clientId, redirect_uri: REDIRECT, scope, state: "bench", code_challenge: challenge, code_challenge_method: "S256", resource: new URL(resourcePath, base).href })) {
+  for (const [name, value] of Object.entries({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    scope,
+    state: "bench",
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    resource: new URL(resourcePath, base).href,
+  })) {
     authorize.searchParams.set(name, value);
   }
   const signIn = await send(authorize.pathname + authorize.search);
   const signedIn = await send("/authorize", form([...hiddenFields(await signIn.text(), "api_token"), ["token", apiToken]]));
   if (signedIn.status !== 303) throw new Error(`bench OAuth: sign-in answered ${signedIn.status}`);
   const consent = await send(signedIn.headers.get("location")!);
-  const approved = await send("/authorize", form([...hiddenFields(await consent.text(), "consent"), ["decision", "approve"], ...scope.split(" ").map((s): [string, string] => ["scope", s])]));
+  const approved = await send(
+    "/authorize",
+    form([
+      ...hiddenFields(await consent.text(), "consent"),
+      ["decision", "approve"],
+      ...scope.split(" ").map((s): [string, string] => ["scope", s]),
+    ]),
+  );
   const code = approved.headers.get("location") ? new URL(approved.headers.get("location")!).searchParams.get("code") : null;
   if (!code) throw new Error(`bench OAuth: consent answered ${approved.status} without a code`);
 
-  const token = await send("/oauth/token", form([["grant_type", "authorization_code"], ["code", code], ["client_id", clientId], ["redirect_uri", REDIRECT], ["code_verifier", verifier]]));
+  const token = await send(
+    "/oauth/token",
+    form([
+      ["grant_type", "authorization_code"],
+      ["code", code],
+      ["client_id", clientId],
+      ["redirect_uri", REDIRECT],
+      ["code_verifier", verifier],
+    ]),
+  );
   if (token.status !== 200) throw new Error(`bench OAuth: token endpoint answered ${token.status}: ${await token.text()}`);
   return ((await token.json()) as { access_token: string }).access_token;
 }

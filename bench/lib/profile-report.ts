@@ -77,19 +77,33 @@ const inTeardown: StagePredicate = (frame, pkg) =>
  * one of its frames is on the stack, unless a frame matching `unless` is too.
  */
 const STAGES: { name: string; matches: StagePredicate; unless?: StagePredicate }[] = [
-  { name: "auth: authenticate() (bearer, SHA-256, token cache)", matches: (frame, pkg) => frame.functionName === "authenticate" && pkg.startsWith("mcp-edge") },
-  { name: "openDb(): drizzle(d1, { schema }) per request", matches: (frame, pkg) => frame.functionName === "openDb" && pkg.startsWith("mcp-edge") },
+  {
+    name: "auth: authenticate() (bearer, SHA-256, token cache)",
+    matches: (frame, pkg) => frame.functionName === "authenticate" && pkg.startsWith("mcp-edge"),
+  },
+  {
+    name: "openDb(): drizzle(d1, { schema }) per request",
+    matches: (frame, pkg) => frame.functionName === "openDb" && pkg.startsWith("mcp-edge"),
+  },
   { name: "buildServer(): new McpServer + 11 × registerTool", matches: named("buildServer") },
-  { name: "createMcpHandler(): per-request handler construction", matches: named("createStatelessMcpHandler", "createLegacyCompatibilityRequestHandler") },
+  {
+    name: "createMcpHandler(): per-request handler construction",
+    matches: named("createStatelessMcpHandler", "createLegacyCompatibilityRequestHandler"),
+  },
   { name: "era detection: isLegacyRequest()", matches: named("isLegacyRequest") },
   { name: "transport: handlePostRequest() (read body, parse + validate JSON-RPC)", matches: named("handlePostRequest") },
-  { name: "zod → JSON Schema (tools/list, output schema)", matches: named("standardSchemaToJsonSchema", "toJSONSchema", "zodEmittedPattern", "convertOutputSchemaJson") },
+  {
+    name: "zod → JSON Schema (tools/list, output schema)",
+    matches: named("standardSchemaToJsonSchema", "toJSONSchema", "zodEmittedPattern", "convertOutputSchemaJson"),
+  },
   { name: "x-mcp-header scan of input schemas (tools/list)", matches: named("scanXMcpHeaderDeclarations") },
   { name: "tool argument / result validation", matches: named("validateToolInput", "validateToolOutput") },
   {
     name: "domain + drizzle + D1 client",
     matches: (frame, pkg) =>
-      pkg === "drizzle-orm" || pkg.includes("d1-api") || ((frame.functionName === "list" || frame.functionName === "add") && pkg.startsWith("mcp-edge")),
+      pkg === "drizzle-orm" ||
+      pkg.includes("d1-api") ||
+      ((frame.functionName === "list" || frame.functionName === "add") && pkg.startsWith("mcp-edge")),
   },
   { name: "teardown: transport.close() + server.close() (SdkError, AbortController.abort)", matches: inTeardown },
   {
@@ -105,9 +119,18 @@ const STAGES: { name: string; matches: StagePredicate; unless?: StagePredicate }
   { name: "gateway: prepareCatalog() (inventory, then the SDK path on /mcp)", matches: named("prepareCatalog") },
   { name: "gateway: D1 inventory + hidden-tools queries", matches: named("enabledInventory", "listedInventory", "hiddenBuiltins") },
   { name: "gateway: D1 tool lookup (the called tool's source)", matches: named("findEnabledTool", "findCallableTool", "findCallTarget") },
-  { name: "call bookkeeping: breaker view + audit record (isolate), report/apply (object)", matches: (frame, pkg) => ["record", "report", "apply"].includes(frame.functionName) && pkg.startsWith("mcp-edge") },
-  { name: "upstream client: result validation (CallToolResult, output schema)", matches: (frame, pkg) => pkg === "@modelcontextprotocol/client" && /^validate/.test(frame.functionName) },
-  { name: "gateway: source config (secret header decrypt, fingerprint)", matches: (frame, pkg) => frame.functionName === "config" && pkg.startsWith("mcp-edge") },
+  {
+    name: "call bookkeeping: breaker view + audit record (isolate), report/apply (object)",
+    matches: (frame, pkg) => ["record", "report", "apply"].includes(frame.functionName) && pkg.startsWith("mcp-edge"),
+  },
+  {
+    name: "upstream client: result validation (CallToolResult, output schema)",
+    matches: (frame, pkg) => pkg === "@modelcontextprotocol/client" && /^validate/.test(frame.functionName),
+  },
+  {
+    name: "gateway: source config (secret header decrypt, fingerprint)",
+    matches: (frame, pkg) => frame.functionName === "config" && pkg.startsWith("mcp-edge"),
+  },
   { name: "gateway: SDK path serveWithSdk() (also /mcp/tasks off the fast path)", matches: named("serveWithSdk") },
   { name: "stateless call from the isolate (callStatelessSource)", matches: named("callStatelessSource") },
   { name: "retries + connection (withRetries, both paths)", matches: named("withRetries") },
@@ -122,7 +145,11 @@ const IDLE = new Set(["(idle)", "(program)", "(root)"]);
  * Who pays for a sample's self time: the leaf's package; for a native leaf (JSON.stringify, a
  * RegExp, Headers…) the package of its nearest JS caller; V8 pseudo-frames stand for themselves.
  */
-function selfOwner(leaf: ProfileNode, parentOf: (node: ProfileNode) => ProfileNode | undefined, pkgOf: (frame: CallFrame) => string): string {
+function selfOwner(
+  leaf: ProfileNode,
+  parentOf: (node: ProfileNode) => ProfileNode | undefined,
+  pkgOf: (frame: CallFrame) => string,
+): string {
   let owner: ProfileNode | undefined = leaf;
   while (owner && owner.callFrame.url === "" && !owner.callFrame.functionName.startsWith("(")) owner = parentOf(owner);
   if (!owner || owner.callFrame.functionName === "(root)") return "workerd runtime (natives with no JS caller)";
@@ -137,11 +164,17 @@ function sampleWeights(profile: CpuProfile): number[] {
   return Array.from({ length: count }, (_unused, i) => (i + 1 < deltas.length ? deltas[i + 1]! : mean));
 }
 
-export function summarizeProfile(profile: CpuProfile, sections: readonly Section[], bundleUrlSuffix: string, requests: number): ProfileSummary {
+export function summarizeProfile(
+  profile: CpuProfile,
+  sections: readonly Section[],
+  bundleUrlSuffix: string,
+  requests: number,
+): ProfileSummary {
   const byId = new Map<number, ProfileNode>(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
-  const pkgOf = (frame: CallFrame) => (frame.url.endsWith(bundleUrlSuffix) ? sectionAt(sections, frame.lineNumber) : frame.url === "" ? "(native)" : frame.url);
+  const pkgOf = (frame: CallFrame) =>
+    frame.url.endsWith(bundleUrlSuffix) ? sectionAt(sections, frame.lineNumber) : frame.url === "" ? "(native)" : frame.url;
 
   const packages = new Map<string, number>();
   const stages = new Map<string, number>();
@@ -186,7 +219,11 @@ export function summarizeProfile(profile: CpuProfile, sections: readonly Section
     sampledMs: total,
     activeMsPerRequest: active / requests,
     byPackage: shares(packages, 12),
-    byStage: STAGES.map((stage) => ({ name: stage.name, msPerRequest: (stages.get(stage.name) ?? 0) / requests, share: active > 0 ? (stages.get(stage.name) ?? 0) / active : 0 })),
+    byStage: STAGES.map((stage) => ({
+      name: stage.name,
+      msPerRequest: (stages.get(stage.name) ?? 0) / requests,
+      share: active > 0 ? (stages.get(stage.name) ?? 0) / active : 0,
+    })),
     topFunctions: shares(functions, 12),
   };
 }

@@ -13,7 +13,10 @@ const PER_USER_LIMITERS = { TOOL_CALL_LIMITER: "TOOL_CALL_RATE_LIMIT", API_REQUE
 /** Miniflare's `ratelimits` option, as wrangler derives it from [[ratelimits]]. */
 const rateLimitBindings = z.record(
   z.string(),
-  z.looseObject({ namespace_id: z.string(), simple: z.object({ limit: z.number(), period: z.union([z.literal(10), z.literal(60)]).optional() }) }),
+  z.looseObject({
+    namespace_id: z.string(),
+    simple: z.object({ limit: z.number(), period: z.union([z.literal(10), z.literal(60)]).optional() }),
+  }),
 );
 
 /** Whether a config has the per-user limiters (commits from before them have none, or only the registration limiter). */

@@ -67,7 +67,13 @@ export function ratios(rows: readonly ResultRow[]): Ratio[] {
       if (!edge || !peer) continue;
       const throughput = edge.rps / peer.rps;
       const judged = swapsWhatShips(name) ? { reportedOnly: true as const } : {};
-      result.push({ name: `${goal.tool} rps: ${name} / ${goal.peer}`, value: round(throughput), target: `≥ ${goal.minThroughput.toFixed(1)}×`, met: throughput >= goal.minThroughput, ...judged });
+      result.push({
+        name: `${goal.tool} rps: ${name} / ${goal.peer}`,
+        value: round(throughput),
+        target: `≥ ${goal.minThroughput.toFixed(1)}×`,
+        met: throughput >= goal.minThroughput,
+        ...judged,
+      });
       const p99 = edge.p99_ms / peer.p99_ms;
       result.push({ name: `${goal.tool} p99: ${name} / ${goal.peer}`, value: round(p99), target: "≤ 2.0×", met: p99 <= 2, ...judged });
     }
@@ -93,7 +99,8 @@ export function printTable(rows: readonly ResultRow[], cells: readonly CellSampl
     return [row.target, row.tool, row.rps.toFixed(0), row.p50_ms.toFixed(2), row.p99_ms.toFixed(2), String(row.errors), range];
   });
   const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => line[column]!.length)));
-  const format = (cells: string[]) => cells.map((cell, column) => (column < 2 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join("  ");
+  const format = (cells: string[]) =>
+    cells.map((cell, column) => (column < 2 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join("  ");
   console.log(`\n${format(header)}\n${widths.map((width) => "-".repeat(width)).join("  ")}`);
   for (const line of lines) console.log(format(line));
 }
@@ -123,13 +130,17 @@ export function printCpu(measurements: readonly CpuSummary[]): void {
   console.log("\nServer CPU per request (sequential, 1 connection; process CPU from /proc; median of passes):");
   for (const m of measurements) {
     const range = `(${m.cpu_ms_range[0].toFixed(2)}–${m.cpu_ms_range[1].toFixed(2)})`;
-    console.log(`  ${`${m.target} ${m.tool}`.padEnd(46)} ${m.cpu_ms_per_request.toFixed(2).padStart(6)} ms CPU ${range.padEnd(13)} ${m.wall_ms_per_request.toFixed(2).padStart(6)} ms wall`);
+    console.log(
+      `  ${`${m.target} ${m.tool}`.padEnd(46)} ${m.cpu_ms_per_request.toFixed(2).padStart(6)} ms CPU ${range.padEnd(13)} ${m.wall_ms_per_request.toFixed(2).padStart(6)} ms wall`,
+    );
   }
 }
 
 export function printProfile(profile: Record<string, ProfileSummary>): void {
   for (const [tool, summary] of Object.entries(profile)) {
-    console.log(`\nmcp-edge ${tool} in workerd, V8 profile: ${summary.activeMsPerRequest.toFixed(2)} ms active JS per request (inflated by the profiler); inclusive stages:`);
+    console.log(
+      `\nmcp-edge ${tool} in workerd, V8 profile: ${summary.activeMsPerRequest.toFixed(2)} ms active JS per request (inflated by the profiler); inclusive stages:`,
+    );
     for (const stage of summary.byStage) {
       if (stage.share < 0.005) continue;
       console.log(`  ${(stage.share * 100).toFixed(1).padStart(5)} %  ${stage.name}`);
@@ -188,7 +199,15 @@ function comparedGateways(rows: readonly ResultRow[], cells: readonly CellSample
     const label = row.target.slice("gateway@".length);
     const direct = find(rows, `mcp-edge@${label}`, "list_tasks");
     if (!direct) return [];
-    return [{ label, direct, gateway: row, rps_ratio: round(row.rps / direct.rps), rps_ratio_per_round: perRoundRatio(cells, `gateway@${label}`, `mcp-edge@${label}`) }];
+    return [
+      {
+        label,
+        direct,
+        gateway: row,
+        rps_ratio: round(row.rps / direct.rps),
+        rps_ratio_per_round: perRoundRatio(cells, `gateway@${label}`, `mcp-edge@${label}`),
+      },
+    ];
   });
 }
 
@@ -198,7 +217,12 @@ function rowOf(rows: readonly ResultRow[], target: TargetName): ResultRow {
   return row;
 }
 
-export function gatewaySummary(rows: readonly ResultRow[], cells: readonly CellSamples[], connections: number, ladder: readonly ResultRow[]): GatewaySummary {
+export function gatewaySummary(
+  rows: readonly ResultRow[],
+  cells: readonly CellSamples[],
+  connections: number,
+  ladder: readonly ResultRow[],
+): GatewaySummary {
   const direct = rowOf(rows, "mcp-edge");
   const gateway = rowOf(rows, "gateway");
   const perRound = perRoundRatio(cells, "gateway", "mcp-edge");
@@ -239,7 +263,9 @@ export function printGateway(summary: GatewaySummary): void {
   );
   if (load.sessionful) {
     const row = load.sessionful;
-    console.log(`  sessionful (node-sdk upstream keeping sessions, through its object): ${row.rps.toFixed(0)} req/s p50 ${row.p50_ms.toFixed(2)} p99 ${row.p99_ms.toFixed(2)} ms, errors ${row.errors}`);
+    console.log(
+      `  sessionful (node-sdk upstream keeping sessions, through its object): ${row.rps.toFixed(0)} req/s p50 ${row.p50_ms.toFixed(2)} p99 ${row.p99_ms.toFixed(2)} ms, errors ${row.errors}`,
+    );
   }
   for (const entry of load.compared ?? []) {
     console.log(
@@ -249,7 +275,9 @@ export function printGateway(summary: GatewaySummary): void {
   }
   console.log("  1 connection, step by step (p50 added by each step):");
   for (const step of latency.steps) {
-    console.log(`    ${step.target.padEnd(18)} ${step.rps.toFixed(0).padStart(5)} req/s  p50 ${step.p50_ms.toFixed(2).padStart(6)} ms  p99 ${step.p99_ms.toFixed(2).padStart(6)} ms  +${step.added_p50_ms.toFixed(2)} ms  errors ${step.errors}`);
+    console.log(
+      `    ${step.target.padEnd(18)} ${step.rps.toFixed(0).padStart(5)} req/s  p50 ${step.p50_ms.toFixed(2).padStart(6)} ms  p99 ${step.p99_ms.toFixed(2).padStart(6)} ms  +${step.added_p50_ms.toFixed(2)} ms  errors ${step.errors}`,
+    );
   }
   for (const ratio of summary.targets) {
     console.log(`  ${ratio.name.padEnd(40)} ${ratio.value.toFixed(2)}  (target ${ratio.target})  ${ratio.met ? "met" : "NOT met"}`);

@@ -50,7 +50,14 @@ async function measuredLoad(cell: Cell, config: BenchConfig, token: string, seco
   const serverBefore = cell.target.pid === undefined ? undefined : cpuTimeMs(cell.target.pid);
   const benchBefore = process.cpuUsage();
   const started = performance.now();
-  const sample = await runLoad({ url: cell.target.url, route: cell.target.route, token, tool: cell.tool, connections: config.connections, seconds });
+  const sample = await runLoad({
+    url: cell.target.url,
+    route: cell.target.route,
+    token,
+    tool: cell.tool,
+    connections: config.connections,
+    seconds,
+  });
   const elapsed = performance.now() - started;
   const machineAfter = machineBusyMs();
   const serverAfter = cell.target.pid === undefined ? undefined : cpuTimeMs(cell.target.pid);
@@ -78,7 +85,14 @@ export async function runRounds(
   if (config.warmupSeconds > 0) {
     console.log(`warm-up: ${config.warmupSeconds} s per cell, not recorded`);
     for (const cell of cells) {
-      await runLoad({ url: cell.target.url, route: cell.target.route, token: cell.target.token ?? token, tool: cell.tool, connections: config.connections, seconds: config.warmupSeconds });
+      await runLoad({
+        url: cell.target.url,
+        route: cell.target.route,
+        token: cell.target.token ?? token,
+        tool: cell.tool,
+        connections: config.connections,
+        seconds: config.warmupSeconds,
+      });
       await afterCell(cell);
     }
   }

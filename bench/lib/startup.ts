@@ -62,7 +62,13 @@ export function templatePeerConfig(root: string, tmp: string): string {
   const path = join(tmp, "template-peer.toml");
   writeFileSync(
     path,
-    [`name = "template-peer"`, `main = ${JSON.stringify(join(root, "bench/peers/template.worker.ts"))}`, `compatibility_date = "${date}"`, `compatibility_flags = ${flags}`, ""].join("\n"),
+    [
+      `name = "template-peer"`,
+      `main = ${JSON.stringify(join(root, "bench/peers/template.worker.ts"))}`,
+      `compatibility_date = "${date}"`,
+      `compatibility_flags = ${flags}`,
+      "",
+    ].join("\n"),
   );
   return path;
 }
@@ -118,7 +124,10 @@ function inclusiveByPackage(profile: CpuProfile, packageOf: (node: ProfileNode) 
   return totals;
 }
 
-async function describeProfile(bundle: string, measured: Measured): Promise<Pick<StartupRow, "by_package" | "inclusive" | "top_functions">> {
+async function describeProfile(
+  bundle: string,
+  measured: Measured,
+): Promise<Pick<StartupRow, "by_package" | "inclusive" | "top_functions">> {
   const main = await mainModule(bundle);
   const sections = bundleSections(main.text);
   const profile = JSON.parse(await readFile(measured.profilePath, "utf8")) as CpuProfile;
@@ -133,7 +142,9 @@ async function describeProfile(bundle: string, measured: Measured): Promise<Pick
       .sort((a, b) => b[1] - a[1])
       .slice(0, 12)
       .map(([name, ms]) => ({ name, ms: round(ms), share: share(ms) })),
-    top_functions: summary.topFunctions.slice(0, 8).map((entry) => ({ name: entry.name, ms: round(entry.msPerRequest), share: share(entry.msPerRequest) })),
+    top_functions: summary.topFunctions
+      .slice(0, 8)
+      .map((entry) => ({ name: entry.name, ms: round(entry.msPerRequest), share: share(entry.msPerRequest) })),
   };
 }
 
@@ -152,7 +163,9 @@ export async function measureStartup(cwd: string, tmp: string, variants: readonl
       const variant = variants[index]!;
       const result = await checkStartup(cwd, variant.bundle, join(dir, `${index}-${rep}.cpuprofile`));
       measured[index]!.push(result);
-      console.log(`startup ${rep + 1}/${reps}  ${variant.name.padEnd(34)} Active ${result.activeMs.toFixed(1).padStart(6)} ms  (${result.bundleLine})`);
+      console.log(
+        `startup ${rep + 1}/${reps}  ${variant.name.padEnd(34)} Active ${result.activeMs.toFixed(1).padStart(6)} ms  (${result.bundleLine})`,
+      );
     }
   }
   const rows: StartupRow[] = [];
@@ -218,7 +231,11 @@ export async function startupVariants(root: string, tmp: string): Promise<Startu
   await mkdir(dir, { recursive: true });
   const before = await treeAt(root, BEFORE_THE_SPLIT, dir);
   return [
-    { name: "mcp-edge", build: "wrangler deploy --dry-run (wrangler.toml)", bundle: await wranglerBundle(root, join(dir, "mcp-edge.bundle")) },
+    {
+      name: "mcp-edge",
+      build: "wrangler deploy --dry-run (wrangler.toml)",
+      bundle: await wranglerBundle(root, join(dir, "mcp-edge.bundle")),
+    },
     {
       name: "mcp-edge-agent",
       build: "wrangler deploy --dry-run (workers/agent-worker/wrangler.toml)",

@@ -95,11 +95,20 @@ export interface FleetPaths {
 /** Applies `root`'s migrations and seeds the bench user, token and tasks. */
 export async function seedD1(worker: ServedWorker, root: string, tokenHash: string, tasks: number): Promise<void> {
   const d1 = await worker.miniflare.getD1Database("DB");
-  await runOnD1(d1, migrationStatements(join(root, "d1/migrations")).map((sql) => ({ sql, params: [] })));
+  await runOnD1(
+    d1,
+    migrationStatements(join(root, "d1/migrations")).map((sql) => ({ sql, params: [] })),
+  );
   await runOnD1(d1, seedStatements(tokenHash, tasks));
 }
 
-export async function checkedSample(target: TargetName, url: URL, token: string, tool: Tool, route: Route = DIRECT): Promise<SampleResponse> {
+export async function checkedSample(
+  target: TargetName,
+  url: URL,
+  token: string,
+  tool: Tool,
+  route: Route = DIRECT,
+): Promise<SampleResponse> {
   const sample = await sendOnce(url, token, tool, route);
   const problem = sampleProblem(tool, sample.status, sample.contentType, sample.body);
   if (problem) throw new Error(`${target} ${tool}: the sample response is not a real result — ${problem}`);
@@ -139,7 +148,15 @@ export function withTasksSource(worker: ServedWorker, upstream: ServedWorker, to
 export async function startMcpEdge(
   paths: FleetPaths,
   cleanup: Cleanup,
-  input: { label: string; bundle: string; token: string; tokenHash: string; seedTasks: number; vars?: Record<string, string>; inspectorPort?: number },
+  input: {
+    label: string;
+    bundle: string;
+    token: string;
+    tokenHash: string;
+    seedTasks: number;
+    vars?: Record<string, string>;
+    inspectorPort?: number;
+  },
 ): Promise<ServedWorker> {
   const port = await freePort();
   const worker = await serveWorker({

@@ -33,7 +33,12 @@ export function outboxDrains(): { afterCell: (cell: Cell) => Promise<void>; drai
  * `phase` makes the cleanup of one phase's servers: the load and CPU phases share one, and the
  * profile phase (skipped by --skip-profile) runs after they are stopped, with no idle workerd beside it.
  */
-export async function runTasksRows(paths: FleetPaths, phase: () => Cleanup, config: BenchConfig, describe: Record<string, unknown>): Promise<void> {
+export async function runTasksRows(
+  paths: FleetPaths,
+  phase: () => Cleanup,
+  config: BenchConfig,
+  describe: Record<string, unknown>,
+): Promise<void> {
   const cleanup = phase();
   const fleet = await startFleet(paths, cleanup, config.seedTasks, "tasks");
   const compared = await startComparedCommits(paths, cleanup, config.compare, {
@@ -84,7 +89,12 @@ export async function runTasksRows(paths: FleetPaths, phase: () => Cleanup, conf
 }
 
 /** The work tree's V8 profile per tool; the raw profiles are kept in bench/results/profiles/ (not committed). */
-async function profileTasks(paths: FleetPaths, cleanup: Cleanup, config: BenchConfig, fleet: Fleet): Promise<Record<string, ProfileSummary> | undefined> {
+async function profileTasks(
+  paths: FleetPaths,
+  cleanup: Cleanup,
+  config: BenchConfig,
+  fleet: Fleet,
+): Promise<Record<string, ProfileSummary> | undefined> {
   console.log("\nprofile phase: V8 CPU profile of mcp-edge in workerd");
   try {
     return await profileMcpEdge(paths, cleanup, {

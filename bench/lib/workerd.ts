@@ -49,7 +49,12 @@ export function wranglerWorkerOptions(configPath: string, vars: Record<string, s
   const services = Object.entries(typeof serviceBindings === "object" && serviceBindings !== null ? serviceBindings : {}).filter(
     ([, target]: [string, unknown]) => typeof target === "object" && target !== null && "name" in target && target.name === "mcp-edge",
   );
-  return { ...options, ...(assetRouter && assets ? { assets } : {}), bindings: { ...tomlVars, ...vars }, serviceBindings: Object.fromEntries(services) };
+  return {
+    ...options,
+    ...(assetRouter && assets ? { assets } : {}),
+    bindings: { ...tomlVars, ...vars },
+    serviceBindings: Object.fromEntries(services),
+  };
 }
 
 export async function serveWorker(input: {

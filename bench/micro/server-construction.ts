@@ -70,8 +70,12 @@ const results = {
   tools_list_content_type: listContentType,
   us_per_op: {
     "buildServer (new McpServer + registerTool × tools)": await timeIt(500, () => buildServer(tasksServer, ctx)),
-    "zod → JSON Schema, every tool's input + output (uncached: what a schema cache saves)": await timeIt(200, () => schemas.map(({ schema, io }) => z.toJSONSchema(schema, { io }))),
-    "serveMcp(tools/list) → response text (whole MCP layer)": await timeIt(200, async () => (await serveMcp(toolsListRequest(), tasksServer, ctx)).text()),
+    "zod → JSON Schema, every tool's input + output (uncached: what a schema cache saves)": await timeIt(200, () =>
+      schemas.map(({ schema, io }) => z.toJSONSchema(schema, { io })),
+    ),
+    "serveMcp(tools/list) → response text (whole MCP layer)": await timeIt(200, async () =>
+      (await serveMcp(toolsListRequest(), tasksServer, ctx)).text(),
+    ),
     "JSON.stringify(tools/list result)": await timeIt(500, () => JSON.stringify(listPayload)),
     "hashToken (SHA-256 of the bearer token)": await timeIt(2000, () => hashToken(token)),
   },

@@ -3,7 +3,15 @@
  * request, run mcp-edge's D1 statements (one query; one insert + outbox batch), answer JSON. No MCP
  * library, no validation library, no auth lookup, no queue send. mcp-edge at 0.8× of this is the target.
  */
-import { INSERT_OUTBOX_SQL, INSERT_TASK_SQL, insertOutboxParams, insertTaskParams, LIST_TASKS_SQL, newTaskFrom, type TaskRow } from "./task-sql";
+import {
+  INSERT_OUTBOX_SQL,
+  INSERT_TASK_SQL,
+  insertOutboxParams,
+  insertTaskParams,
+  LIST_TASKS_SQL,
+  newTaskFrom,
+  type TaskRow,
+} from "./task-sql";
 import { addTaskResult, listTasksResult, type ToolResult } from "./task-results";
 
 interface FloorEnv {
@@ -24,7 +32,10 @@ function reply(id: RpcRequest["id"], body: { result: ToolResult } | { error: { c
 
 async function listTasks(db: D1Database, userId: number, args: Record<string, unknown>): Promise<ToolResult> {
   const limit = typeof args["limit"] === "number" ? args["limit"] : 50;
-  const { results } = await db.prepare(LIST_TASKS_SQL).bind(userId, limit + 1).all<TaskRow>();
+  const { results } = await db
+    .prepare(LIST_TASKS_SQL)
+    .bind(userId, limit + 1)
+    .all<TaskRow>();
   return listTasksResult(results, limit);
 }
 

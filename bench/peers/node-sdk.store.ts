@@ -7,7 +7,15 @@ import { DatabaseSync } from "node:sqlite";
 import { hashToken } from "../../workers/auth/tokens";
 import { migrationStatements } from "../lib/migrations";
 import type { Statement } from "../lib/seed";
-import { INSERT_OUTBOX_SQL, INSERT_TASK_SQL, insertOutboxParams, insertTaskParams, LIST_TASKS_SQL, type NewTask, type TaskRow } from "./task-sql";
+import {
+  INSERT_OUTBOX_SQL,
+  INSERT_TASK_SQL,
+  insertOutboxParams,
+  insertTaskParams,
+  LIST_TASKS_SQL,
+  type NewTask,
+  type TaskRow,
+} from "./task-sql";
 
 /** Like the product's isolate cache (workers/auth/auth.service.ts): a verified token skips the lookup for this long. */
 const TOKEN_CACHE_MS = 30_000;

@@ -23,11 +23,13 @@ export function gatewayEnv(header: string | undefined, allowed: ReadonlySet<stri
   } catch {
     throw new BridgeEnvError("Mcp-Bridge-Env must be base64url-encoded JSON");
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new BridgeEnvError("Mcp-Bridge-Env must encode a JSON object");
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new BridgeEnvError("Mcp-Bridge-Env must encode a JSON object");
   const env: Record<string, string> = {};
   const refused: string[] = [];
   for (const [name, v] of Object.entries(value)) {
-    if (!ENV_VAR_NAME.test(name)) throw new BridgeEnvError(`Mcp-Bridge-Env has an invalid variable name ${JSON.stringify(name.slice(0, 64))}`);
+    if (!ENV_VAR_NAME.test(name))
+      throw new BridgeEnvError(`Mcp-Bridge-Env has an invalid variable name ${JSON.stringify(name.slice(0, 64))}`);
     if (typeof v !== "string") throw new BridgeEnvError(`Mcp-Bridge-Env variable ${name} must be a string`);
     if (!allowed.has(name)) refused.push(name);
     else env[name] = v;

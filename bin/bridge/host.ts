@@ -171,15 +171,33 @@ export class PluginHost {
     }
     const { wireId, answer } = session.process.request(message, message.id!);
     const cancelOnDisconnect = () => {
-      if (!res.writableFinished) session.process.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: wireId, reason: "client disconnected" } });
+      if (!res.writableFinished)
+        session.process.send({
+          jsonrpc: "2.0",
+          method: "notifications/cancelled",
+          params: { requestId: wireId, reason: "client disconnected" },
+        });
     };
     res.once("close", cancelOnDisconnect);
     try {
       sendJson(res, 200, await answer);
     } catch (error) {
       if (!(error instanceof ProcessExitedError)) throw error;
-      this.options.log("call_failed", { plugin: this.label, session: session.id.slice(0, 8), method: message.method, reason: error.message });
-      sendJson(res, 200, rpcError(message.id, BRIDGE_PROCESS_EXITED, `stdio process ${error.message} while handling ${message.method}; it is restarted on the next session`));
+      this.options.log("call_failed", {
+        plugin: this.label,
+        session: session.id.slice(0, 8),
+        method: message.method,
+        reason: error.message,
+      });
+      sendJson(
+        res,
+        200,
+        rpcError(
+          message.id,
+          BRIDGE_PROCESS_EXITED,
+          `stdio process ${error.message} while handling ${message.method}; it is restarted on the next session`,
+        ),
+      );
     } finally {
       res.off("close", cancelOnDisconnect);
     }
@@ -192,7 +210,9 @@ export class PluginHost {
     const { requiredEnv, baseEnv, name } = this.options.spec;
     const missing = requiredEnv.filter((variable) => !env[variable] && !baseEnv[variable]);
     if (missing.length > 0) {
-      throw new BridgeEnvError(`${name ? `plugin ${name}` : "this server"} requires ${missing.join(", ")}: set ${missing.length > 1 ? "them" : "it"} in the source's mcp_env_vars`);
+      throw new BridgeEnvError(
+        `${name ? `plugin ${name}` : "this server"} requires ${missing.join(", ")}: set ${missing.length > 1 ? "them" : "it"} in the source's mcp_env_vars`,
+      );
     }
     return env;
   }
@@ -257,7 +277,10 @@ export class PluginHost {
     const { answer } = process.request(message, message.id!);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new InitializeFailed(-32603, `stdio process did not answer initialize within ${INITIALIZE_TIMEOUT_MS / 1000} s`)), INITIALIZE_TIMEOUT_MS);
+      timer = setTimeout(
+        () => reject(new InitializeFailed(-32603, `stdio process did not answer initialize within ${INITIALIZE_TIMEOUT_MS / 1000} s`)),
+        INITIALIZE_TIMEOUT_MS,
+      );
     });
     try {
       const reply = await Promise.race([answer, timeout]);
@@ -265,7 +288,8 @@ export class PluginHost {
       return reply.result;
     } catch (error) {
       await process.kill();
-      if (error instanceof ProcessExitedError) throw new InitializeFailed(BRIDGE_PROCESS_EXITED, `stdio process ${error.message} before answering initialize`);
+      if (error instanceof ProcessExitedError)
+        throw new InitializeFailed(BRIDGE_PROCESS_EXITED, `stdio process ${error.message} before answering initialize`);
       throw error;
     } finally {
       clearTimeout(timer);
@@ -277,7 +301,10 @@ export class PluginHost {
     while (this.sharedStarting) await this.sharedStarting.catch(() => undefined);
     if (this.shared?.process.alive) {
       if (this.shared.envKey !== key) {
-        throw new InitializeFailed(-32602, "the shared (--singleton) process already runs with a different Mcp-Bridge-Env; use the same variables or a per-session bridge");
+        throw new InitializeFailed(
+          -32602,
+          "the shared (--singleton) process already runs with a different Mcp-Bridge-Env; use the same variables or a per-session bridge",
+        );
       }
       return this.shared;
     }
@@ -285,7 +312,12 @@ export class PluginHost {
       const process = this.spawn(env, token);
       const initResult = await this.initializeProcess(process, message);
       const shared: Shared = { process, envKey: key, initResult, initializedSent: false };
-      process.onServerMessage = (m) => this.fromServer([...this.sessions.values()].filter((s) => s.process === process), process, m);
+      process.onServerMessage = (m) =>
+        this.fromServer(
+          [...this.sessions.values()].filter((s) => s.process === process),
+          process,
+          m,
+        );
       process.onExit = () => {
         if (this.shared === shared) this.shared = undefined;
         for (const session of [...this.sessions.values()]) if (session.process === process) this.dropSession(session, "process_exit");

@@ -7,7 +7,14 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { PLUGIN_NAME } from "../../workers/gateway/registry/bridge-plugins";
-import { declaredEnv, type Manifest, parseManifest, redactSecretDefaults, secretEnvNames, stdioLaunch } from "../../workers/gateway/registry/manifest";
+import {
+  declaredEnv,
+  type Manifest,
+  parseManifest,
+  redactSecretDefaults,
+  secretEnvNames,
+  stdioLaunch,
+} from "../../workers/gateway/registry/manifest";
 import { AppError } from "../../workers/lib/errors";
 import type { Logger } from "./log";
 
@@ -44,7 +51,21 @@ type Env = Readonly<Record<string, string | undefined>>;
  */
 const INHERITED_ENV =
   process.platform === "win32"
-    ? ["APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PATHEXT", "PROCESSOR_ARCHITECTURE", "SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE", "PROGRAMFILES"]
+    ? [
+        "APPDATA",
+        "HOMEDRIVE",
+        "HOMEPATH",
+        "LOCALAPPDATA",
+        "PATH",
+        "PATHEXT",
+        "PROCESSOR_ARCHITECTURE",
+        "SYSTEMDRIVE",
+        "SYSTEMROOT",
+        "TEMP",
+        "USERNAME",
+        "USERPROFILE",
+        "PROGRAMFILES",
+      ]
     : ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "TMPDIR"];
 
 /** The environment every process starts with: inherited basics, then manifest defaults, then the declared variables the bridge has. */

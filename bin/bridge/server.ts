@@ -93,16 +93,33 @@ export class Bridge {
         const host = this.options.host.includes(":") ? `[${this.options.host}]` : this.options.host;
         const base = `http://${host}:${port}`;
         const url = this.options.serve.kind === "single" ? `${base}/mcp` : base;
-        const limits = { max_processes: this.options.maxProcesses, max_processes_per_token: this.options.maxProcessesPerToken, tokens: this.options.tokens.length };
+        const limits = {
+          max_processes: this.options.maxProcesses,
+          max_processes_per_token: this.options.maxProcessesPerToken,
+          tokens: this.options.tokens.length,
+        };
         if (this.options.serve.kind === "single") {
-          this.options.log("listening", { url, mode: this.options.singleton ? "singleton" : "per-session", command: this.options.serve.plugin.command, ...limits });
+          this.options.log("listening", {
+            url,
+            mode: this.options.singleton ? "singleton" : "per-session",
+            command: this.options.serve.plugin.command,
+            ...limits,
+          });
         } else {
-          this.options.log("listening", { url, mode: this.options.singleton ? "singleton" : "per-session", plugins: this.hosts.size, ...limits });
-          for (const { spec } of this.hosts.values()) this.options.log("plugin", { name: spec.name, endpoint: pluginEndpoint(url, spec.name), command: spec.command });
+          this.options.log("listening", {
+            url,
+            mode: this.options.singleton ? "singleton" : "per-session",
+            plugins: this.hosts.size,
+            ...limits,
+          });
+          for (const { spec } of this.hosts.values())
+            this.options.log("plugin", { name: spec.name, endpoint: pluginEndpoint(url, spec.name), command: spec.command });
         }
         if (!isLoopback(this.options.host)) {
           // Plain HTTP: the bearer token and Mcp-Bridge-Env values cross the network in clear.
-          this.options.log("warning", { reason: "listening beyond loopback over plain HTTP; put TLS in front (e.g. a tunnel) before exposing it" });
+          this.options.log("warning", {
+            reason: "listening beyond loopback over plain HTTP; put TLS in front (e.g. a tunnel) before exposing it",
+          });
         }
         resolve({ url, port, close: () => this.close() });
       });
@@ -138,20 +155,26 @@ export class Bridge {
     const token = this.tokenOf(req);
     if (token === -1) {
       this.options.log("unauthorized", { method: req.method, path, from: req.socket.remoteAddress });
-      return sendJson(res, 401, rpcError(null, -32001, "missing or wrong bearer token"), { "www-authenticate": 'Bearer realm="mcp-edge-bridge"' });
+      return sendJson(res, 401, rpcError(null, -32001, "missing or wrong bearer token"), {
+        "www-authenticate": 'Bearer realm="mcp-edge-bridge"',
+      });
     }
     if (this.options.serve.kind === "single") {
       if (path === "/mcp") return this.hosts.get(this.options.serve.plugin.name)!.host.handle(req, res, token);
       return sendJson(res, 404, { error: `no route ${path}; the MCP endpoint is /mcp` });
     }
     if (path === "/plugins" && req.method === "GET") {
-      return sendJson(res, 200, { plugins: [...this.hosts.values()].map(({ spec }) => ({ name: spec.name, endpoint: `/plugins/${spec.name}/mcp` })) });
+      return sendJson(res, 200, {
+        plugins: [...this.hosts.values()].map(({ spec }) => ({ name: spec.name, endpoint: `/plugins/${spec.name}/mcp` })),
+      });
     }
     const match = PLUGIN_PATH.exec(path);
     const served = match ? this.hosts.get(match[1]!) : undefined;
     if (!match || !served) {
       const known = [...this.hosts.keys()].join(", ");
-      return sendJson(res, 404, { error: `no route ${path}; this bridge serves its plugins (${known}) at /plugins/<name>/mcp, and lists them at /plugins` });
+      return sendJson(res, 404, {
+        error: `no route ${path}; this bridge serves its plugins (${known}) at /plugins/<name>/mcp, and lists them at /plugins`,
+      });
     }
     if (match[2] === "/mcp") return served.host.handle(req, res, token);
     if (req.method !== "GET") return sendJson(res, 405, { error: "GET only" }, { allow: "GET" });

@@ -60,7 +60,8 @@ function singleManifest(path: string, envAllow: ReadonlySet<string>, env: Env): 
   const manifest: Manifest = parseManifest(spec.manifest);
   const present = Object.keys(env).filter((name) => env[name] !== undefined && env[name] !== "");
   const missing = missingRequiredEnv(manifest, present);
-  if (missing.length > 0) throw new UsageError(`${manifest.name} requires environment variables that are not set: ${missing.join(", ")} (declared in ${path})`);
+  if (missing.length > 0)
+    throw new UsageError(`${manifest.name} requires environment variables that are not set: ${missing.join(", ")} (declared in ${path})`);
   return spec;
 }
 
@@ -91,17 +92,22 @@ export function parseBridgeArgs(argv: readonly string[], env: Env, cwd: string, 
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   const port = Number(values.port);
-  if (values.port === undefined || !Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError("--port <0-65535> is required");
+  if (values.port === undefined || !Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new UsageError("--port <0-65535> is required");
   const tokens = [...new Set(values.token ?? (env["MCP_BRIDGE_TOKEN"] ? [env["MCP_BRIDGE_TOKEN"]] : []))];
   if (tokens.length === 0) throw new UsageError("--token <secret> (or MCP_BRIDGE_TOKEN) is required");
-  if (tokens.some((token) => token.length < MIN_TOKEN_LENGTH)) throw new UsageError(`the token must be at least ${MIN_TOKEN_LENGTH} characters`);
+  if (tokens.some((token) => token.length < MIN_TOKEN_LENGTH))
+    throw new UsageError(`the token must be at least ${MIN_TOKEN_LENGTH} characters`);
   const idle = Number(values["idle-timeout"]);
   if (!Number.isFinite(idle) || idle <= 0) throw new UsageError("--idle-timeout must be a positive number of seconds");
   const maxProcesses = positiveInteger("--max-processes", values["max-processes"]);
   const maxProcessesPerToken = positiveInteger("--max-processes-per-token", values["max-processes-per-token"]);
 
   const envAllow = new Set<string>();
-  for (const name of (values["env-allow"] ?? "").split(",").map((n) => n.trim()).filter(Boolean)) {
+  for (const name of (values["env-allow"] ?? "")
+    .split(",")
+    .map((n) => n.trim())
+    .filter(Boolean)) {
     if (!ENV_VAR_NAME.test(name)) throw new UsageError(`--env-allow: ${JSON.stringify(name)} is not a variable name`);
     envAllow.add(name);
   }
@@ -114,7 +120,16 @@ export function parseBridgeArgs(argv: readonly string[], env: Env, cwd: string, 
   else if (commandLine.length > 0) serve = { kind: "single", plugin: commandPlugin(commandLine, envAllow, env, cwd) };
   else throw new UsageError("give --plugins <dir>, --manifest <plugin.json> or -- <command> [args…]");
 
-  return { host: values.host, port, tokens, singleton: values.singleton, idleTimeoutMs: idle * 1000, maxProcesses, maxProcessesPerToken, serve };
+  return {
+    host: values.host,
+    port,
+    tokens,
+    singleton: values.singleton,
+    idleTimeoutMs: idle * 1000,
+    maxProcesses,
+    maxProcessesPerToken,
+    serve,
+  };
 }
 
 export async function runBridge(argv: string[]): Promise<number> {

@@ -22,7 +22,10 @@ export async function runTools(argv: string[]): Promise<number> {
   if ((verb !== "list" && verb !== "call") || (verb === "call" && !name)) throw new Error(`usage:\n${TOOLS_USAGE}`);
   if (!url) throw new Error("Set MCP_URL (or pass --url) to the MCP server's URL, e.g. http://localhost:8787/mcp/tasks");
 
-  const connection = await connectMcp({ url, headers: bearer(token) }, { clientName: "mcp-edge-cli", timeoutMs: 5_000, negotiation: "auto" });
+  const connection = await connectMcp(
+    { url, headers: bearer(token) },
+    { clientName: "mcp-edge-cli", timeoutMs: 5_000, negotiation: "auto" },
+  );
   const client = connection.client;
   try {
     if (verb === "list") {

@@ -21,13 +21,10 @@ export function startAuthProxy(upstream: string, token: string): Promise<AuthPro
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const headers = { ...req.headers };
     headers.authorization ??= `Bearer ${token}`;
-    const upstreamReq = forward(
-      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
-      (upstreamRes) => {
-        res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
-        upstreamRes.pipe(res);
-      },
-    );
+    const upstreamReq = forward({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (upstreamRes) => {
+      res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
+      upstreamRes.pipe(res);
+    });
     upstreamReq.on("error", (error) => {
       if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" });
       res.end(`auth proxy: ${error.message}`);

@@ -19,6 +19,9 @@ export interface ConformanceWorkerOptions {
 export async function startLocalWorker({ label, config, logDir }: ConformanceWorkerOptions): Promise<LocalWorker> {
   const persistTo = join(".wrangler", "conformance", label);
   const token = await prepareLocalDatabase(`conformance-${Date.now()}`, "npm run conformance", { config, persistTo });
-  const { origin, stop } = await runWranglerDev(() => ["--config", config, "--persist-to", persistTo], join(logDir, `${label}.wrangler.log`));
+  const { origin, stop } = await runWranglerDev(
+    () => ["--config", config, "--persist-to", persistTo],
+    join(logDir, `${label}.wrangler.log`),
+  );
   return { origin, token, stop };
 }

@@ -172,4 +172,3 @@ export function deploy(root: string, wrangler: Wrangler, report: Report, options
     for (const path of ctx.scratch) rmSync(path, { recursive: true, force: true });
   }
 }
-

@@ -43,7 +43,8 @@ export async function ingestBeirFile(client: Client, path: string, onProgress?: 
   let line = 0;
   for await (const doc of readJsonl<BeirDocument>(path)) {
     line++;
-    if (doc._id === undefined || typeof doc.text !== "string") throw new Error(`${basename(path)}:${line}: a BEIR document needs _id and text`);
+    if (doc._id === undefined || typeof doc.text !== "string")
+      throw new Error(`${basename(path)}:${line}: a BEIR document needs _id and text`);
     if (doc.text.trim() === "") continue;
     batch.push(doc);
     if (batch.length === BATCH_SIZE) {

@@ -8,7 +8,8 @@ export const DEFAULT_DEV_PORT = "8787";
 export function devPort(env: Readonly<Record<string, string | undefined>> = process.env): string {
   const port = env["PORT"]?.trim();
   if (port === undefined || port === "") return DEFAULT_DEV_PORT;
-  if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) throw new Error(`PORT=${port}: expected a TCP port number (1–65535)`);
+  if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535)
+    throw new Error(`PORT=${port}: expected a TCP port number (1–65535)`);
   return port;
 }
 

@@ -35,10 +35,14 @@ function agentWorkerConfig(buildDir: string): { config: string; setDevVars(port:
   const agentDir = join(buildDir, "agent");
   wrangler(["deploy", "--dry-run", "--outdir", agentDir, "-c", join(ROOT, "workers", "agent-worker", "wrangler.toml")], { quiet: true });
   const config = join(agentDir, "wrangler.toml");
-  writeFileSync(config, readFileSync(join(ROOT, "workers", "agent-worker", "wrangler.toml"), "utf8").replace(/^main = .*$/m, 'main = "worker.js"'));
+  writeFileSync(
+    config,
+    readFileSync(join(ROOT, "workers", "agent-worker", "wrangler.toml"), "utf8").replace(/^main = .*$/m, 'main = "worker.js"'),
+  );
   return {
     config,
-    setDevVars: (port) => writeFileSync(join(agentDir, ".dev.vars"), `SELF_ORIGIN=http://localhost:${port}\nMCP_URL=http://localhost:${port}/mcp\n`),
+    setDevVars: (port) =>
+      writeFileSync(join(agentDir, ".dev.vars"), `SELF_ORIGIN=http://localhost:${port}\nMCP_URL=http://localhost:${port}/mcp\n`),
   };
 }
 
@@ -60,18 +64,20 @@ export async function startLocalWorker(options: {
     .replace(/^directory = "\.\/public"$/m, `directory = ${JSON.stringify(join(ROOT, "public"))}`);
   writeFileSync(join(buildDir, "wrangler.toml"), config);
   const agent = agentWorkerConfig(buildDir);
-  const { origin, stop } = await runWranglerDev(
-    (port) => {
-      if (options.devVars) agent.setDevVars(port);
-      return [
-      "--config", join(buildDir, "wrangler.toml"), "--config", agent.config, "--no-bundle",
+  const { origin, stop } = await runWranglerDev((port) => {
+    if (options.devVars) agent.setDevVars(port);
+    return [
+      "--config",
+      join(buildDir, "wrangler.toml"),
+      "--config",
+      agent.config,
+      "--no-bundle",
       // The config copy lives elsewhere: name the state directory explicitly (default: npm run dev's).
-      "--persist-to", options.persistTo ?? join(ROOT, ".wrangler", "state"),
+      "--persist-to",
+      options.persistTo ?? join(ROOT, ".wrangler", "state"),
       ...(options.devVars ? devVars(port) : []),
-      ];
-    },
-    options.logFile,
-  );
+    ];
+  }, options.logFile);
   return { origin, token, stop };
 }
 

@@ -9,7 +9,12 @@ function checkUserName(user: string): void {
 }
 
 /** `scopes` null = a token with every scope. */
-export async function createToken(user: string, label: string, scopes: readonly string[] | null, target: "--local" | "--remote"): Promise<string> {
+export async function createToken(
+  user: string,
+  label: string,
+  scopes: readonly string[] | null,
+  target: "--local" | "--remote",
+): Promise<string> {
   checkUserName(user);
   if (target === "--local") applyMigrations("--local");
   const token = generateToken();
@@ -42,10 +47,7 @@ export async function createLoginCode(user: string, seconds: number, target: "--
 
 export async function tokenIsValid(token: string, target: "--local" | "--remote"): Promise<boolean> {
   const hash = await hashToken(token);
-  const out = executeSql(
-    `SELECT count(*) AS n FROM api_tokens WHERE token_hash = ${sqlString(hash)} AND revoked_at IS NULL;`,
-    target,
-  );
+  const out = executeSql(`SELECT count(*) AS n FROM api_tokens WHERE token_hash = ${sqlString(hash)} AND revoked_at IS NULL;`, target);
   const parsed = JSON.parse(out) as { results: { n: number }[] }[];
   return (parsed[0]?.results[0]?.n ?? 0) > 0;
 }

@@ -39,7 +39,10 @@ export async function prepareLocalDatabase(user: string, label: string, target: 
   const token = generateToken();
   wrangler(
     [
-      "d1", "execute", ...db, "--command",
+      "d1",
+      "execute",
+      ...db,
+      "--command",
       `INSERT INTO users (name) VALUES (${sqlString(user)}) ON CONFLICT(name) DO NOTHING;
        INSERT INTO api_tokens (user_id, token_hash, label) SELECT id, ${sqlString(await hashToken(token))}, ${sqlString(label)} FROM users WHERE name = ${sqlString(user)};`,
     ],
@@ -55,7 +58,12 @@ export async function createLocalLoginCode(user: string, target: DatabaseTarget 
   const expiresAt = new Date(Date.now() + LOGIN_CODE_SECONDS * 1000).toISOString();
   wrangler(
     [
-      "d1", "execute", "DB", "--local", ...targetArgs(target), "--command",
+      "d1",
+      "execute",
+      "DB",
+      "--local",
+      ...targetArgs(target),
+      "--command",
       `INSERT INTO users (name) VALUES (${sqlString(user)}) ON CONFLICT(name) DO NOTHING;
        INSERT INTO login_links (code_hash, user_id, expires_at) SELECT ${sqlString(await hashToken(code))}, id, ${sqlString(expiresAt)} FROM users WHERE name = ${sqlString(user)};`,
     ],
@@ -122,7 +130,17 @@ export async function runWranglerDev(
   const log = createWriteStream(logFile);
   const child = spawn(
     WRANGLER,
-    ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort), "--show-interactive-dev-session=false", ...args(port)],
+    [
+      "dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--inspector-port",
+      String(inspectorPort),
+      "--show-interactive-dev-session=false",
+      ...args(port),
+    ],
     { cwd: ROOT, env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" }, detached: true, stdio: ["ignore", "pipe", "pipe"] },
   );
   live.add(child);

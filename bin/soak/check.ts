@@ -12,7 +12,10 @@ export interface Database {
 }
 
 export function query<T>(db: Database, sql: string): T[] {
-  const out = wrangler(["d1", "execute", "DB", "--local", "--config", db.config, "--persist-to", db.persistTo, "--json", "--command", sql], { quiet: true });
+  const out = wrangler(
+    ["d1", "execute", "DB", "--local", "--config", db.config, "--persist-to", db.persistTo, "--json", "--command", sql],
+    { quiet: true },
+  );
   const [first] = JSON.parse(out) as { results: T[] }[];
   return first?.results ?? [];
 }
@@ -23,7 +26,9 @@ function usersIn(names: readonly string[]): string {
 
 /** Outbox rows of the soak's users not yet confirmed by the queue consumer. */
 export function undelivered(db: Database, users: readonly string[]): number {
-  return query<{ n: number }>(db, `SELECT count(*) AS n FROM outbox WHERE delivered_at IS NULL AND user_id IN ${usersIn(users)}`)[0]?.n ?? 0;
+  return (
+    query<{ n: number }>(db, `SELECT count(*) AS n FROM outbox WHERE delivered_at IS NULL AND user_id IN ${usersIn(users)}`)[0]?.n ?? 0
+  );
 }
 
 export interface Figures {
@@ -81,7 +86,8 @@ export function check(db: Database, users: readonly string[], ledger: Ledger): F
     const renamed = task.title.endsWith(" v2") ? 1 : 0;
     if (task.created !== 1 || task.updated !== renamed) {
       duplicateEvents++;
-      if (problems.length < 10) problems.push(`task ${task.id}: ${task.created} CREATED and ${task.updated} UPDATED outbox rows (expected 1 and ${renamed})`);
+      if (problems.length < 10)
+        problems.push(`task ${task.id}: ${task.created} CREATED and ${task.updated} UPDATED outbox rows (expected 1 and ${renamed})`);
     }
   }
   const byType = query<{ type: string; n: number }>(db, `SELECT type, count(*) AS n FROM outbox WHERE user_id IN ${ids} GROUP BY type`);

@@ -51,7 +51,12 @@ async function send(ledger: Ledger, url: string, init: RequestInit): Promise<unk
   }
   if (!res.ok) return undefined;
   // The MCP fast path answers JSON; the SDK may answer one SSE event.
-  const json = text.startsWith("event:") ? text.split("\n").find((line) => line.startsWith("data: "))?.slice(6) : text;
+  const json = text.startsWith("event:")
+    ? text
+        .split("\n")
+        .find((line) => line.startsWith("data: "))
+        ?.slice(6)
+    : text;
   const answer: unknown = json === undefined ? undefined : JSON.parse(json);
   // A tool's refusal (a rate limit, a busy server) arrives as HTTP 200 with an isError result.
   if (isToolError(answer)) {
@@ -101,7 +106,9 @@ function taskOf(answer: unknown): { id: number } | undefined {
 async function writeOnce(origin: string, user: SoakUser, loop: number, seq: number, ledger: Ledger): Promise<void> {
   const title = `soak ${user.name} loop ${loop} #${seq}`;
   const viaMcp = seq % 2 === 1;
-  const create = viaMcp ? mcpCall(origin, user, "add_task", { title, tags: ["soak"] }) : rest(origin, user, "POST", "/api/tasks", { title, tags: ["soak"] });
+  const create = viaMcp
+    ? mcpCall(origin, user, "add_task", { title, tags: ["soak"] })
+    : rest(origin, user, "POST", "/api/tasks", { title, tags: ["soak"] });
   const created = taskOf(await send(ledger, create.url, create));
   if (!created) return;
   ledger.adds.set(created.id, { user: user.name, title });

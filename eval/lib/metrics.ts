@@ -7,7 +7,10 @@ export function ndcgAt(ranking: readonly string[], judged: ReadonlyMap<string, n
     const gain = judged.get(docId) ?? 0;
     if (gain > 0) dcg += gain / Math.log2(i + 2);
   });
-  const ideal = [...judged.values()].filter((g) => g > 0).sort((a, b) => b - a).slice(0, k);
+  const ideal = [...judged.values()]
+    .filter((g) => g > 0)
+    .sort((a, b) => b - a)
+    .slice(0, k);
   const idcg = ideal.reduce((sum, gain, i) => sum + gain / Math.log2(i + 2), 0);
   return idcg === 0 ? 0 : dcg / idcg;
 }

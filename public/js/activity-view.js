@@ -32,13 +32,16 @@ function callRow(call) {
   const client = clientLabel(call.client);
   const { protocol_version: revision, oauth_client_id: app } = call.client;
   const details = [revision && `MCP ${revision}`, app && `OAuth client ${app}`].filter(Boolean).join(" · ");
-  return h("tr", { "data-call": call.event_id },
+  return h(
+    "tr",
+    { "data-call": call.event_id },
     h("td", {}, h("time", { datetime: call.at }, formatTime(call.at))),
     h("td", { title: details || null }, client),
     h("td", {}, call.source ? h("span", {}, call.server, h("span", { class: "muted small" }, " (source)")) : call.server),
     h("th", { scope: "row" }, h("code", {}, call.tool)),
     h("td", {}, h("span", { class: ok ? "" : "bad", "data-outcome": call.outcome }, call.outcome.replaceAll("_", " "))),
-    h("td", {}, formatMs(call.duration_ms)));
+    h("td", {}, formatMs(call.duration_ms)),
+  );
 }
 
 const COLUMNS = ["Time", "Client", "Server", "Tool", "Outcome", "Duration"];
@@ -61,11 +64,23 @@ export async function renderActivity(container, load, showError = (error) => err
     container.setAttribute("aria-busy", "false");
     return;
   }
-  const kept = h("p", { class: "muted small" }, `Your calls of the last ${page.retention_days} days through `, h("code", {}, "/mcp"),
-    ", newest first. Arguments and results are never recorded.");
+  const kept = h(
+    "p",
+    { class: "muted small" },
+    `Your calls of the last ${page.retention_days} days through `,
+    h("code", {}, "/mcp"),
+    ", newest first. Arguments and results are never recorded.",
+  );
   if (page.calls.length === 0) {
-    clear(container, kept, h("div", { class: "empty" },
-      h("p", {}, h("strong", {}, "No calls yet."), " Tool calls through the gateway appear here a few seconds after they end.")));
+    clear(
+      container,
+      kept,
+      h(
+        "div",
+        { class: "empty" },
+        h("p", {}, h("strong", {}, "No calls yet."), " Tool calls through the gateway appear here a few seconds after they end."),
+      ),
+    );
     container.setAttribute("aria-busy", "false");
     return;
   }
@@ -87,11 +102,30 @@ export async function renderActivity(container, load, showError = (error) => err
     }
     older.disabled = false;
   });
-  clear(container, kept,
-    h("div", { class: "table-wrap" }, h("table", { class: "activity" },
-      h("caption", { class: "sr-only" }, "Your recent tool calls"),
-      h("thead", {}, h("tr", {}, COLUMNS.map((label) => h("th", { scope: "col" }, label)))),
-      rows)),
-    h("div", { class: "actions" }, older), status);
+  clear(
+    container,
+    kept,
+    h(
+      "div",
+      { class: "table-wrap" },
+      h(
+        "table",
+        { class: "activity" },
+        h("caption", { class: "sr-only" }, "Your recent tool calls"),
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            COLUMNS.map((label) => h("th", { scope: "col" }, label)),
+          ),
+        ),
+        rows,
+      ),
+    ),
+    h("div", { class: "actions" }, older),
+    status,
+  );
   container.setAttribute("aria-busy", "false");
 }

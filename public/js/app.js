@@ -34,8 +34,11 @@ async function listServers() {
  */
 function signInView(notice) {
   clear(account);
-  const status = h("div", { class: "signin-status", "aria-live": "assertive" },
-    notice ? (notice.error ? errorBox(notice.text, "Signed out") : h("p", { class: "muted" }, notice.text)) : null);
+  const status = h(
+    "div",
+    { class: "signin-status", "aria-live": "assertive" },
+    notice ? (notice.error ? errorBox(notice.text, "Signed out") : h("p", { class: "muted" }, notice.text)) : null,
+  );
   const button = h("button", { type: "button", class: "primary", id: "sign-in" }, "Sign in");
   button.addEventListener("click", async () => {
     button.disabled = true;
@@ -48,13 +51,21 @@ function signInView(notice) {
       button.focus();
     }
   });
-  const panel = h("section", { class: "signin", "aria-labelledby": "signin-heading" },
+  const panel = h(
+    "section",
+    { class: "signin", "aria-labelledby": "signin-heading" },
     h("h2", { id: "signin-heading" }, "Sign in"),
-    h("p", {}, "The console signs in the way any MCP client does: on this Worker's sign-in page, with a one-time link from ",
-      h("code", {}, "npm run token -- login-link --user <name>"), " or an API token, and then you allow the console what it asks."),
+    h(
+      "p",
+      {},
+      "The console signs in the way any MCP client does: on this Worker's sign-in page, with a one-time link from ",
+      h("code", {}, "npm run token -- login-link --user <name>"),
+      " or an API token, and then you allow the console what it asks.",
+    ),
     h("p", { class: "help" }, "Its tokens stay in this tab only (sessionStorage) and are revoked when you sign out."),
     h("div", { class: "actions" }, button),
-    status);
+    status,
+  );
   clear(main, panel);
   button.focus();
 }
@@ -68,15 +79,41 @@ function consoleView(servers) {
     await signOut();
     signInView({ text: "Signed out: the console's tokens are revoked." });
   });
-  clear(account, h("span", { class: "muted small", id: "granted", title: scopes.join(" ") }, `Signed in · ${scopes.length} permission${scopes.length === 1 ? "" : "s"}`), " ", signOutButton);
+  clear(
+    account,
+    h(
+      "span",
+      { class: "muted small", id: "granted", title: scopes.join(" ") },
+      `Signed in · ${scopes.length} permission${scopes.length === 1 ? "" : "s"}`,
+    ),
+    " ",
+    signOutButton,
+  );
 
-  const tabs = PANELS.map((panel, index) => h("button", {
-    type: "button", role: "tab", id: `tab-${panel.id}`, "aria-controls": `panel-${panel.id}`,
-    "aria-selected": index === 0 ? "true" : "false", tabindex: index === 0 ? "0" : "-1",
-  }, panel.label));
-  const sections = PANELS.map((panel, index) => h("section", {
-    role: "tabpanel", id: `panel-${panel.id}`, "aria-labelledby": `tab-${panel.id}`, tabindex: "0", hidden: index !== 0, class: "panel",
-  }));
+  const tabs = PANELS.map((panel, index) =>
+    h(
+      "button",
+      {
+        type: "button",
+        role: "tab",
+        id: `tab-${panel.id}`,
+        "aria-controls": `panel-${panel.id}`,
+        "aria-selected": index === 0 ? "true" : "false",
+        tabindex: index === 0 ? "0" : "-1",
+      },
+      panel.label,
+    ),
+  );
+  const sections = PANELS.map((panel, index) =>
+    h("section", {
+      role: "tabpanel",
+      id: `panel-${panel.id}`,
+      "aria-labelledby": `tab-${panel.id}`,
+      tabindex: "0",
+      hidden: index !== 0,
+      class: "panel",
+    }),
+  );
   const rendered = new Set();
   /**
    * @param {number} index

@@ -17,15 +17,25 @@ const MAX_MESSAGE = 4000;
 export function renderChatPanel(panel) {
   const log = h("ol", { class: "chat-log", role: "log", "aria-live": "polite", "aria-label": "Conversation" });
   const status = h("div", { class: "chat-status", "aria-live": "polite" });
-  const input = h("textarea", { id: "chat-input", name: "message", rows: "2", maxlength: String(MAX_MESSAGE), required: true,
-    placeholder: "e.g. add a task to call mom tomorrow", "aria-describedby": "chat-help" });
+  const input = h("textarea", {
+    id: "chat-input",
+    name: "message",
+    rows: "2",
+    maxlength: String(MAX_MESSAGE),
+    required: true,
+    placeholder: "e.g. add a task to call mom tomorrow",
+    "aria-describedby": "chat-help",
+  });
   const send = h("button", { type: "submit", class: "primary" }, "Send");
   const clearButton = h("button", { type: "button" }, "Clear conversation");
-  const form = h("form", { class: "chat-form", "aria-label": "Message the agent" },
+  const form = h(
+    "form",
+    { class: "chat-form", "aria-label": "Message the agent" },
     h("label", { for: "chat-input", class: "field-label" }, "Message"),
     input,
     h("p", { class: "help", id: "chat-help" }, "Enter sends, Shift+Enter adds a line. The agent uses the gateway's tools as you."),
-    h("div", { class: "actions" }, send, clearButton));
+    h("div", { class: "actions" }, send, clearButton),
+  );
   clear(panel, h("div", { class: "panel-head" }, h("h2", {}, "Chat with the agent")), log, status, form);
 
   input.addEventListener("keydown", (event) => {
@@ -160,17 +170,28 @@ function timeZone() {
 
 /** @param {ChatDone} done */
 function doneNote(done) {
-  return h("div", {},
+  return h(
+    "div",
+    {},
     h("p", { class: "muted small" }, `Answered by ${done.model ?? "the agent"}.`),
-    (done.warnings ?? []).map((warning) => h("p", { class: "warning" }, `Warning: ${warning}`)));
+    (done.warnings ?? []).map((warning) => h("p", { class: "warning" }, `Warning: ${warning}`)),
+  );
 }
 
 /** @param {ChatMessage} message */
 function messageItem(message) {
-  return h("li", { class: `message message-${message.role}` },
-    h("div", { class: "who" }, message.role === "user" ? "You" : "Agent", h("time", { datetime: message.at, class: "muted small" }, ` ${formatTime(message.at)}`)),
+  return h(
+    "li",
+    { class: `message message-${message.role}` },
+    h(
+      "div",
+      { class: "who" },
+      message.role === "user" ? "You" : "Agent",
+      h("time", { datetime: message.at, class: "muted small" }, ` ${formatTime(message.at)}`),
+    ),
     h("div", { class: "text" }, message.text),
-    (message.tool_calls ?? []).map((call) => toolCallItem(call, call, "div")));
+    (message.tool_calls ?? []).map((call) => toolCallItem(call, call, "div")),
+  );
 }
 
 /**
@@ -180,10 +201,13 @@ function messageItem(message) {
  * @param {"li" | "div"} [tag]
  */
 function toolCallItem(call, result, tag = "li") {
-  const item = h(tag, { class: "tool-call", "data-tool": call.name },
+  const item = h(
+    tag,
+    { class: "tool-call", "data-tool": call.name },
     h("div", { class: "who" }, "Tool call ", h("code", {}, call.name)),
     h("details", { class: "args" }, h("summary", {}, "Arguments"), jsonBlock(call.arguments ?? {})),
-    h("div", { class: "outcome muted" }, "running…"));
+    h("div", { class: "outcome muted" }, "running…"),
+  );
   if (result) fillResult(item, result);
   return item;
 }
@@ -195,7 +219,9 @@ function toolCallItem(call, result, tag = "li") {
 function fillResult(item, result) {
   const outcome = /** @type {HTMLElement} */ (item.querySelector(".outcome"));
   outcome.className = result.is_error ? "outcome is-error" : "outcome";
-  clear(outcome,
+  clear(
+    outcome,
     h("div", { class: "small" }, result.is_error ? "failed" : "done", ` in ${formatMs(result.duration_ms)}`),
-    h("pre", { class: "text", tabindex: "0" }, result.result ?? ""));
+    h("pre", { class: "text", tabindex: "0" }, result.result ?? ""),
+  );
 }

@@ -22,13 +22,18 @@ function metadata() {
     if (!response.ok) throw new SignInError(`The Worker's OAuth metadata is unavailable (HTTP ${response.status})`);
     return response.json();
   });
-  metadataRequest.catch(() => { metadataRequest = undefined; });
+  metadataRequest.catch(() => {
+    metadataRequest = undefined;
+  });
   return metadataRequest;
 }
 
 /** @param {ArrayBuffer | Uint8Array} bytes */
 function base64url(bytes) {
-  return btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(String.fromCharCode(...new Uint8Array(bytes)))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 }
 
 function randomString() {
@@ -107,16 +112,24 @@ export async function completeSignIn() {
   const pending = takePending();
   // The code must not stay in the address bar or the history.
   history.replaceState(null, "", `/${pending?.return_hash ?? ""}`);
-  if (!pending || params.get("state") !== pending.state) throw new SignInError("This sign-in answer does not belong to a sign-in started in this tab. Sign in again.");
+  if (!pending || params.get("state") !== pending.state)
+    throw new SignInError("This sign-in answer does not belong to a sign-in started in this tab. Sign in again.");
   const meta = await metadata();
   // RFC 9207: the answer must come from this Worker's own authorization server.
   if (params.get("iss") !== meta.issuer) throw new SignInError("This sign-in answer names another authorization server. Sign in again.");
   const error = params.get("error");
-  if (error) throw new SignInError(error === "access_denied" ? DENIED : `Sign-in failed: ${params.get("error_description") ?? error} (${error})`);
+  if (error)
+    throw new SignInError(error === "access_denied" ? DENIED : `Sign-in failed: ${params.get("error_description") ?? error} (${error})`);
   const response = await fetch(meta.token_endpoint, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ grant_type: "authorization_code", code: String(params.get("code")), redirect_uri: pending.redirect_uri, client_id: pending.client_id, code_verifier: pending.verifier }),
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code: String(params.get("code")),
+      redirect_uri: pending.redirect_uri,
+      client_id: pending.client_id,
+      code_verifier: pending.verifier,
+    }),
   });
   if (!response.ok) {
     const { error: code, description } = await oauthErrorOf(response);
@@ -145,7 +158,11 @@ export function refreshTokens() {
     }
     storeTokens(await response.json());
     return true;
-  })().catch(() => false).finally(() => { refreshing = undefined; });
+  })()
+    .catch(() => false)
+    .finally(() => {
+      refreshing = undefined;
+    });
   return refreshing;
 }
 
@@ -171,13 +188,17 @@ export async function signOut() {
    * @param {string} token
    * @param {"access_token" | "refresh_token"} hint
    */
-  const revoke = (token, hint) => fetch(meta.revocation_endpoint, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ token, token_type_hint: hint, client_id: /** @type {{ client_id: string }} */ (client).client_id }),
-  }).catch(() => undefined);
+  const revoke = (token, hint) =>
+    fetch(meta.revocation_endpoint, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token, token_type_hint: hint, client_id: /** @type {{ client_id: string }} */ (client).client_id }),
+    }).catch(() => undefined);
   if (meta?.revocation_endpoint && tokens && client) {
-    await Promise.all([tokens.refresh_token ? revoke(tokens.refresh_token, "refresh_token") : null, revoke(tokens.access_token, "access_token")]);
+    await Promise.all([
+      tokens.refresh_token ? revoke(tokens.refresh_token, "refresh_token") : null,
+      revoke(tokens.access_token, "access_token"),
+    ]);
   }
   await fetch("/authorize/sign-out", { method: "POST" }).catch(() => undefined);
 }

@@ -28,7 +28,8 @@ export class FieldError extends Error {
   }
 }
 
-const NULL_TYPE = (/** @type {JsonSchema | undefined} */ s) => s && (s.type === "null" || (Array.isArray(s.type) && s.type.length === 1 && s.type[0] === "null"));
+const NULL_TYPE = (/** @type {JsonSchema | undefined} */ s) =>
+  s && (s.type === "null" || (Array.isArray(s.type) && s.type.length === 1 && s.type[0] === "null"));
 
 /**
  * Drops `null` from a type union: an optional-or-null field is entered like the plain one.
@@ -61,7 +62,13 @@ function stringUnion(schema) {
   if (!Array.isArray(branches) || branches.length === 0) return undefined;
   if (!branches.every((b) => b && b.type === "string")) return undefined;
   const formats = branches.map((b) => b.format).filter(Boolean);
-  return { ...schema, type: "string", anyOf: undefined, oneOf: undefined, format: formats.includes("date-time") ? "date-time" : formats[0] };
+  return {
+    ...schema,
+    type: "string",
+    anyOf: undefined,
+    oneOf: undefined,
+    format: formats.includes("date-time") ? "date-time" : formats[0],
+  };
 }
 
 /**
@@ -140,9 +147,16 @@ function buildField(name, raw, required, idPrefix) {
   const { kind, schema, items } = fieldKind(raw);
   const id = `${idPrefix}-${name}`;
   const helpId = `${id}-help`;
-  const help = [schema.description ?? raw.description, kind === "number" ? numberHint(schema) : "",
-    kind === "lines" ? "One per line." : "", kind === "datetime" ? "Your local time; sent as UTC ISO 8601." : "",
-    kind === "json" ? "JSON value." : ""].filter(isText).map((text) => (/[.!?)]$/.test(text) ? text : `${text}.`)).join(" ");
+  const help = [
+    schema.description ?? raw.description,
+    kind === "number" ? numberHint(schema) : "",
+    kind === "lines" ? "One per line." : "",
+    kind === "datetime" ? "Your local time; sent as UTC ISO 8601." : "",
+    kind === "json" ? "JSON value." : "",
+  ]
+    .filter(isText)
+    .map((text) => (/[.!?)]$/.test(text) ? text : `${text}.`))
+    .join(" ");
   const described = help ? { "aria-describedby": helpId } : {};
   const common = { id, name, ...described, ...(required ? { required: true, "aria-required": "true" } : {}) };
   const fallback = schema.default;
@@ -154,8 +168,10 @@ function buildField(name, raw, required, idPrefix) {
   switch (kind) {
     case "enum": {
       const choices = schema.enum ?? [];
-      const options = [!required || fallback === undefined ? h("option", { value: "" }, required ? "— choose —" : "— not set —") : null,
-        ...choices.map((value) => h("option", { value: String(value), selected: fallback === value }, String(value)))];
+      const options = [
+        !required || fallback === undefined ? h("option", { value: "" }, required ? "— choose —" : "— not set —") : null,
+        ...choices.map((value) => h("option", { value: String(value), selected: fallback === value }, String(value))),
+      ];
       const select = h("select", common, options);
       control = select;
       read = () => {
@@ -166,7 +182,12 @@ function buildField(name, raw, required, idPrefix) {
       break;
     }
     case "datetime": {
-      const input = h("input", { ...common, type: "datetime-local", step: "60", value: fallback ? toLocalInput(/** @type {string} */ (fallback)) : "" });
+      const input = h("input", {
+        ...common,
+        type: "datetime-local",
+        step: "60",
+        value: fallback ? toLocalInput(/** @type {string} */ (fallback)) : "",
+      });
       control = input;
       read = () => {
         if (input.value === "") return undefined;
@@ -184,9 +205,12 @@ function buildField(name, raw, required, idPrefix) {
     }
     case "text":
     case "longtext": {
-      const attrs = { ...common, value: fallback ?? "",
+      const attrs = {
+        ...common,
+        value: fallback ?? "",
         ...(schema.maxLength !== undefined ? { maxlength: schema.maxLength } : {}),
-        ...(schema.minLength !== undefined ? { minlength: schema.minLength } : {}) };
+        ...(schema.minLength !== undefined ? { minlength: schema.minLength } : {}),
+      };
       const box = kind === "text" ? h("input", { ...attrs, type: "text", autocomplete: "off" }) : h("textarea", { ...attrs, rows: "4" });
       control = box;
       if (kind === "longtext" && fallback) box.value = /** @type {string} */ (fallback);
@@ -196,7 +220,10 @@ function buildField(name, raw, required, idPrefix) {
     case "number": {
       const integer = schema.type === "integer";
       const input = h("input", {
-        ...common, type: "number", inputmode: integer ? "numeric" : "decimal", step: integer ? "1" : "any",
+        ...common,
+        type: "number",
+        inputmode: integer ? "numeric" : "decimal",
+        step: integer ? "1" : "any",
         min: schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + (integer ? 1 : 0) : undefined),
         max: schema.maximum ?? (schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum - (integer ? 1 : 0) : undefined),
         value: fallback ?? "",
@@ -218,7 +245,13 @@ function buildField(name, raw, required, idPrefix) {
         read = () => box.checked;
       } else {
         // Optional without a default: "not set" must stay distinguishable from false.
-        const select = h("select", common, h("option", { value: "" }, "— not set —"), h("option", { value: "true" }, "true"), h("option", { value: "false" }, "false"));
+        const select = h(
+          "select",
+          common,
+          h("option", { value: "" }, "— not set —"),
+          h("option", { value: "true" }, "true"),
+          h("option", { value: "false" }, "false"),
+        );
         control = select;
         read = () => (select.value === "" ? undefined : select.value === "true");
       }
@@ -226,13 +259,19 @@ function buildField(name, raw, required, idPrefix) {
     case "multiselect": {
       const boxes = (items?.enum ?? []).map((value) => {
         const boxId = `${id}-${value}`;
-        return h("label", { class: "check", for: boxId },
-          h("input", { type: "checkbox", id: boxId, value: String(value), checked: Array.isArray(fallback) && fallback.includes(value) }), ` ${value}`);
+        return h(
+          "label",
+          { class: "check", for: boxId },
+          h("input", { type: "checkbox", id: boxId, value: String(value), checked: Array.isArray(fallback) && fallback.includes(value) }),
+          ` ${value}`,
+        );
       });
       const fieldset = h("fieldset", { id, class: "checks", ...described }, h("legend", { class: "sr-only" }, name), boxes);
       control = fieldset;
       read = () => {
-        const chosen = [.../** @type {NodeListOf<HTMLInputElement>} */ (fieldset.querySelectorAll("input:checked"))].map((box) => box.value);
+        const chosen = [.../** @type {NodeListOf<HTMLInputElement>} */ (fieldset.querySelectorAll("input:checked"))].map(
+          (box) => box.value,
+        );
         return chosen.length === 0 && !required ? undefined : chosen;
       };
       break;
@@ -242,7 +281,10 @@ function buildField(name, raw, required, idPrefix) {
       control = box;
       if (Array.isArray(fallback)) box.value = fallback.join("\n");
       read = () => {
-        const values = box.value.split("\n").map((line) => line.trim()).filter((line) => line !== "");
+        const values = box.value
+          .split("\n")
+          .map((line) => line.trim())
+          .filter((line) => line !== "");
         return values.length === 0 && !required ? undefined : values;
       };
       break;
@@ -262,13 +304,21 @@ function buildField(name, raw, required, idPrefix) {
     }
   }
 
-  const label = h("label", { for: id, class: "field-label" },
+  const label = h(
+    "label",
+    { for: id, class: "field-label" },
     h("code", {}, name),
     schema.title || raw.title ? ` — ${schema.title ?? raw.title}` : "",
-    required ? h("span", { class: "required", "aria-hidden": "true", title: "required" }, " *") : null);
-  const wrapper = h("div", { class: `field field-${kind}`, "data-field": name },
-    kind === "boolean" && control instanceof HTMLInputElement && control.type === "checkbox" ? h("div", { class: "inline" }, control, label) : [label, control],
-    help ? h("p", { class: "help", id: helpId }, help) : null);
+    required ? h("span", { class: "required", "aria-hidden": "true", title: "required" }, " *") : null,
+  );
+  const wrapper = h(
+    "div",
+    { class: `field field-${kind}`, "data-field": name },
+    kind === "boolean" && control instanceof HTMLInputElement && control.type === "checkbox"
+      ? h("div", { class: "inline" }, control, label)
+      : [label, control],
+    help ? h("p", { class: "help", id: helpId }, help) : null,
+  );
   return {
     element: wrapper,
     read: () => {
@@ -289,19 +339,32 @@ function buildField(name, raw, required, idPrefix) {
 export function schemaForm(schema, { idPrefix = uid("form") } = {}) {
   const properties = schema && typeof schema.properties === "object" ? schema.properties : {};
   const required = new Set(Array.isArray(schema?.required) ? schema.required : []);
-  const fields = Object.entries(properties).map(([name, property]) => ({ name, ...buildField(name, property ?? {}, required.has(name), idPrefix) }));
+  const fields = Object.entries(properties).map(([name, property]) => ({
+    name,
+    ...buildField(name, property ?? {}, required.has(name), idPrefix),
+  }));
   // A schema with no usable shape (no properties but extra ones allowed, combinators at the top) starts in raw mode.
-  const complex = fields.length === 0 && (schema?.additionalProperties !== false && (schema?.additionalProperties || schema?.anyOf || schema?.oneOf || schema?.allOf));
+  const complex =
+    fields.length === 0 &&
+    schema?.additionalProperties !== false &&
+    (schema?.additionalProperties || schema?.anyOf || schema?.oneOf || schema?.allOf);
 
   const rawId = `${idPrefix}-raw`;
   const rawToggleId = `${idPrefix}-raw-toggle`;
   const rawBox = h("textarea", { id: rawId, class: "mono", rows: "6", spellcheck: "false", "aria-describedby": `${rawId}-help` });
   rawBox.value = "{}";
-  const rawSection = h("div", { class: "field raw", hidden: !complex },
+  const rawSection = h(
+    "div",
+    { class: "field raw", hidden: !complex },
     h("label", { for: rawId, class: "field-label" }, "Arguments as JSON"),
     rawBox,
-    h("p", { class: "help", id: `${rawId}-help` }, "Sent as the tool's arguments object, exactly as written."));
-  const fieldBox = h("div", { class: "fields" }, fields.length > 0 ? fields.map((f) => f.element) : h("p", { class: "muted" }, "This tool takes no arguments."));
+    h("p", { class: "help", id: `${rawId}-help` }, "Sent as the tool's arguments object, exactly as written."),
+  );
+  const fieldBox = h(
+    "div",
+    { class: "fields" },
+    fields.length > 0 ? fields.map((f) => f.element) : h("p", { class: "muted" }, "This tool takes no arguments."),
+  );
   if (complex) fieldBox.hidden = true;
   const toggle = h("input", { type: "checkbox", id: rawToggleId, checked: Boolean(complex) });
   toggle.addEventListener("change", () => {
@@ -339,9 +402,12 @@ export function schemaForm(schema, { idPrefix = uid("form") } = {}) {
     return value;
   }
 
-  const element = h("div", { class: "schema-form" },
+  const element = h(
+    "div",
+    { class: "schema-form" },
     fieldBox,
     h("div", { class: "inline raw-toggle" }, toggle, h("label", { for: rawToggleId }, "Edit arguments as raw JSON")),
-    rawSection);
+    rawSection,
+  );
   return { element, read };
 }

@@ -40,20 +40,33 @@ export function changeView(change, onApprove) {
   const approve = h("button", { type: "button", class: "primary", "data-approve": change.name }, `Approve ${change.gateway_name}`);
   approve.addEventListener("click", () => onApprove([change.name]));
   const fields = change.change === "new" ? ["title", "description", "input_schema", "output_schema", "annotations"] : change.changed_fields;
-  return h("li", { class: "held-change", "data-held": change.name },
-    h("p", {}, h("strong", {}, change.gateway_name), " ",
-      h("span", { class: "badge" }, change.change === "new" ? "new tool" : `changed: ${change.changed_fields.join(", ")}`)),
+  return h(
+    "li",
+    { class: "held-change", "data-held": change.name },
+    h(
+      "p",
+      {},
+      h("strong", {}, change.gateway_name),
+      " ",
+      h("span", { class: "badge" }, change.change === "new" ? "new tool" : `changed: ${change.changed_fields.join(", ")}`),
+    ),
     fields.map((field) => {
       const key = /** @type {keyof Definition} */ (field);
       const label = FIELD_LABELS[key] ?? field;
       if (change.change === "new" || !change.approved) {
         return h("div", {}, h("p", { class: "small" }, label), h("pre", { "data-now": field }, shown(change.current[key])));
       }
-      return h("div", { class: "held-diff" },
-        h("p", { class: "small" }, `${label} — approved`), h("pre", { "data-before": field }, shown(change.approved[key])),
-        h("p", { class: "small" }, `${label} — now`), h("pre", { "data-now": field }, shown(change.current[key])));
+      return h(
+        "div",
+        { class: "held-diff" },
+        h("p", { class: "small" }, `${label} — approved`),
+        h("pre", { "data-before": field }, shown(change.approved[key])),
+        h("p", { class: "small" }, `${label} — now`),
+        h("pre", { "data-now": field }, shown(change.current[key])),
+      );
     }),
-    approve);
+    approve,
+  );
 }
 
 /**
@@ -66,22 +79,57 @@ export function reviewView(review, onApprove) {
   if (review.changes.length > 0) {
     const all = h("button", { type: "button", "data-approve-all": "" }, `Approve all ${review.changes.length}`);
     all.addEventListener("click", () => onApprove(undefined));
-    parts.push(h("h3", {}, "Held until you approve them"),
-      h("p", { class: "muted small" }, "Not listed on ", h("code", {}, "/mcp"), " and not callable: the upstream changed these tools' ",
-        "definitions, or added them, since you approved this source's tools. Read what they say now before approving."),
-      h("ul", { class: "held-changes" }, review.changes.map((change) => changeView(change, onApprove))),
-      review.changes.length > 1 ? all : null);
+    parts.push(
+      h("h3", {}, "Held until you approve them"),
+      h(
+        "p",
+        { class: "muted small" },
+        "Not listed on ",
+        h("code", {}, "/mcp"),
+        " and not callable: the upstream changed these tools' ",
+        "definitions, or added them, since you approved this source's tools. Read what they say now before approving.",
+      ),
+      h(
+        "ul",
+        { class: "held-changes" },
+        review.changes.map((change) => changeView(change, onApprove)),
+      ),
+      review.changes.length > 1 ? all : null,
+    );
   } else {
     parts.push(h("p", { class: "muted" }, "No changes waiting for approval."));
   }
   if (review.warnings.length > 0) {
-    parts.push(h("h3", {}, "Warnings"), h("ul", {}, review.warnings.map((warning) => h("li", { class: "small" }, warning))));
+    parts.push(
+      h("h3", {}, "Warnings"),
+      h(
+        "ul",
+        {},
+        review.warnings.map((warning) => h("li", { class: "small" }, warning)),
+      ),
+    );
   }
   const cleaned = review.tools.filter((tool) => (tool.warnings ?? []).length > 0);
   if (cleaned.length > 0) {
-    parts.push(h("h3", {}, "Text removed or shortened"),
-      h("ul", { class: "tool-warnings" }, cleaned.map((tool) => h("li", { "data-tool-warnings": tool.name },
-        h("code", {}, tool.gateway_name), h("ul", {}, (tool.warnings ?? []).map((warning) => h("li", { class: "small" }, warning)))))));
+    parts.push(
+      h("h3", {}, "Text removed or shortened"),
+      h(
+        "ul",
+        { class: "tool-warnings" },
+        cleaned.map((tool) =>
+          h(
+            "li",
+            { "data-tool-warnings": tool.name },
+            h("code", {}, tool.gateway_name),
+            h(
+              "ul",
+              {},
+              (tool.warnings ?? []).map((warning) => h("li", { class: "small" }, warning)),
+            ),
+          ),
+        ),
+      ),
+    );
   }
   return h("div", { class: "source-review" }, parts);
 }

@@ -21,13 +21,27 @@ import { renderSourceReview } from "./source-review.js";
 
 /** @param {HTMLElement} panel */
 export async function renderSourcesPanel(panel) {
-  const body = h("div", { class: "panel-body", "aria-live": "polite", "aria-busy": "true" }, h("p", { class: "muted" }, "Loading sources…"));
+  const body = h(
+    "div",
+    { class: "panel-body", "aria-live": "polite", "aria-busy": "true" },
+    h("p", { class: "muted" }, "Loading sources…"),
+  );
   const refresh = h("button", { type: "button" }, "Refresh");
   refresh.addEventListener("click", () => renderSourcesPanel(panel));
-  clear(panel,
+  clear(
+    panel,
     h("div", { class: "panel-head" }, h("h2", {}, "Gateway sources"), refresh),
-    h("p", { class: "muted" }, "Upstream MCP servers whose tools the gateway ", h("code", {}, "/mcp"), " serves as ", h("code", {}, "<slug>__<tool>"), "."),
-    body);
+    h(
+      "p",
+      { class: "muted" },
+      "Upstream MCP servers whose tools the gateway ",
+      h("code", {}, "/mcp"),
+      " serves as ",
+      h("code", {}, "<slug>__<tool>"),
+      ".",
+    ),
+    body,
+  );
   let sources;
   try {
     ({ sources } = await api("/api/sources"));
@@ -37,19 +51,60 @@ export async function renderSourcesPanel(panel) {
     return;
   }
   if (sources.length === 0) {
-    clear(body, h("div", { class: "empty" },
-      h("p", {}, h("strong", {}, "No sources yet."), " The gateway serves only the built-in tools."),
-      h("p", {}, "Register an upstream MCP server with ", h("code", {}, "POST /api/sources"),
-        " (see the README); its tools then appear on ", h("code", {}, "/mcp"), " and its health here.")));
+    clear(
+      body,
+      h(
+        "div",
+        { class: "empty" },
+        h("p", {}, h("strong", {}, "No sources yet."), " The gateway serves only the built-in tools."),
+        h(
+          "p",
+          {},
+          "Register an upstream MCP server with ",
+          h("code", {}, "POST /api/sources"),
+          " (see the README); its tools then appear on ",
+          h("code", {}, "/mcp"),
+          " and its health here.",
+        ),
+      ),
+    );
     body.setAttribute("aria-busy", "false");
     return;
   }
   /** @type {SourceHealth[]} */
-  const healths = await Promise.all(sources.map((/** @type {Source} */ source) => api(`/api/sources/${source.id}/health`).catch((error) => ({ error }))));
-  clear(body, h("div", { class: "table-wrap" }, h("table", { class: "sources" },
-    h("caption", { class: "sr-only" }, "Sources and their health"),
-    h("thead", {}, h("tr", {}, ["Source", "State", "Breaker", "Tools", "Error rate", "p50", "p95", "Last success", "Last error"].map((label) => h("th", { scope: "col" }, label)))),
-    h("tbody", {}, sources.map((/** @type {Source} */ source, /** @type {number} */ index) => sourceRow(source, healths[index], () => renderSourcesPanel(panel)))))));
+  const healths = await Promise.all(
+    sources.map((/** @type {Source} */ source) => api(`/api/sources/${source.id}/health`).catch((error) => ({ error }))),
+  );
+  clear(
+    body,
+    h(
+      "div",
+      { class: "table-wrap" },
+      h(
+        "table",
+        { class: "sources" },
+        h("caption", { class: "sr-only" }, "Sources and their health"),
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            ["Source", "State", "Breaker", "Tools", "Error rate", "p50", "p95", "Last success", "Last error"].map((label) =>
+              h("th", { scope: "col" }, label),
+            ),
+          ),
+        ),
+        h(
+          "tbody",
+          {},
+          sources.map((/** @type {Source} */ source, /** @type {number} */ index) =>
+            sourceRow(source, healths[index], () => renderSourcesPanel(panel)),
+          ),
+        ),
+      ),
+    ),
+  );
   body.setAttribute("aria-busy", "false");
 }
 
@@ -65,7 +120,11 @@ function authorizationActions(source, health, reload) {
   if (!health.authorization) return null;
   const status = h("span", { class: "small", "aria-live": "polite" });
   if (NEEDS_CONNECTING.has(health.authorization)) {
-    const connect = h("button", { type: "button", class: "primary", "data-connect": source.slug }, health.authorization === "authorization_expired" ? "Reconnect" : "Connect");
+    const connect = h(
+      "button",
+      { type: "button", class: "primary", "data-connect": source.slug },
+      health.authorization === "authorization_expired" ? "Reconnect" : "Connect",
+    );
     connect.addEventListener("click", async () => {
       connect.disabled = true;
       clear(status, "Opening the upstream's sign-in…");
@@ -100,8 +159,11 @@ function authorizationActions(source, health, reload) {
  */
 function reviewToggle(source, reload) {
   const held = source.held_tool_count ?? 0;
-  const toggle = h("button", { type: "button", class: held > 0 ? "primary" : "", "aria-expanded": "false", "data-review": source.slug },
-    held > 0 ? `Review ${held} held` : "Details");
+  const toggle = h(
+    "button",
+    { type: "button", class: held > 0 ? "primary" : "", "aria-expanded": "false", "data-review": source.slug },
+    held > 0 ? `Review ${held} held` : "Details",
+  );
   /** @type {HTMLTableRowElement | null} */
   let open = null;
   toggle.addEventListener("click", () => {
@@ -126,21 +188,37 @@ function reviewToggle(source, reload) {
  * @param {() => void} reload
  */
 function sourceRow(source, health, reload) {
-  const name = h("th", { scope: "row" }, source.name, h("br"), h("code", { class: "muted" }, source.slug), h("br"), h("span", { class: "muted small" }, source.url));
+  const name = h(
+    "th",
+    { scope: "row" },
+    source.name,
+    h("br"),
+    h("code", { class: "muted" }, source.slug),
+    h("br"),
+    h("span", { class: "muted small" }, source.url),
+  );
   if (health.error) {
-    return h("tr", { "data-source": source.slug }, name,
-      h("td", { colspan: "8" }, errorView(health.error, "Health unavailable")));
+    return h("tr", { "data-source": source.slug }, name, h("td", { colspan: "8" }, errorView(health.error, "Health unavailable")));
   }
   /** @type {NonNullable<SourceHealth["calls"]>} */
   const calls = health.calls ?? {};
   const lastError = health.last_discovery_error ?? calls.last_error;
-  return h("tr", { "data-source": source.slug }, name,
-    h("td", {}, h("span", { class: `state state-${health.state}` }, String(health.state).replace("_", " ")), authorizationActions(source, health, reload)),
+  return h(
+    "tr",
+    { "data-source": source.slug },
+    name,
+    h(
+      "td",
+      {},
+      h("span", { class: `state state-${health.state}` }, String(health.state).replace("_", " ")),
+      authorizationActions(source, health, reload),
+    ),
     h("td", {}, h("span", { class: `breaker breaker-${health.breaker}` }, String(health.breaker).replace("_", "-"))),
     h("td", {}, String(health.tool_count ?? source.tool_count), reviewToggle(source, reload)),
     h("td", {}, calls.window ? `${formatRate(calls.error_rate)} of ${calls.window}` : "no calls yet"),
     h("td", {}, formatMs(calls.p50_ms)),
     h("td", {}, formatMs(calls.p95_ms)),
     h("td", {}, formatTime(calls.last_success_at)),
-    h("td", { class: "small" }, lastError ? h("span", { class: "bad" }, lastError) : "—"));
+    h("td", { class: "small" }, lastError ? h("span", { class: "bad" }, lastError) : "—"),
+  );
 }

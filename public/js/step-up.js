@@ -24,7 +24,14 @@ export function errorView(error, title) {
       box.append(h("p", {}, messageOf(failure)));
     });
   });
-  box.append(h("p", { class: "step-up-offer" }, "Your sign-in does not include this permission. ", allow,
-    h("span", { class: "muted small" }, " (you will be asked to approve it, then come back here)")));
+  box.append(
+    h(
+      "p",
+      { class: "step-up-offer" },
+      "Your sign-in does not include this permission. ",
+      allow,
+      h("span", { class: "muted small" }, " (you will be asked to approve it, then come back here)"),
+    ),
+  );
   return box;
 }

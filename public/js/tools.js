@@ -28,8 +28,11 @@ const ANNOTATION_LABELS = [
  * @param {ServerInfo[]} servers
  */
 export function renderToolsPanel(panel, servers) {
-  const view = h("div", { class: "tool-view", id: "tool-view", tabindex: "-1" },
-    h("p", { class: "placeholder" }, "Choose a tool on the left to see its schemas and call it."));
+  const view = h(
+    "div",
+    { class: "tool-view", id: "tool-view", tabindex: "-1" },
+    h("p", { class: "placeholder" }, "Choose a tool on the left to see its schemas and call it."),
+  );
   const filter = h("input", { type: "search", id: "tool-filter", placeholder: "Filter tools", "aria-label": "Filter tools by name" });
   const list = h("div", { class: "server-list" });
   // The gateway's list changes as sources are added or hidden: list every server again.
@@ -56,20 +59,39 @@ export function renderToolsPanel(panel, servers) {
     const tools = h("ul", { class: "tool-list", "aria-label": `${server.title} tools` }, h("li", { class: "muted" }, "Loading tools…"));
     const count = h("span", { class: "count" });
     // The gateway repeats every built-in tool: it starts folded so the others stay in view.
-    list.append(h("details", { class: "server", "data-server": server.name, open: server.route !== "/mcp" },
-      h("summary", {}, h("h3", { id: `server-${server.name}` }, server.title, " ", count)),
-      h("p", {}, h("code", {}, server.route), " ", h("span", { class: "muted small" }, server.description)),
-      tools));
+    list.append(
+      h(
+        "details",
+        { class: "server", "data-server": server.name, open: server.route !== "/mcp" },
+        h("summary", {}, h("h3", { id: `server-${server.name}` }, server.title, " ", count)),
+        h("p", {}, h("code", {}, server.route), " ", h("span", { class: "muted small" }, server.description)),
+        tools,
+      ),
+    );
     const client = new McpClient(server.route);
     client.listTools().then(
       (found) => {
         count.textContent = `(${found.length})`;
-        clear(tools, found.length === 0 ? h("li", { class: "muted" }, "No tools.") : found.map((tool) => {
-          const button = h("button", { type: "button", class: "tool-button", "aria-pressed": "false", "data-tool": tool.name,
-            title: tool.title ?? tool.description ?? tool.name }, tool.name);
-          button.addEventListener("click", () => select(server, { ...tool, client }, button));
-          return h("li", {}, button);
-        }));
+        clear(
+          tools,
+          found.length === 0
+            ? h("li", { class: "muted" }, "No tools.")
+            : found.map((tool) => {
+                const button = h(
+                  "button",
+                  {
+                    type: "button",
+                    class: "tool-button",
+                    "aria-pressed": "false",
+                    "data-tool": tool.name,
+                    title: tool.title ?? tool.description ?? tool.name,
+                  },
+                  tool.name,
+                );
+                button.addEventListener("click", () => select(server, { ...tool, client }, button));
+                return h("li", {}, button);
+              }),
+        );
       },
       (error) => clear(tools, h("li", {}, errorView(error, "Could not list tools"))),
     );
@@ -99,7 +121,12 @@ function showTool(view, server, tool) {
   const { element: formFields, read } = schemaForm(tool.inputSchema ?? { type: "object" }, { idPrefix: `arg-${server.name}-${tool.name}` });
   const result = h("section", { class: "result-area", "aria-live": "polite", "aria-label": "Result" });
   const submit = h("button", { type: "submit", class: "primary" }, `Call ${tool.name}`);
-  const form = h("form", { class: "call-form", "aria-label": `Arguments for ${tool.name}`, novalidate: true }, formFields, h("div", { class: "actions" }, submit));
+  const form = h(
+    "form",
+    { class: "call-form", "aria-label": `Arguments for ${tool.name}`, novalidate: true },
+    formFields,
+    h("div", { class: "actions" }, submit),
+  );
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     let args;
@@ -107,7 +134,8 @@ function showTool(view, server, tool) {
       args = read();
     } catch (error) {
       clear(result, errorBox(/** @type {Error} */ (error).message, error instanceof FieldError ? "Check the form" : "Error"));
-      if (error instanceof FieldError) /** @type {HTMLElement | null} */ (form.querySelector(`[name="${CSS.escape(error.field)}"]`))?.focus();
+      if (error instanceof FieldError)
+        /** @type {HTMLElement | null} */ (form.querySelector(`[name="${CSS.escape(error.field)}"]`))?.focus();
       return;
     }
     submit.disabled = true;
@@ -124,19 +152,38 @@ function showTool(view, server, tool) {
   });
 
   const annotations = tool.annotations ?? {};
-  clear(view,
-    h("article", { class: "tool", "data-tool": tool.name, "aria-labelledby": "tool-heading" },
+  clear(
+    view,
+    h(
+      "article",
+      { class: "tool", "data-tool": tool.name, "aria-labelledby": "tool-heading" },
       h("h2", { id: "tool-heading" }, h("code", {}, tool.name), h("span", { class: "muted" }, ` on ${server.route}`)),
       tool.title ? h("p", { class: "tool-title" }, tool.title) : null,
       tool.description ? h("p", { class: "description" }, tool.description) : null,
-      h("p", { class: "badges" }, ANNOTATION_LABELS.filter(([key]) => annotations[key] === true).map(([, label]) => h("span", { class: "badge" }, label))),
-      h("details", { class: "schema" }, h("summary", {}, "Input schema"), jsonBlock(tool.inputSchema ?? {}, { "aria-label": `Input schema of ${tool.name}` })),
+      h(
+        "p",
+        { class: "badges" },
+        ANNOTATION_LABELS.filter(([key]) => annotations[key] === true).map(([, label]) => h("span", { class: "badge" }, label)),
+      ),
+      h(
+        "details",
+        { class: "schema" },
+        h("summary", {}, "Input schema"),
+        jsonBlock(tool.inputSchema ?? {}, { "aria-label": `Input schema of ${tool.name}` }),
+      ),
       tool.outputSchema
-        ? h("details", { class: "schema" }, h("summary", {}, "Output schema"), jsonBlock(tool.outputSchema, { "aria-label": `Output schema of ${tool.name}` }))
+        ? h(
+            "details",
+            { class: "schema" },
+            h("summary", {}, "Output schema"),
+            jsonBlock(tool.outputSchema, { "aria-label": `Output schema of ${tool.name}` }),
+          )
         : h("p", { class: "muted" }, "No output schema: results are text only."),
       h("h3", {}, "Call it"),
       form,
-      result));
+      result,
+    ),
+  );
   view.focus();
 }
 
@@ -149,13 +196,22 @@ export function renderResult(result, elapsedMs) {
   const isError = result.isError === true;
   const parts = (result.content ?? []).map((item) => {
     if (item.type === "text") return h("pre", { class: "text", tabindex: "0" }, item.text);
-    if (item.type === "image" && typeof item.data === "string") return h("img", { src: `data:${item.mimeType};base64,${item.data}`, alt: "Image returned by the tool" });
+    if (item.type === "image" && typeof item.data === "string")
+      return h("img", { src: `data:${item.mimeType};base64,${item.data}`, alt: "Image returned by the tool" });
     return jsonBlock(item);
   });
-  return h("div", { class: isError ? "result is-error" : "result", ...(isError ? { role: "alert" } : {}) },
+  return h(
+    "div",
+    { class: isError ? "result is-error" : "result", ...(isError ? { role: "alert" } : {}) },
     h("h4", {}, isError ? "The tool answered with an error" : "Result", h("span", { class: "muted" }, ` · ${Math.round(elapsedMs)} ms`)),
     parts.length ? parts : h("p", { class: "muted" }, "No content."),
     result.structuredContent !== undefined
-      ? h("div", { class: "structured" }, h("h4", {}, "Structured content"), jsonBlock(result.structuredContent, { "aria-label": "Structured content" }))
-      : null);
+      ? h(
+          "div",
+          { class: "structured" },
+          h("h4", {}, "Structured content"),
+          jsonBlock(result.structuredContent, { "aria-label": "Structured content" }),
+        )
+      : null,
+  );
 }

@@ -78,7 +78,11 @@ describe("GET /api/activity", () => {
     expect(mine.retention_days).toBe(30);
     expect(JSON.stringify(mine)).not.toContain("secret-title-activity");
     const byRevision = (revision: string) => mine.calls.filter((call) => call.client.protocol_version === revision);
-    expect(byRevision("2026-07-28").map((call) => call.tool).sort()).toEqual(["add_task", "list_tasks"]);
+    expect(
+      byRevision("2026-07-28")
+        .map((call) => call.tool)
+        .sort(),
+    ).toEqual(["add_task", "list_tasks"]);
     expect(byRevision("2026-07-28")[0]).toMatchObject({
       server: "tasks",
       source: null,

@@ -50,7 +50,11 @@ describe("the agent Worker has no way in but its binding", () => {
     it(`${method} ${path} on the agent Worker itself → 404, even with a valid token`, async () => {
       const user = await createUser();
       const res = await exports.default.fetch(
-        new Request(`http://agent.example${path}`, { method, headers: { ...user.headers, "content-type": "application/json" }, body: method === "POST" ? "{}" : undefined }),
+        new Request(`http://agent.example${path}`, {
+          method,
+          headers: { ...user.headers, "content-type": "application/json" },
+          body: method === "POST" ? "{}" : undefined,
+        }),
       );
       expect(res.status).toBe(404);
       expect(await res.json()).toEqual({ error: { code: "not_found", message: expect.stringMatching(/no public routes/) } });
@@ -64,11 +68,17 @@ describe("the principal crosses the binding, never the token", () => {
     expect((await chat(user, "add a task to renew the passport")).tool_calls).toMatchObject([{ name: "add_task", is_error: false }]);
     const found = await runInDurableObject(agentOf(user), async (_instance: ChatAgent, state) => {
       const hits: string[] = [];
-      const tables = state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'").toArray();
+      const tables = state.storage.sql
+        .exec<{ name: string }>(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'",
+        )
+        .toArray();
       for (const { name } of tables) {
-        for (const row of state.storage.sql.exec(`SELECT * FROM "${name}"`).toArray()) if (JSON.stringify(row).includes(user.token)) hits.push(name);
+        for (const row of state.storage.sql.exec(`SELECT * FROM "${name}"`).toArray())
+          if (JSON.stringify(row).includes(user.token)) hits.push(name);
       }
-      for (const [key, value] of await state.storage.list()) if (JSON.stringify(value ?? null).includes(user.token) || key.includes(user.token)) hits.push(`kv:${key}`);
+      for (const [key, value] of await state.storage.list())
+        if (JSON.stringify(value ?? null).includes(user.token) || key.includes(user.token)) hits.push(`kv:${key}`);
       return { tables: tables.map((t) => t.name), hits };
     });
     expect(found.tables).toContain("chat_messages");
@@ -95,7 +105,10 @@ describe("the principal crosses the binding, never the token", () => {
 
   it("the principal's scopes decide what the chat reaches: without the task scopes the task tool is refused", async () => {
     const user = await createUser();
-    const outcome = await exports.ChatService.chat({ ...principalOf(user), scopes: ["chat", "gateway:read"] }, { message: "add a task to call mom" });
+    const outcome = await exports.ChatService.chat(
+      { ...principalOf(user), scopes: ["chat", "gateway:read"] },
+      { message: "add a task to call mom" },
+    );
     expect(outcome).toMatchObject({ ok: true, result: { tool_calls: [{ name: "add_task", is_error: true }] } });
     const tasks = await mainFetch("/api/tasks", { headers: user.headers });
     expect((await tasks.json<{ tasks: unknown[] }>()).tasks).toEqual([]);

@@ -43,21 +43,39 @@ describe("the agent's MCP access per turn", () => {
   it("an Authorization header sent anyway counts for nothing there: the principal decides", async () => {
     const user = await createUser();
     // A principal whose OAuth token was for /api alone: the main Worker refuses it at /mcp, whatever else comes along.
-    const principal: PrincipalWire = { user: { id: user.id, name: user.name }, scopes: ["chat", "tasks:read"], via: "oauth", audience: "http://localhost/api" };
+    const principal: PrincipalWire = {
+      user: { id: user.id, name: user.name },
+      scopes: ["chat", "tasks:read"],
+      via: "oauth",
+      audience: "http://localhost/api",
+    };
     const res = await turnMcpAccess(settings({}), principal).fetch!(
       new Request(env.MCP_URL, {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${user.token}` },
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: `Bearer ${user.token}`,
+        },
         body: JSON.stringify(INITIALIZE),
       }),
     );
     expect(res.status).toBe(401);
-    expect(await res.json()).toMatchObject({ error: { code: "unauthorized", message: expect.stringMatching(/issued for http:\/\/localhost\/api; it is not accepted at http:\/\/localhost\/mcp/) } });
+    expect(await res.json()).toMatchObject({
+      error: {
+        code: "unauthorized",
+        message: expect.stringMatching(/issued for http:\/\/localhost\/api; it is not accepted at http:\/\/localhost\/mcp/),
+      },
+    });
   });
 
   it("a foreign MCP_URL: the network with the MCP_TOKEN secret when set, else nothing — never the binding", () => {
     const principal: PrincipalWire = { user: { id: 1, name: "ada" }, scopes: ["chat"], via: "api_token" };
-    const foreign = settings({ SELF_ORIGIN: "https://edge.example.workers.dev", MCP_URL: "https://tools.example.com/mcp", MCP_TOKEN: "secret" });
+    const foreign = settings({
+      SELF_ORIGIN: "https://edge.example.workers.dev",
+      MCP_URL: "https://tools.example.com/mcp",
+      MCP_TOKEN: "secret",
+    });
     expect(isOwnOrigin(foreign)).toBe(false);
     expect(turnMcpAccess(foreign, principal)).toEqual({ fetch: undefined, authorization: "Bearer secret" });
     expect(turnMcpAccess(settings({ ...foreign, MCP_TOKEN: "" }), principal)).toEqual({ fetch: undefined, authorization: undefined });

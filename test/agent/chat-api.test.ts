@@ -78,11 +78,15 @@ describe("chat with the local intent router against the Worker's own /mcp", () =
     const user = await createUser();
     const english = await chat(user, "the quick brown fox");
     expect(english.body.tool_calls).toEqual([]);
-    expect(english.body.reply).toMatch(/^Sorry, I didn't understand that\. I can help with your tasks, in English or Roman Urdu:\n- add a task:/);
+    expect(english.body.reply).toMatch(
+      /^Sorry, I didn't understand that\. I can help with your tasks, in English or Roman Urdu:\n- add a task:/,
+    );
     expect(english.body.reply).toContain('"what time is it?"');
     const urdu = await chat(user, "yeh kya cheez hai bhai");
     expect(urdu.body.tool_calls).toEqual([]);
-    expect(urdu.body.reply).toMatch(/^Maaf kijiye, main yeh samajh nahi saka\. Main aap ke tasks mein madad kar sakta hoon, English ya Roman Urdu mein:\n- /);
+    expect(urdu.body.reply).toMatch(
+      /^Maaf kijiye, main yeh samajh nahi saka\. Main aap ke tasks mein madad kar sakta hoon, English ya Roman Urdu mein:\n- /,
+    );
     expect(urdu.body.reply).toContain('"kya time hai?"');
   });
 
@@ -120,7 +124,10 @@ describe("every task intent through chat, against the real task tools", () => {
     for (const [message, tool, check] of turns) {
       const res = await chat(user, message(id));
       expect(res.status, message(id)).toBe(200);
-      expect(res.body.tool_calls.map((call) => call.name), message(id)).toEqual([tool]);
+      expect(
+        res.body.tool_calls.map((call) => call.name),
+        message(id),
+      ).toEqual([tool]);
       const call = res.body.tool_calls[0]!;
       expect(call.is_error, `${message(id)}: ${call.result}`).toBe(false);
       expect(call.result, message(id)).toMatch(check);
@@ -138,9 +145,20 @@ describe("POST /api/chat validation", () => {
     { name: "wrong type", body: { message: 42 }, status: 400, message: /message: must be a string/ },
     { name: "missing", body: {}, status: 400, message: /message: is required/ },
     { name: "not an object", body: ["hi"], status: 400, message: /Invalid input/ },
-    { name: "bad time zone", body: { message: "hi", time_zone: "Mars/Olympus" }, status: 400, message: /time_zone: must be an IANA time zone/ },
+    {
+      name: "bad time zone",
+      body: { message: "hi", time_zone: "Mars/Olympus" },
+      status: 400,
+      message: /time_zone: must be an IANA time zone/,
+    },
     { name: "not JSON", raw: "{message: hi", headers: { "content-type": "application/json" }, status: 400, message: /not valid JSON/ },
-    { name: "wrong content type", raw: "message=hi", headers: { "content-type": "application/x-www-form-urlencoded" }, status: 400, message: /Content-Type must be application\/json/ },
+    {
+      name: "wrong content type",
+      raw: "message=hi",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      status: 400,
+      message: /Content-Type must be application\/json/,
+    },
   ];
   for (const c of cases) {
     it(`${c.name} → ${c.status} naming the problem`, async () => {
@@ -206,7 +224,9 @@ describe("POST /api/chat as a stream (Accept: text/event-stream)", () => {
     expect(reply.data["text"]).toMatch(/^Done\./);
     expect(done.data["reply"]).toBe(reply.data["text"]);
     expect(done.data["model"]).toBe("local-intent-router");
-    expect(done.data["tool_calls"]).toEqual([{ ...call.data, is_error: false, duration_ms: result.data["duration_ms"], result: result.data["result"] }]);
+    expect(done.data["tool_calls"]).toEqual([
+      { ...call.data, is_error: false, duration_ms: result.data["duration_ms"], result: result.data["result"] },
+    ]);
     // And the task is really there.
     const tasks = await api<{ tasks: { title: string }[] }>(user, "GET", "/api/tasks");
     expect(tasks.body.tasks.map((t) => t.title)).toEqual(["buy milk"]);

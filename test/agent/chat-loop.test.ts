@@ -32,7 +32,10 @@ describe("runTurn", () => {
   });
 
   it("reports tool_call, tool_result, reply in order, with the model's history in front of the message", async () => {
-    const model = new ScriptedModel([{ toolCall: { name: "current_time", input: { time_zone: "Europe/London" } } }, { text: "It is late." }]);
+    const model = new ScriptedModel([
+      { toolCall: { name: "current_time", input: { time_zone: "Europe/London" } } },
+      { text: "It is late." },
+    ]);
     const events: ChatEvent[] = [];
     const output = await runTurn({
       model,
@@ -52,7 +55,10 @@ describe("runTurn", () => {
     // An own tool's error (an unknown zone) reaches the model as an error.
     const bad = new ScriptedModel([{ toolCall: { name: "current_time", input: { time_zone: "Mars/Base" } } }, { text: "ok" }]);
     const failed = await runTurn({ model: bad, tools, history: [], message: "x", context });
-    expect(failed.tool_calls[0]).toMatchObject({ is_error: true, result: 'Unknown time zone "Mars/Base": use an IANA name such as Asia/Karachi' });
+    expect(failed.tool_calls[0]).toMatchObject({
+      is_error: true,
+      result: 'Unknown time zone "Mars/Base": use an IANA name such as Asia/Karachi',
+    });
     const toolMessage = bad.seen[1]!.prompt.find((message) => message.role === "tool");
     expect(JSON.stringify(toolMessage)).toContain('"type":"error-text"');
   });

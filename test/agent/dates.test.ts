@@ -84,9 +84,13 @@ describe("parseWhen in other zones", () => {
 
   it("moves a time in a spring-forward gap forward by the gap, and takes the first of a fall-back overlap", () => {
     // New York skips 02:00–03:00 on 2026-03-08: 02:30 does not exist there, 03:30 EDT is 07:30 UTC.
-    expect(fromLocal({ year: 2026, month: 3, day: 8, hour: 2, minute: 30 }, "America/New_York").toISOString()).toBe("2026-03-08T07:30:00.000Z");
+    expect(fromLocal({ year: 2026, month: 3, day: 8, hour: 2, minute: 30 }, "America/New_York").toISOString()).toBe(
+      "2026-03-08T07:30:00.000Z",
+    );
     // 01:30 happens twice on 2026-11-01: first in EDT (05:30 UTC).
-    expect(fromLocal({ year: 2026, month: 11, day: 1, hour: 1, minute: 30 }, "America/New_York").toISOString()).toBe("2026-11-01T05:30:00.000Z");
+    expect(fromLocal({ year: 2026, month: 11, day: 1, hour: 1, minute: 30 }, "America/New_York").toISOString()).toBe(
+      "2026-11-01T05:30:00.000Z",
+    );
   });
 
   it("falls back to UTC for an unknown or empty zone", () => {

@@ -21,11 +21,21 @@ describe("identity properties in tool schemas", () => {
   it("are hidden from the model's schema, including from required", () => {
     const shape = hideIdentity({
       type: "object",
-      properties: { user_id: { type: "integer" }, userId: { type: "string" }, user: { type: ["string", "null"] }, note: { type: "string" } },
+      properties: {
+        user_id: { type: "integer" },
+        userId: { type: "string" },
+        user: { type: ["string", "null"] },
+        note: { type: "string" },
+      },
       required: ["user_id", "note"],
       additionalProperties: false,
     });
-    expect(shape.schema).toEqual({ type: "object", properties: { note: { type: "string" } }, required: ["note"], additionalProperties: false });
+    expect(shape.schema).toEqual({
+      type: "object",
+      properties: { note: { type: "string" } },
+      required: ["note"],
+      additionalProperties: false,
+    });
     expect(shape.keys).toEqual([
       { name: "user_id", type: "number" },
       { name: "userId", type: "string" },
@@ -35,7 +45,10 @@ describe("identity properties in tool schemas", () => {
 
   it("are set from the identity on every call; model-supplied values are dropped", () => {
     const shape = hideIdentity({ type: "object", properties: { user_id: { type: "integer" }, note: { type: "string" } } });
-    expect(injectIdentity({ note: "x", user_id: 999, userId: "999", user: "mallory" }, shape, { userId: 42 })).toEqual({ note: "x", user_id: 42 });
+    expect(injectIdentity({ note: "x", user_id: 999, userId: "999", user: "mallory" }, shape, { userId: 42 })).toEqual({
+      note: "x",
+      user_id: 42,
+    });
     // Without an authenticated identity (a CLI with only a token) the server decides from the token.
     expect(injectIdentity({ note: "x", user_id: 999 }, shape, undefined)).toEqual({ note: "x" });
   });
@@ -68,7 +81,10 @@ describe("a real MCP tool whose schema has user_id", () => {
       expect(JSON.parse(call.result)).toEqual({ user_id: 42, note: "hello" });
       // What the model was shown: no user_id to fill in.
       const shown = model.seen[0]!.tools!.find((tool) => tool.name === "whoami");
-      expect(shown).toMatchObject({ type: "function", inputSchema: { type: "object", properties: { note: { type: "string" } }, required: ["note"] } });
+      expect(shown).toMatchObject({
+        type: "function",
+        inputSchema: { type: "object", properties: { note: { type: "string" } }, required: ["note"] },
+      });
     } finally {
       await loaded.connection?.close();
     }
@@ -79,8 +95,12 @@ describe("tasks created through chat belong to the caller", () => {
   it("each user's chat writes their own tasks; neither sees the other's", async () => {
     const alice = await createUser();
     const bob = await createUser();
-    const a = await api<{ tool_calls: { name: string; is_error: boolean }[] }>(alice, "POST", "/api/chat", { body: { message: "add a task to water the plants" } });
-    const b = await api<{ tool_calls: { name: string; is_error: boolean }[] }>(bob, "POST", "/api/chat", { body: { message: "add a task to fix the bike" } });
+    const a = await api<{ tool_calls: { name: string; is_error: boolean }[] }>(alice, "POST", "/api/chat", {
+      body: { message: "add a task to water the plants" },
+    });
+    const b = await api<{ tool_calls: { name: string; is_error: boolean }[] }>(bob, "POST", "/api/chat", {
+      body: { message: "add a task to fix the bike" },
+    });
     expect(a.status).toBe(200);
     expect(b.status).toBe(200);
     expect(a.body.tool_calls).toMatchObject([{ name: "add_task", is_error: false }]);
@@ -90,9 +110,14 @@ describe("tasks created through chat belong to the caller", () => {
     expect(bobTasks.body.tasks.map((task) => task.title)).toEqual(["fix the bike"]);
     // Bob's chat cannot reach Alice's task by number: "not found", not her task.
     const aliceId = (await api<{ tasks: { id: number }[] }>(alice, "GET", "/api/tasks")).body.tasks[0]!.id;
-    const attempt = await api<{ reply: string; tool_calls: { name: string; is_error: boolean; result: string }[] }>(bob, "POST", "/api/chat", {
-      body: { message: `delete task ${aliceId}` },
-    });
+    const attempt = await api<{ reply: string; tool_calls: { name: string; is_error: boolean; result: string }[] }>(
+      bob,
+      "POST",
+      "/api/chat",
+      {
+        body: { message: `delete task ${aliceId}` },
+      },
+    );
     expect(attempt.body.tool_calls).toMatchObject([{ name: "delete_task", is_error: true }]);
     expect(attempt.body.tool_calls[0]!.result).toMatch(/not found/i);
     expect((await api<{ tasks: unknown[] }>(alice, "GET", "/api/tasks")).body.tasks).toHaveLength(1);

@@ -210,11 +210,14 @@ describe("route: replies", () => {
     return result.text;
   };
 
-  it.each(["hi", "hello", "assalam o alaikum", "good morning", "help", "what can you do", "thanks", "shukriya"])("answers %j with what it can do", (message) => {
-    const text = reply(message);
-    expect(text).toContain("add a task to call mom tomorrow at 5pm");
-    expect(text).toContain("task 3 ho gaya");
-  });
+  it.each(["hi", "hello", "assalam o alaikum", "good morning", "help", "what can you do", "thanks", "shukriya"])(
+    "answers %j with what it can do",
+    (message) => {
+      const text = reply(message);
+      expect(text).toContain("add a task to call mom tomorrow at 5pm");
+      expect(text).toContain("task 3 ho gaya");
+    },
+  );
 
   it.each([
     ["done", "Which task is done?"],

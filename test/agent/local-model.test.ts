@@ -42,13 +42,23 @@ describe("LocalRouterModel in generateText", () => {
 
   it("answers in Roman Urdu after a Roman Urdu request", async () => {
     const { tools } = recordingTools(["list_tasks"], () => "#1 [ ] paani peena");
-    const result = await generateText({ model: new LocalRouterModel({ now: () => NOW }), tools, stopWhen: isStepCount(5), prompt: "mere tasks dikhao" });
+    const result = await generateText({
+      model: new LocalRouterModel({ now: () => NOW }),
+      tools,
+      stopWhen: isStepCount(5),
+      prompt: "mere tasks dikhao",
+    });
     expect(result.text).toBe("Yeh raha jo mila:\n#1 [ ] paani peena");
   });
 
   it("never calls a tool it was not offered: without add_task it explains instead", async () => {
     const { tools, calls } = recordingTools(["list_tasks"], () => "");
-    const result = await generateText({ model: new LocalRouterModel({ now: () => NOW }), tools, stopWhen: isStepCount(5), prompt: "add a task to call mom" });
+    const result = await generateText({
+      model: new LocalRouterModel({ now: () => NOW }),
+      tools,
+      stopWhen: isStepCount(5),
+      prompt: "add a task to call mom",
+    });
     expect(calls).toEqual([]);
     expect(result.text).toMatch(/^I understood that, but the add_task tool isn't available here\./);
   });

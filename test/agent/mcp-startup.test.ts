@@ -135,7 +135,9 @@ describe("an MCP tool named like an own tool replaces it", () => {
     expect(result.tool_calls[0]).toMatchObject({ name: "current_time", is_error: false, result: "fixture current_time" });
     const listed = await ask(chat, "which tools do you have?");
     const lines = listed.tool_calls[0]!.result.split("\n");
-    expect(lines.filter((line) => line.startsWith("- current_time"))).toEqual([`- current_time (MCP ${url}): The fixture's clashing current_time`]);
+    expect(lines.filter((line) => line.startsWith("- current_time"))).toEqual([
+      `- current_time (MCP ${url}): The fixture's clashing current_time`,
+    ]);
     expect(lines.some((line) => line.startsWith("- list_my_tools (agent)"))).toBe(true);
     await chat.close();
   });
@@ -171,7 +173,12 @@ describe("MCP connections are lazy and closed on shutdown", () => {
     const probe = () =>
       fetch(url, {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": sessionId!, "mcp-protocol-version": "2025-06-18" },
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-session-id": sessionId!,
+          "mcp-protocol-version": "2025-06-18",
+        },
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
       });
     const alive = await probe();
@@ -192,7 +199,10 @@ describe("MCP connections are lazy and closed on shutdown", () => {
     expect(await first.callTool("ping", {})).toEqual({ text: "pong", isError: false });
     // The server drops this one session (as after a restart; /control/restart would also end
     // other test files' sessions, so only ours is ended, out of band).
-    const ended = await fetch(url, { method: "DELETE", headers: { "mcp-session-id": first.sessionId!, "mcp-protocol-version": "2025-06-18" } });
+    const ended = await fetch(url, {
+      method: "DELETE",
+      headers: { "mcp-session-id": first.sessionId!, "mcp-protocol-version": "2025-06-18" },
+    });
     await ended.body?.cancel();
     expect(ended.status).toBe(200);
     const lost = await first.callTool("ping", {});

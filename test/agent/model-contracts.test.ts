@@ -56,7 +56,14 @@ async function failedTurn(work: Promise<unknown>): Promise<AppError> {
 describe("the OpenAI-compatible backend", { timeout: 30_000 }, () => {
   it("streams a turn with a tool call: documented request, tool round trip, reply", async () => {
     const run = providerRun();
-    const output = await runTurn({ model: openAiModel(run.base, "gpt-test"), instructions: INSTRUCTIONS, tools, history: [], message: "please call current_time", context });
+    const output = await runTurn({
+      model: openAiModel(run.base, "gpt-test"),
+      instructions: INSTRUCTIONS,
+      tools,
+      history: [],
+      message: "please call current_time",
+      context,
+    });
     expect(output.reply).toBe("The tool answered.");
     expect(output.tool_calls).toEqual([expect.objectContaining({ id: "call_1", name: "current_time", is_error: false })]);
 
@@ -77,7 +84,9 @@ describe("the OpenAI-compatible backend", { timeout: 30_000 }, () => {
     });
     const second = requests[1]!.body as { messages: { role: string; tool_call_id?: string; tool_calls?: unknown[] }[] };
     expect(second.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool"]);
-    expect(second.messages[2]!.tool_calls).toEqual([{ id: "call_1", type: "function", function: { name: "current_time", arguments: "{}" } }]);
+    expect(second.messages[2]!.tool_calls).toEqual([
+      { id: "call_1", type: "function", function: { name: "current_time", arguments: "{}" } },
+    ]);
     expect(second.messages[3]!.tool_call_id).toBe("call_1");
   });
 
@@ -97,19 +106,38 @@ describe("the OpenAI-compatible backend", { timeout: 30_000 }, () => {
 describe("the Workers AI backend (workers-ai-provider over the REST API)", { timeout: 30_000 }, () => {
   it("streams a reply from the model's `response` events", async () => {
     const run = providerRun();
-    const output = await runTurn({ model: workersAiModel(run.base, DEFAULT_WORKERS_AI_MODEL), instructions: INSTRUCTIONS, tools, history: [], message: "hello there", context });
+    const output = await runTurn({
+      model: workersAiModel(run.base, DEFAULT_WORKERS_AI_MODEL),
+      instructions: INSTRUCTIONS,
+      tools,
+      history: [],
+      message: "hello there",
+      context,
+    });
     expect(output.reply).toBe("You said: hello there");
     const [request] = await run.requests();
     expect(request).toMatchObject({
       path: `client/v4/accounts/${ACCOUNT_ID}/ai/run/${DEFAULT_WORKERS_AI_MODEL}`,
       authorization: `Bearer ${API_TOKEN}`,
-      body: { stream: true, messages: [{ role: "system", content: INSTRUCTIONS }, { role: "user", content: "hello there" }] },
+      body: {
+        stream: true,
+        messages: [
+          { role: "system", content: INSTRUCTIONS },
+          { role: "user", content: "hello there" },
+        ],
+      },
     });
   });
 
   it("ends a turn on out-of-capacity (3040, HTTP 429) with busy and the retry hint", async () => {
     const run = providerRun();
-    const busy = await failedTurn(runTurn({ model: workersAiModel(run.base, "@cf/test/rate-limited"), tools, history: [], message: "hi", context }));
-    expect(busy).toMatchObject({ code: "busy", message: "The language model is busy (HTTP 429, 3040); retry after 1000 ms", details: { retry_after_ms: 1000 } });
+    const busy = await failedTurn(
+      runTurn({ model: workersAiModel(run.base, "@cf/test/rate-limited"), tools, history: [], message: "hi", context }),
+    );
+    expect(busy).toMatchObject({
+      code: "busy",
+      message: "The language model is busy (HTTP 429, 3040); retry after 1000 ms",
+      details: { retry_after_ms: 1000 },
+    });
   });
 });

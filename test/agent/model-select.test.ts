@@ -24,9 +24,17 @@ describe("model selection", () => {
     // An OpenAI model name is no Workers AI model: fall back to the default rather than fail every turn.
     { config: { AI, AGENT_MODEL: "gpt-4o" }, backend: "workers-ai", label: `workers-ai:${DEFAULT_WORKERS_AI_MODEL}` },
     { config: { AGENT_OPENAI_BASE_URL: "https://api.example.com/v1" }, backend: "openai", label: `openai:${DEFAULT_OPENAI_MODEL}` },
-    { config: { AGENT_OPENAI_BASE_URL: "http://127.0.0.1:11434/v1", AGENT_MODEL: "llama3.1" }, backend: "openai", label: "openai:llama3.1" },
+    {
+      config: { AGENT_OPENAI_BASE_URL: "http://127.0.0.1:11434/v1", AGENT_MODEL: "llama3.1" },
+      backend: "openai",
+      label: "openai:llama3.1",
+    },
     // Explicit endpoint configuration beats a binding that may be there for RAG.
-    { config: { AI, AGENT_OPENAI_BASE_URL: "https://api.example.com/v1", AGENT_OPENAI_API_KEY: "k", AGENT_MODEL: "gpt-4.1-mini" }, backend: "openai", label: "openai:gpt-4.1-mini" },
+    {
+      config: { AI, AGENT_OPENAI_BASE_URL: "https://api.example.com/v1", AGENT_OPENAI_API_KEY: "k", AGENT_MODEL: "gpt-4.1-mini" },
+      backend: "openai",
+      label: "openai:gpt-4.1-mini",
+    },
   ];
   for (const row of table) {
     it(`${JSON.stringify({ ...row.config, AI: row.config.AI ? "<binding>" : undefined })} → ${row.label}`, () => {

@@ -6,7 +6,18 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { workerFetch } from "../helpers/mcp";
-import { authorizeInBrowser, authorizeUrl, Browser, formFields, LOOPBACK_REDIRECT, offeredScopes, ORIGIN, pkce, publishClientMetadata, registerClient } from "../helpers/oauth";
+import {
+  authorizeInBrowser,
+  authorizeUrl,
+  Browser,
+  formFields,
+  LOOPBACK_REDIRECT,
+  offeredScopes,
+  ORIGIN,
+  pkce,
+  publishClientMetadata,
+  registerClient,
+} from "../helpers/oauth";
 import { createLoginCode, createUser, type TestUser, withScopedToken } from "../helpers/users";
 
 async function signInPage(browser: Browser, url: string): Promise<string> {
@@ -17,10 +28,20 @@ async function signInPage(browser: Browser, url: string): Promise<string> {
   return html;
 }
 
-async function newAuthorization(options: { scope?: string; redirectUri?: string; clientId?: string } = {}): Promise<{ clientId: string; url: string }> {
+async function newAuthorization(
+  options: { scope?: string; redirectUri?: string; clientId?: string } = {},
+): Promise<{ clientId: string; url: string }> {
   const clientId = options.clientId ?? (await registerClient(options.redirectUri ? [options.redirectUri] : undefined));
   const { challenge } = await pkce();
-  return { clientId, url: authorizeUrl({ clientId, challenge, scope: options.scope ?? "tasks:read", ...(options.redirectUri ? { redirectUri: options.redirectUri } : {}) }) };
+  return {
+    clientId,
+    url: authorizeUrl({
+      clientId,
+      challenge,
+      scope: options.scope ?? "tasks:read",
+      ...(options.redirectUri ? { redirectUri: options.redirectUri } : {}),
+    }),
+  };
 }
 
 async function signIn(browser: Browser, url: string, user: TestUser): Promise<Response> {
@@ -69,7 +90,11 @@ describe("signing in", () => {
     // The right browser with a foreign Origin: refused too.
     const victim = new Browser();
     const own = await signInPage(victim, url);
-    const crossSite = await victim.post("/authorize", [...Object.entries(formFields(own, "api_token")), ["token", user.token]], "https://evil.example");
+    const crossSite = await victim.post(
+      "/authorize",
+      [...Object.entries(formFields(own, "api_token")), ["token", user.token]],
+      "https://evil.example",
+    );
     expect(crossSite.status).toBe(403);
   });
 
@@ -128,7 +153,12 @@ describe("a scoped API token signs in only for what it grants", () => {
     const html = await (await browser.get(signedIn.headers.get("location")!)).text();
     expect(offeredScopes(html)).toEqual(["tasks:read"]);
     // A forged form adding tasks:write is narrowed to what the sign-in may grant.
-    const res = await browser.post("/authorize", [...Object.entries(formFields(html, "consent")), ["decision", "approve"], ["scope", "tasks:read"], ["scope", "tasks:write"]]);
+    const res = await browser.post("/authorize", [
+      ...Object.entries(formFields(html, "consent")),
+      ["decision", "approve"],
+      ["scope", "tasks:read"],
+      ["scope", "tasks:write"],
+    ]);
     expect(res.status).toBe(302);
     const row = await env.DB.prepare("SELECT scopes FROM oauth_consents WHERE user_id = ?").bind(reader.id).first<{ scopes: string }>();
     expect(JSON.parse(row!.scopes)).toEqual(["tasks:read"]);
@@ -222,7 +252,10 @@ describe("consent", () => {
     const user = await createUser();
     const redirectUri = "cursor://anysphere.cursor-mcp/oauth/callback";
     // What Cursor registers: its app's scheme beside its web and loopback callbacks.
-    const clientId = await registerClient([redirectUri, "https://www.cursor.com/agents/mcp/oauth/callback", "http://localhost:8787/callback"], "Cursor");
+    const clientId = await registerClient(
+      [redirectUri, "https://www.cursor.com/agents/mcp/oauth/callback", "http://localhost:8787/callback"],
+      "Cursor",
+    );
     const { url } = await newAuthorization({ clientId, redirectUri });
     const browser = new Browser();
     const consent = await browser.get((await signIn(browser, url, user)).headers.get("location")!);
@@ -230,14 +263,22 @@ describe("consent", () => {
     expect(consent.headers.get("content-security-policy")).toContain("form-action 'self' cursor:;");
     const html = await consent.text();
     expect(html).toContain("Access will be sent to an app on this computer");
-    const answer = await browser.post("/authorize", [...Object.entries(formFields(html, "consent")), ["decision", "approve"], ["scope", "tasks:read"]]);
+    const answer = await browser.post("/authorize", [
+      ...Object.entries(formFields(html, "consent")),
+      ["decision", "approve"],
+      ["scope", "tasks:read"],
+    ]);
     expect(answer.status).toBe(302);
     expect(answer.headers.get("location")).toMatch(/^cursor:\/\/anysphere\.cursor-mcp\/oauth\/callback\?code=/);
   });
 
   it("a metadata-document client shows its domain", async () => {
     const user = await createUser();
-    const clientId = await publishClientMetadata(`consent/${crypto.randomUUID()}.json`, { client_name: "Verified app", redirect_uris: [LOOPBACK_REDIRECT], token_endpoint_auth_method: "none" });
+    const clientId = await publishClientMetadata(`consent/${crypto.randomUUID()}.json`, {
+      client_name: "Verified app",
+      redirect_uris: [LOOPBACK_REDIRECT],
+      token_endpoint_auth_method: "none",
+    });
     const { url } = await newAuthorization({ clientId });
     const browser = new Browser();
     const signedIn = await signIn(browser, url, user);
@@ -274,7 +315,12 @@ describe("consent", () => {
     const browser = new Browser();
     const signedIn = await signIn(browser, url, user);
     const html = await (await browser.get(signedIn.headers.get("location")!)).text();
-    const res = await browser.post("/authorize", [...Object.entries(formFields(html, "consent")), ["decision", "approve"], ["scope", "tasks:read"], ["scope", "gateway:admin"]]);
+    const res = await browser.post("/authorize", [
+      ...Object.entries(formFields(html, "consent")),
+      ["decision", "approve"],
+      ["scope", "tasks:read"],
+      ["scope", "gateway:admin"],
+    ]);
     expect(res.status).toBe(302);
     const row = await env.DB.prepare("SELECT scopes FROM oauth_consents WHERE user_id = ?").bind(user.id).first<{ scopes: string }>();
     expect(JSON.parse(row!.scopes)).toEqual(["tasks:read"]);
@@ -303,11 +349,23 @@ describe("consent", () => {
 describe("errors before the client is validated are shown here, never redirected", () => {
   it.each([
     ["an unknown client", (clientId: string) => authorizeUrl({ clientId: `${clientId}-unknown`, challenge: "x".repeat(43) })],
-    ["a redirect URI the client did not register", (clientId: string) => authorizeUrl({ clientId, challenge: "x".repeat(43), redirectUri: "https://evil.example/cb" })],
+    [
+      "a redirect URI the client did not register",
+      (clientId: string) => authorizeUrl({ clientId, challenge: "x".repeat(43), redirectUri: "https://evil.example/cb" }),
+    ],
     ["a repeated client_id", (clientId: string) => `${authorizeUrl({ clientId, challenge: "x".repeat(43) })}&client_id=${clientId}`],
-    ["a metadata-document client on a private IP", () => authorizeUrl({ clientId: "https://10.0.0.1/client.json", challenge: "x".repeat(43) })],
-    ["a metadata-document client over http", () => authorizeUrl({ clientId: "http://client-metadata.test/client.json", challenge: "x".repeat(43) })],
-    ["an oversized request", (clientId: string) => authorizeUrl({ clientId, challenge: "x".repeat(43), scope: "tasks:read ".repeat(1000) })],
+    [
+      "a metadata-document client on a private IP",
+      () => authorizeUrl({ clientId: "https://10.0.0.1/client.json", challenge: "x".repeat(43) }),
+    ],
+    [
+      "a metadata-document client over http",
+      () => authorizeUrl({ clientId: "http://client-metadata.test/client.json", challenge: "x".repeat(43) }),
+    ],
+    [
+      "an oversized request",
+      (clientId: string) => authorizeUrl({ clientId, challenge: "x".repeat(43), scope: "tasks:read ".repeat(1000) }),
+    ],
   ])("%s", async (_case, build) => {
     const clientId = await registerClient();
     const res = await workerFetch(build(clientId), { redirect: "manual" });
@@ -319,7 +377,9 @@ describe("errors before the client is validated are shown here, never redirected
 
   it("after validation, an unknown resource goes back to the client as invalid_target", async () => {
     const clientId = await registerClient();
-    const res = await workerFetch(authorizeUrl({ clientId, challenge: "x".repeat(43), resource: "https://other.example/mcp" }), { redirect: "manual" });
+    const res = await workerFetch(authorizeUrl({ clientId, challenge: "x".repeat(43), resource: "https://other.example/mcp" }), {
+      redirect: "manual",
+    });
     expect(res.status).toBe(302);
     const location = new URL(res.headers.get("location")!);
     expect(location.searchParams.get("error")).toBe("invalid_target");

@@ -16,18 +16,58 @@ async function expectOAuthError(res: Response, status: number, code: string | st
 }
 
 function register(body: string, ip = crypto.randomUUID(), contentType = "application/json"): Promise<Response> {
-  return workerFetch(`${ORIGIN}/oauth/register`, { method: "POST", headers: { "content-type": contentType, "cf-connecting-ip": ip }, body });
+  return workerFetch(`${ORIGIN}/oauth/register`, {
+    method: "POST",
+    headers: { "content-type": contentType, "cf-connecting-ip": ip },
+    body,
+  });
 }
 
 describe("token endpoint", () => {
   it.each([
     ["no grant_type", { code: "1:2:3" }, 400, ["invalid_request", "invalid_client", "unsupported_grant_type"]],
-    ["an unsupported grant_type", { grant_type: "password", username: "a", password: "b" }, 400, ["unsupported_grant_type", "invalid_client", "invalid_request"]],
-    ["an unknown client", { grant_type: "authorization_code", code: "1:2:3", client_id: "nobody", code_verifier: "x".repeat(43), redirect_uri: LOOPBACK_REDIRECT }, 401, "invalid_client"],
-    ["a malformed code", { grant_type: "authorization_code", code: "garbage", code_verifier: "x".repeat(43), redirect_uri: LOOPBACK_REDIRECT }, 400, ["invalid_grant", "invalid_client", "invalid_request"]],
-    ["a malformed refresh token", { grant_type: "refresh_token", refresh_token: "garbage" }, 400, ["invalid_grant", "invalid_client", "invalid_request"]],
-    ["a metadata-document client_id on a loopback address", { grant_type: "refresh_token", refresh_token: "1:2:3", client_id: "https://127.0.0.1/client.json" }, 401, "invalid_client"],
-    ["a metadata-document client_id on the cloud metadata host", { grant_type: "refresh_token", refresh_token: "1:2:3", client_id: "https://169.254.169.254/latest" }, 401, "invalid_client"],
+    [
+      "an unsupported grant_type",
+      { grant_type: "password", username: "a", password: "b" },
+      400,
+      ["unsupported_grant_type", "invalid_client", "invalid_request"],
+    ],
+    [
+      "an unknown client",
+      {
+        grant_type: "authorization_code",
+        code: "1:2:3",
+        client_id: "nobody",
+        code_verifier: "x".repeat(43),
+        redirect_uri: LOOPBACK_REDIRECT,
+      },
+      401,
+      "invalid_client",
+    ],
+    [
+      "a malformed code",
+      { grant_type: "authorization_code", code: "garbage", code_verifier: "x".repeat(43), redirect_uri: LOOPBACK_REDIRECT },
+      400,
+      ["invalid_grant", "invalid_client", "invalid_request"],
+    ],
+    [
+      "a malformed refresh token",
+      { grant_type: "refresh_token", refresh_token: "garbage" },
+      400,
+      ["invalid_grant", "invalid_client", "invalid_request"],
+    ],
+    [
+      "a metadata-document client_id on a loopback address",
+      { grant_type: "refresh_token", refresh_token: "1:2:3", client_id: "https://127.0.0.1/client.json" },
+      401,
+      "invalid_client",
+    ],
+    [
+      "a metadata-document client_id on the cloud metadata host",
+      { grant_type: "refresh_token", refresh_token: "1:2:3", client_id: "https://169.254.169.254/latest" },
+      401,
+      "invalid_client",
+    ],
   ])("answers %s with an OAuth error", async (_case, fields, status, code) => {
     const withClient = "client_id" in fields ? fields : { ...fields, client_id: await registerClient() };
     await expectOAuthError(await tokenRequest(withClient), status, code);
@@ -44,15 +84,33 @@ describe("token endpoint", () => {
   });
 
   it("refuses an oversized body and the wrong content type", async () => {
-    await expectOAuthError(await workerFetch(`${ORIGIN}/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `grant_type=x&pad=${"a".repeat(20_000)}` }), 413, "invalid_request");
-    await expectOAuthError(await workerFetch(`${ORIGIN}/oauth/token`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }), 400, "invalid_request");
+    await expectOAuthError(
+      await workerFetch(`${ORIGIN}/oauth/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: `grant_type=x&pad=${"a".repeat(20_000)}`,
+      }),
+      413,
+      "invalid_request",
+    );
+    await expectOAuthError(
+      await workerFetch(`${ORIGIN}/oauth/token`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }),
+      400,
+      "invalid_request",
+    );
     await expectOAuthError(await workerFetch(`${ORIGIN}/oauth/token`), 405, "invalid_request");
   });
 
   it("a code issued for one client cannot be redeemed by another (no partial grant)", async () => {
     const clientA = await registerClient();
     const clientB = await registerClient();
-    const res = await tokenRequest({ grant_type: "authorization_code", code: "1:nogrant:x", client_id: clientB, redirect_uri: LOOPBACK_REDIRECT, code_verifier: "x".repeat(43) });
+    const res = await tokenRequest({
+      grant_type: "authorization_code",
+      code: "1:nogrant:x",
+      client_id: clientB,
+      redirect_uri: LOOPBACK_REDIRECT,
+      code_verifier: "x".repeat(43),
+    });
     expect(clientA).not.toBe(clientB);
     await expectOAuthError(res, 400, "invalid_grant");
   });
@@ -70,7 +128,11 @@ describe("dynamic client registration", () => {
   });
 
   it("refuses an oversized registration", async () => {
-    await expectOAuthError(await register(JSON.stringify({ redirect_uris: [LOOPBACK_REDIRECT], client_name: "x".repeat(20_000) })), 413, "invalid_client_metadata");
+    await expectOAuthError(
+      await register(JSON.stringify({ redirect_uris: [LOOPBACK_REDIRECT], client_name: "x".repeat(20_000) })),
+      413,
+      "invalid_client_metadata",
+    );
   });
 
   it("is rate-limited per caller address: the 11th registration in a minute gets 429", async () => {
@@ -118,11 +180,20 @@ describe("client metadata documents", () => {
   }
 
   it.each([
-    ["a document whose client_id is another URL", (url: string) => JSON.stringify({ client_id: `${url}-other`, client_name: "x", redirect_uris: [LOOPBACK_REDIRECT] })],
+    [
+      "a document whose client_id is another URL",
+      (url: string) => JSON.stringify({ client_id: `${url}-other`, client_name: "x", redirect_uris: [LOOPBACK_REDIRECT] }),
+    ],
     ["a document that is not JSON", () => "<html>hello</html>"],
     ["a document without redirect URIs", (url: string) => JSON.stringify({ client_id: url, client_name: "x" })],
-    ["a document carrying a client secret", (url: string) => JSON.stringify({ client_id: url, client_name: "x", redirect_uris: [LOOPBACK_REDIRECT], client_secret: "s" })],
-    ["a document over the size limit", (url: string) => JSON.stringify({ client_id: url, client_name: "x".repeat(6000), redirect_uris: [LOOPBACK_REDIRECT] })],
+    [
+      "a document carrying a client secret",
+      (url: string) => JSON.stringify({ client_id: url, client_name: "x", redirect_uris: [LOOPBACK_REDIRECT], client_secret: "s" }),
+    ],
+    [
+      "a document over the size limit",
+      (url: string) => JSON.stringify({ client_id: url, client_name: "x".repeat(6000), redirect_uris: [LOOPBACK_REDIRECT] }),
+    ],
   ])("%s is shown as an unverifiable client, never redirected", async (_case, document) => {
     const path = `bad/${crypto.randomUUID()}.json`;
     const url = `https://client-metadata.test/${path}`;

@@ -65,7 +65,16 @@ describe("authorization server metadata (RFC 8414)", () => {
     expect(doc["authorization_response_iss_parameter_supported"]).toBe(true);
     expect(doc["response_types_supported"]).toEqual(["code"]);
     expect(doc["grant_types_supported"]).toEqual(expect.arrayContaining(["authorization_code", "refresh_token"]));
-    expect(doc["scopes_supported"]).toEqual(["tasks:read", "tasks:write", "rag:read", "rag:write", "thinking", "gateway:read", "gateway:admin", "chat"]);
+    expect(doc["scopes_supported"]).toEqual([
+      "tasks:read",
+      "tasks:write",
+      "rag:read",
+      "rag:write",
+      "thinking",
+      "gateway:read",
+      "gateway:admin",
+      "chat",
+    ]);
     expect(doc["protected_resources"]).toEqual(RESOURCES.map(({ path }) => `${ORIGIN}${path}`));
   });
 
@@ -157,7 +166,9 @@ describe("OAUTH_DEFAULT_SCOPES: the operator narrows what a first sign-in asks f
     const tasks = await withDefaultScopes(NARROWED, "/mcp/tasks", INITIALIZE_POST);
     expect(tasks.status).toBe(401);
     expect(tasks.headers.get("www-authenticate")).toContain('scope="tasks:read"');
-    const tasksDoc = await (await withDefaultScopes(NARROWED, "/.well-known/oauth-protected-resource/mcp/tasks")).json<Record<string, unknown>>();
+    const tasksDoc = await (
+      await withDefaultScopes(NARROWED, "/.well-known/oauth-protected-resource/mcp/tasks")
+    ).json<Record<string, unknown>>();
     expect(tasksDoc["scopes_supported"]).toEqual(["tasks:read"]);
     const gateway = await withDefaultScopes(NARROWED, "/mcp", INITIALIZE_POST);
     expect(gateway.headers.get("www-authenticate")).toContain('scope="tasks:read gateway:read"');
@@ -172,9 +183,16 @@ describe("OAUTH_DEFAULT_SCOPES: the operator narrows what a first sign-in asks f
     ["an empty list", '{"/mcp/tasks": " "}', /"\/mcp\/tasks" names no scope/],
     ["an unknown scope", '{"/mcp/tasks": "tasks:delete"}', /unknown scope tasks:delete/],
     ["a scope the endpoint does not serve", '{"/mcp/tasks": "rag:read"}', /names rag:read, which its tools do not use/],
-    ["a gateway list that would bind clients to /mcp/tasks", '{"/mcp": "tasks:read"}', /would bind a client that sends no resource to \/mcp\/tasks/],
+    [
+      "a gateway list that would bind clients to /mcp/tasks",
+      '{"/mcp": "tasks:read"}',
+      /would bind a client that sends no resource to \/mcp\/tasks/,
+    ],
   ])("an unusable value (%s) answers 503 naming the setting, on the 401 and the metadata", async (_case, setting, reason) => {
-    for (const res of [await withDefaultScopes(setting, "/mcp/tasks", INITIALIZE_POST), await withDefaultScopes(setting, "/.well-known/oauth-protected-resource/mcp/tasks")]) {
+    for (const res of [
+      await withDefaultScopes(setting, "/mcp/tasks", INITIALIZE_POST),
+      await withDefaultScopes(setting, "/.well-known/oauth-protected-resource/mcp/tasks"),
+    ]) {
       expect(res.status).toBe(503);
       const body = await res.json<{ error: { code: string; message: string } }>();
       expect(body.error.code).toBe("unavailable");

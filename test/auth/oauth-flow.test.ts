@@ -20,7 +20,9 @@ describe.each(ERAS)("OAuth sign-in from an MCP client (%s)", (era) => {
     // The 401 named every scope of the server's tools; the client asked for them and, with the
     // consent page's defaults, got them: it can write at once (decision 0054).
     expect(provider.tokens()?.scope).toBe("tasks:read tasks:write");
-    expect((await callOk<{ task: { title: string } }>(client, "add_task", { title: "written after the first sign-in" })).task.title).toBe("written after the first sign-in");
+    expect((await callOk<{ task: { title: string } }>(client, "add_task", { title: "written after the first sign-in" })).task.title).toBe(
+      "written after the first sign-in",
+    );
     await client.close();
   });
 
@@ -41,4 +43,3 @@ describe.each(ERAS)("OAuth sign-in from an MCP client (%s)", (era) => {
     await client.close();
   });
 });
-

@@ -12,8 +12,28 @@ import { UnauthorizedError } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../workers/app";
 import { callOk, workerFetch } from "../helpers/mcp";
-import { authorizeUrl, Browser, formFields, LOOPBACK_REDIRECT, mcpClient, oauthTransport, ORIGIN, pkce, registerClient, TestOAuthProvider, tokenRequest } from "../helpers/oauth";
-import { allowAndContinue, authorizeWithProvider, chooseProvider, ProviderTab, setAccountClaims, signInAtProvider, tamperWithIdToken } from "../helpers/oidc";
+import {
+  authorizeUrl,
+  Browser,
+  formFields,
+  LOOPBACK_REDIRECT,
+  mcpClient,
+  oauthTransport,
+  ORIGIN,
+  pkce,
+  registerClient,
+  TestOAuthProvider,
+  tokenRequest,
+} from "../helpers/oauth";
+import {
+  allowAndContinue,
+  authorizeWithProvider,
+  chooseProvider,
+  ProviderTab,
+  setAccountClaims,
+  signInAtProvider,
+  tamperWithIdToken,
+} from "../helpers/oidc";
 import { upstreams } from "../helpers/upstreams";
 import { createUser } from "../helpers/users";
 import { OIDC_CLIENT_ID, OIDC_REDIRECT_URI } from "../upstreams/oidc-test-client";
@@ -23,7 +43,9 @@ function newSubject(): string {
 }
 
 async function linkedUser(subject: string): Promise<{ id: number; name: string } | null> {
-  return env.DB.prepare("SELECT users.id, users.name FROM user_identities JOIN users ON users.id = user_identities.user_id WHERE issuer = ? AND subject = ?")
+  return env.DB.prepare(
+    "SELECT users.id, users.name FROM user_identities JOIN users ON users.id = user_identities.user_id WHERE issuer = ? AND subject = ?",
+  )
     .bind(upstreams().oidc_provider, subject)
     .first<{ id: number; name: string }>();
 }
@@ -37,7 +59,13 @@ async function newAuthorization(scope = "tasks:read tasks:write") {
   const redeem = async (callback: URL): Promise<string> => {
     const code = callback.searchParams.get("code");
     expect(code, `the client got a code (${callback.search})`).toBeTruthy();
-    const res = await tokenRequest({ grant_type: "authorization_code", code: code!, client_id: clientId, redirect_uri: LOOPBACK_REDIRECT, code_verifier: verifier });
+    const res = await tokenRequest({
+      grant_type: "authorization_code",
+      code: code!,
+      client_id: clientId,
+      redirect_uri: LOOPBACK_REDIRECT,
+      code_verifier: verifier,
+    });
     expect(res.status).toBe(200);
     return (await res.json<{ access_token: string }>()).access_token;
   };
@@ -58,7 +86,11 @@ async function listTasks(token: string): Promise<{ id: number; title: string }[]
 }
 
 function fetchApi(token: string, method: string, path: string, body?: unknown): Promise<Response> {
-  return workerFetch(`${ORIGIN}${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  return workerFetch(`${ORIGIN}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 }
 
 function unescapeHtml(html: string): string {
@@ -98,7 +130,9 @@ describe("sign-in with an OpenID provider, end to end", () => {
     expect(consentHtml).toContain("Allow and sign in with Test ID");
     expect(consentHtml).toContain("tasks:read");
     // Its answer redirects to the provider, so the page's form-action allows the provider's origin.
-    expect(consent.headers.get("content-security-policy")).toContain(`form-action 'self' http://127.0.0.1:33418 ${upstreams().oidc_provider}`);
+    expect(consent.headers.get("content-security-policy")).toContain(
+      `form-action 'self' http://127.0.0.1:33418 ${upstreams().oidc_provider}`,
+    );
 
     const toProvider = await allowAndContinue(browser, consent);
     expect(toProvider.status).toBe(303);
@@ -115,7 +149,9 @@ describe("sign-in with an OpenID provider, end to end", () => {
     expect(at.searchParams.get("nonce")).toBeTruthy();
     expect(at.searchParams.get("code_challenge")).toMatch(/^[A-Za-z0-9_-]{43}$/);
     // The state is bound to this browser by a __Host- cookie.
-    expect(toProvider.headers.getSetCookie().some((line) => line.startsWith("__Host-") && /; Secure/i.test(line) && /; HttpOnly/i.test(line))).toBe(true);
+    expect(
+      toProvider.headers.getSetCookie().some((line) => line.startsWith("__Host-") && /; Secure/i.test(line) && /; HttpOnly/i.test(line)),
+    ).toBe(true);
 
     const callback = await signInAtProvider(new ProviderTab(), at.href, subject);
     expect(callback.origin + callback.pathname).toBe(OIDC_REDIRECT_URI);
@@ -175,7 +211,9 @@ describe("sign-in with an OpenID provider, end to end", () => {
 
 describe("what never signs anyone in", () => {
   /** Runs the flow up to the provider's callback, tampers with the ID token of that code, then delivers it. */
-  async function callbackWithTamperedToken(tamper: Parameters<typeof tamperWithIdToken>[1]): Promise<{ answer: Response; subject: string }> {
+  async function callbackWithTamperedToken(
+    tamper: Parameters<typeof tamperWithIdToken>[1],
+  ): Promise<{ answer: Response; subject: string }> {
     const subject = newSubject();
     const { url } = await newAuthorization();
     const browser = new Browser();
@@ -258,7 +296,10 @@ describe("what never signs anyone in", () => {
     // In another tab of the same browser, the user signs in with an API token.
     const other = await browser.get((await newAuthorization()).url);
     const user = await createUser();
-    const signedIn = await browser.post("/authorize", [...Object.entries(formFields(await other.text(), "api_token")), ["token", user.token]]);
+    const signedIn = await browser.post("/authorize", [
+      ...Object.entries(formFields(await other.text(), "api_token")),
+      ["token", user.token],
+    ]);
     expect(signedIn.status).toBe(303);
     // The first tab's Allow still means "the account I sign in as at Test ID": no code for the token's user.
     const answer = await allowAndContinue(browser, consent);

@@ -13,7 +13,10 @@ import { createUser } from "../helpers/users";
 
 /** The library's KV keys of one user's grants and tokens. */
 async function recordsOf(userId: number): Promise<string[]> {
-  const [grants, tokens] = await Promise.all([env.OAUTH_KV.list({ prefix: `grant:${userId}:` }), env.OAUTH_KV.list({ prefix: `token:${userId}:` })]);
+  const [grants, tokens] = await Promise.all([
+    env.OAUTH_KV.list({ prefix: `grant:${userId}:` }),
+    env.OAUTH_KV.list({ prefix: `token:${userId}:` }),
+  ]);
   return [...grants.keys, ...tokens.keys].map((key) => key.name);
 }
 

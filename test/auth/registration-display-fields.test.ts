@@ -16,7 +16,10 @@ function register(metadata: Record<string, unknown>): Promise<Response> {
     method: "POST",
     headers: { "content-type": "application/json", "cf-connecting-ip": `192.0.2.${crypto.randomUUID()}` },
     body: JSON.stringify({
-      client_name: "Display test", redirect_uris: [LOOPBACK_REDIRECT], token_endpoint_auth_method: "none", ...metadata,
+      client_name: "Display test",
+      redirect_uris: [LOOPBACK_REDIRECT],
+      token_endpoint_auth_method: "none",
+      ...metadata,
     }),
   });
 }

@@ -41,7 +41,10 @@ describe("the scope gate on every serving path", () => {
   it("the 2025-era fast path answers 403 naming tasks:write before add_task runs", async () => {
     const reader = await withScopedToken(await createUser(), ["tasks:read"]);
     for (const version of ["2025-06-18", "2025-11-25"]) {
-      const res = await workerFetch(`${ORIGIN}/mcp/tasks`, legacyPost(reader.token, version, { id: 1, method: "tools/call", params: ADD_TASK }));
+      const res = await workerFetch(
+        `${ORIGIN}/mcp/tasks`,
+        legacyPost(reader.token, version, { id: 1, method: "tools/call", params: ADD_TASK }),
+      );
       expectStepUp(res, "tasks:write", "/mcp/tasks");
     }
     expect(await taskCount(reader)).toBe(0);
@@ -56,7 +59,10 @@ describe("the scope gate on every serving path", () => {
 
   it("a read the token allows goes through on both paths", async () => {
     const reader = await withScopedToken(await createUser(), ["tasks:read"]);
-    const legacy = await workerFetch(`${ORIGIN}/mcp/tasks`, legacyPost(reader.token, "2025-11-25", { id: 1, method: "tools/call", params: { name: "list_tasks", arguments: {} } }));
+    const legacy = await workerFetch(
+      `${ORIGIN}/mcp/tasks`,
+      legacyPost(reader.token, "2025-11-25", { id: 1, method: "tools/call", params: { name: "list_tasks", arguments: {} } }),
+    );
     expect(legacy.status).toBe(200);
     expect((await rpcResponse(legacy)).result?.["isError"]).toBeUndefined();
     const modern = await workerFetch(`${ORIGIN}/mcp/tasks`, modernPost(reader.token, "tools/call", { name: "list_tasks", arguments: {} }));
@@ -73,15 +79,24 @@ describe("the scope gate on every serving path", () => {
     const other = await withScopedToken(await createUser(), ["rag:read"]);
     const res = await workerFetch(`${ORIGIN}/mcp/tasks`, modernPost(other.token, "resources/read", { uri: "task://1" }));
     expectStepUp(res, "tasks:read", "/mcp/tasks");
-    const prompt = await workerFetch(`${ORIGIN}/mcp/tasks`, modernPost(other.token, "prompts/get", { name: "review_tasks", arguments: {} }));
+    const prompt = await workerFetch(
+      `${ORIGIN}/mcp/tasks`,
+      modernPost(other.token, "prompts/get", { name: "review_tasks", arguments: {} }),
+    );
     expectStepUp(prompt, "tasks:read", "/mcp/tasks");
   });
 
   it("the gateway refuses a built-in it does not grant, with the built-in's own scope", async () => {
     const reader = await withScopedToken(await createUser(), ["gateway:read", "tasks:read"]);
-    const res = await workerFetch(`${ORIGIN}/mcp`, legacyPost(reader.token, "2025-11-25", { id: 1, method: "tools/call", params: ADD_TASK }));
+    const res = await workerFetch(
+      `${ORIGIN}/mcp`,
+      legacyPost(reader.token, "2025-11-25", { id: 1, method: "tools/call", params: ADD_TASK }),
+    );
     expectStepUp(res, "tasks:write", "/mcp");
-    const admin = await workerFetch(`${ORIGIN}/mcp`, modernPost(reader.token, "tools/call", { name: "gateway_delete_source", arguments: { source_id: 1 } }));
+    const admin = await workerFetch(
+      `${ORIGIN}/mcp`,
+      modernPost(reader.token, "tools/call", { name: "gateway_delete_source", arguments: { source_id: 1 } }),
+    );
     expectStepUp(admin, "gateway:admin", "/mcp");
     expect(await taskCount(reader)).toBe(0);
   });
@@ -103,7 +118,10 @@ describe("the scope gate on every serving path", () => {
     const health = await api<{ calls: { window: number } }>(owner, "GET", `/api/sources/${source.body.source.id}/health`);
     expect(health.body.calls.window).toBe(0);
     // The owner's full token still reaches the same tool through the same path.
-    const ok = await workerFetch(`${ORIGIN}/mcp`, legacyPost(owner.token, "2025-11-25", { id: 1, method: "tools/call", params: { name: `${slug}__list_tasks`, arguments: {} } }));
+    const ok = await workerFetch(
+      `${ORIGIN}/mcp`,
+      legacyPost(owner.token, "2025-11-25", { id: 1, method: "tools/call", params: { name: `${slug}__list_tasks`, arguments: {} } }),
+    );
     expect(ok.status).toBe(200);
   });
 
@@ -186,7 +204,11 @@ describe("REST routes follow the same rule", () => {
   it("a tasks:read token lists tasks but gets 403 naming tasks:write on POST /api/tasks", async () => {
     const reader = await withScopedToken(await createUser(), ["tasks:read"]);
     expect((await api(reader, "GET", "/api/tasks")).status).toBe(200);
-    const res = await workerFetch(`${ORIGIN}/api/tasks`, { method: "POST", headers: { ...reader.headers, "content-type": "application/json" }, body: JSON.stringify({ title: "no" }) });
+    const res = await workerFetch(`${ORIGIN}/api/tasks`, {
+      method: "POST",
+      headers: { ...reader.headers, "content-type": "application/json" },
+      body: JSON.stringify({ title: "no" }),
+    });
     expectStepUp(res, "tasks:write", "/api");
     expect(await res.json()).toMatchObject({ error: { code: "forbidden", details: { required_scopes: ["tasks:write"] } } });
     expect(await taskCount(reader)).toBe(0);
@@ -194,7 +216,11 @@ describe("REST routes follow the same rule", () => {
 
   it("the scope check comes before input validation", async () => {
     const reader = await withScopedToken(await createUser(), ["tasks:read"]);
-    const res = await workerFetch(`${ORIGIN}/api/tasks`, { method: "POST", headers: { ...reader.headers, "content-type": "application/json" }, body: "{not json" });
+    const res = await workerFetch(`${ORIGIN}/api/tasks`, {
+      method: "POST",
+      headers: { ...reader.headers, "content-type": "application/json" },
+      body: "{not json",
+    });
     expect(res.status).toBe(403);
   });
 
@@ -215,7 +241,10 @@ describe("step-up with the MCP client", () => {
     expect(provider.tokens()?.scope).toBe("tasks:read");
 
     // The raw answer first: exactly one 403 with the challenge.
-    const raw = await workerFetch(`${ORIGIN}/mcp/tasks`, modernPost(provider.tokens()!.access_token, "tools/call", { name: "add_task", arguments: { title: "raw" } }));
+    const raw = await workerFetch(
+      `${ORIGIN}/mcp/tasks`,
+      modernPost(provider.tokens()!.access_token, "tools/call", { name: "add_task", arguments: { title: "raw" } }),
+    );
     expectStepUp(raw, "tasks:write", "/mcp/tasks");
 
     // The SDK reacts to the 403 by sending the user to authorize the union of scopes.

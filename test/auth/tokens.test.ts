@@ -8,12 +8,25 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { clearTokenCache } from "../helpers/isolate";
 import { createAuthorizationServer } from "../../workers/auth/authorization-server";
 import { workerFetch } from "../helpers/mcp";
-import { authorizeInBrowser, authorizeUrl, Browser, LOOPBACK_REDIRECT, obtainTokens, ORIGIN, pkce, registerClient, tokenRequest } from "../helpers/oauth";
+import {
+  authorizeInBrowser,
+  authorizeUrl,
+  Browser,
+  LOOPBACK_REDIRECT,
+  obtainTokens,
+  ORIGIN,
+  pkce,
+  registerClient,
+  tokenRequest,
+} from "../helpers/oauth";
 import { createUser } from "../helpers/users";
 import { legacyPost } from "../helpers/rpc";
 
 function listTasks(token: string, path = "/mcp/tasks"): Promise<Response> {
-  return workerFetch(`${ORIGIN}${path}`, legacyPost(token, "2025-11-25", { id: 1, method: "tools/call", params: { name: "list_tasks", arguments: {} } }));
+  return workerFetch(
+    `${ORIGIN}${path}`,
+    legacyPost(token, "2025-11-25", { id: 1, method: "tools/call", params: { name: "list_tasks", arguments: {} } }),
+  );
 }
 
 /** A confidential client (DCR with client_secret_basic). */
@@ -81,7 +94,11 @@ describe("PKCE (S256 only, every client)", () => {
   it("the plain method is refused", async () => {
     const user = await createUser();
     const clientId = await registerClient();
-    const { callback } = await authorizeInBrowser(new Browser(), authorizeUrl({ clientId, challenge: "a".repeat(43), method: "plain" }), user);
+    const { callback } = await authorizeInBrowser(
+      new Browser(),
+      authorizeUrl({ clientId, challenge: "a".repeat(43), method: "plain" }),
+      user,
+    );
     expect(callback.searchParams.get("error")).toBe("invalid_request");
     expect(callback.searchParams.get("error_description")).toMatch(/plain/i);
   });
@@ -91,7 +108,13 @@ describe("PKCE (S256 only, every client)", () => {
     const clientId = await registerClient();
     const { challenge } = await pkce();
     const { callback } = await authorizeInBrowser(new Browser(), authorizeUrl({ clientId, challenge }), user);
-    const res = await tokenRequest({ grant_type: "authorization_code", code: callback.searchParams.get("code")!, client_id: clientId, redirect_uri: LOOPBACK_REDIRECT, code_verifier: (await pkce()).verifier });
+    const res = await tokenRequest({
+      grant_type: "authorization_code",
+      code: callback.searchParams.get("code")!,
+      client_id: clientId,
+      redirect_uri: LOOPBACK_REDIRECT,
+      code_verifier: (await pkce()).verifier,
+    });
     expect(res.status).toBe(400);
     expect(await oauthError(res)).toBe("invalid_grant");
   });
@@ -101,7 +124,12 @@ describe("PKCE (S256 only, every client)", () => {
     const clientId = await registerClient();
     const { challenge } = await pkce();
     const { callback } = await authorizeInBrowser(new Browser(), authorizeUrl({ clientId, challenge }), user);
-    const res = await tokenRequest({ grant_type: "authorization_code", code: callback.searchParams.get("code")!, client_id: clientId, redirect_uri: LOOPBACK_REDIRECT });
+    const res = await tokenRequest({
+      grant_type: "authorization_code",
+      code: callback.searchParams.get("code")!,
+      client_id: clientId,
+      redirect_uri: LOOPBACK_REDIRECT,
+    });
     expect(res.status).toBe(400);
     expect(["invalid_request", "invalid_grant"]).toContain(await oauthError(res));
   });
@@ -113,7 +141,13 @@ describe("authorization codes", () => {
     const clientId = await registerClient();
     const { verifier, challenge } = await pkce();
     const { callback } = await authorizeInBrowser(new Browser(), authorizeUrl({ clientId, challenge }), user);
-    const fields = { grant_type: "authorization_code", code: callback.searchParams.get("code")!, client_id: clientId, redirect_uri: LOOPBACK_REDIRECT, code_verifier: verifier };
+    const fields = {
+      grant_type: "authorization_code",
+      code: callback.searchParams.get("code")!,
+      client_id: clientId,
+      redirect_uri: LOOPBACK_REDIRECT,
+      code_verifier: verifier,
+    };
     expect((await tokenRequest(fields)).status).toBe(200);
     const again = await tokenRequest(fields);
     expect(again.status).toBe(400);
@@ -135,8 +169,12 @@ describe("refresh tokens", () => {
   it("reuse of a rotated refresh token revokes the whole grant", async () => {
     const user = await createUser();
     const { tokens, clientId } = await obtainTokens(user);
-    const first = await (await tokenRequest({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: clientId })).json<{ access_token: string; refresh_token: string }>();
-    const second = await (await tokenRequest({ grant_type: "refresh_token", refresh_token: first.refresh_token, client_id: clientId })).json<{ access_token: string; refresh_token: string }>();
+    const first = await (
+      await tokenRequest({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: clientId })
+    ).json<{ access_token: string; refresh_token: string }>();
+    const second = await (
+      await tokenRequest({ grant_type: "refresh_token", refresh_token: first.refresh_token, client_id: clientId })
+    ).json<{ access_token: string; refresh_token: string }>();
     expect(second.refresh_token).toBeTruthy();
 
     // The original token was rotated twice: presenting it again is a replay.
@@ -185,9 +223,15 @@ describe("refresh tokens", () => {
     const user = await createUser();
     const { tokens, clientId } = await obtainTokens(user);
     const [userId, grantId] = tokens.refresh_token.split(":");
-    const forged = await tokenRequest({ grant_type: "refresh_token", refresh_token: `${userId}:${grantId}:forgedsecret`, client_id: clientId });
+    const forged = await tokenRequest({
+      grant_type: "refresh_token",
+      refresh_token: `${userId}:${grantId}:forgedsecret`,
+      client_id: clientId,
+    });
     expect(await oauthError(forged)).toBe("invalid_grant");
-    expect((await tokenRequest({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: clientId })).status).toBe(200);
+    expect((await tokenRequest({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: clientId })).status).toBe(
+      200,
+    );
   });
 });
 
@@ -233,7 +277,8 @@ describe("audience", () => {
     const user = await createUser();
     const api = (await obtainTokens(user, { scope: "tasks:read", resource: `${ORIGIN}/api` })).tokens;
     expect((await workerFetch(`${ORIGIN}/api/tasks`, { headers: { authorization: `Bearer ${api.access_token}` } })).status).toBe(200);
-    for (const path of ["/mcp/tasks", "/mcp/rag", "/mcp/thinking", "/mcp"]) expect((await listTasks(api.access_token, path)).status, path).toBe(401);
+    for (const path of ["/mcp/tasks", "/mcp/rag", "/mcp/thinking", "/mcp"])
+      expect((await listTasks(api.access_token, path)).status, path).toBe(401);
     const gateway = (await obtainTokens(user, { scope: "gateway:read tasks:read", resource: `${ORIGIN}/mcp` })).tokens;
     expect((await listTasks(gateway.access_token, "/mcp/tasks")).status).toBe(200);
     expect((await listTasks(gateway.access_token, "/mcp")).status).toBe(200);
@@ -284,7 +329,13 @@ describe("expiry", () => {
     const request = new Request(`${ORIGIN}/oauth/token`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "authorization_code", code: callback.searchParams.get("code")!, client_id: clientId, redirect_uri: LOOPBACK_REDIRECT, code_verifier: verifier }).toString(),
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code: callback.searchParams.get("code")!,
+        client_id: clientId,
+        redirect_uri: LOOPBACK_REDIRECT,
+        code_verifier: verifier,
+      }).toString(),
     });
     const issuedAt = Date.now();
     const response = await shortLived.fetch(request, env, createExecutionContext());

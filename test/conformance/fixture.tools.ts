@@ -8,7 +8,13 @@
  * server can offer): 2026 clients fulfil it and retry; on the stateless 2025 lane the SDK reports
  * the request as impossible (see test/conformance/expected-failures.yml).
  */
-import { type ElicitRequestFormParams, fromJsonSchema, inputRequired, type McpServer, type ServerContext } from "@modelcontextprotocol/server";
+import {
+  type ElicitRequestFormParams,
+  fromJsonSchema,
+  inputRequired,
+  type McpServer,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { AppError } from "../../workers/lib/errors";
 import { defineTool, READ_ONLY, type ToolDefinition } from "../../workers/mcp/tool";
@@ -115,13 +121,21 @@ export function registerScenarioTools(server: McpServer): void {
     content: [{ type: "audio", data: SILENT_WAV, mimeType: "audio/wav" }],
   }));
   server.registerTool("test_embedded_resource", { description: "Returns an embedded text resource" }, () => ({
-    content: [{ type: "resource", resource: { uri: "test://embedded-resource", mimeType: "text/plain", text: "This is an embedded resource content." } }],
+    content: [
+      {
+        type: "resource",
+        resource: { uri: "test://embedded-resource", mimeType: "text/plain", text: "This is an embedded resource content." },
+      },
+    ],
   }));
   server.registerTool("test_multiple_content_types", { description: "Returns text, image and resource content" }, () => ({
     content: [
       text("Multiple content types test:"),
       image(),
-      { type: "resource", resource: { uri: "test://mixed-content-resource", mimeType: "application/json", text: '{"test":"data","value":123}' } },
+      {
+        type: "resource",
+        resource: { uri: "test://mixed-content-resource", mimeType: "application/json", text: '{"test":"data","value":123}' },
+      },
     ],
   }));
 

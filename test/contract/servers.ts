@@ -74,6 +74,13 @@ export const GATEWAY: ServerContract = {
   path: "/mcp",
   tools: [...TASK_TOOLS, ...RAG_TOOLS, ...THINKING_TOOLS, ...GATEWAY_ADMIN_TOOLS],
   withOutputSchema: [...TASK_TOOLS, ...RAG_TOOLS, ...THINKING_TOOLS, ...GATEWAY_ADMIN_TOOLS],
-  readOnly: [...TASKS.readOnly, ...RAG.readOnly, ...THINKING.readOnly, "gateway_list_sources", "gateway_source_health", "gateway_list_hidden_tools"],
+  readOnly: [
+    ...TASKS.readOnly,
+    ...RAG.readOnly,
+    ...THINKING.readOnly,
+    "gateway_list_sources",
+    "gateway_source_health",
+    "gateway_list_hidden_tools",
+  ],
   destructive: [...TASKS.destructive, ...RAG.destructive, ...THINKING.destructive, "gateway_delete_source", "gateway_disconnect_source"],
 };

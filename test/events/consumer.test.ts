@@ -40,7 +40,10 @@ describe("events consumer", () => {
     const event = await committedEvent();
     const ids = [messageId(), messageId()];
 
-    const result = await deliver(EVENTS_QUEUE, ids.map((id) => ({ id, body: event })));
+    const result = await deliver(
+      EVENTS_QUEUE,
+      ids.map((id) => ({ id, body: event })),
+    );
 
     expect(result.explicitAcks.sort()).toEqual([...ids].sort());
     expect(await auditCount(event.event_id)).toBe(1);
@@ -89,7 +92,9 @@ describe("events consumer", () => {
     ]);
 
     expect(result.explicitAcks.sort()).toEqual([first, second].sort());
-    expect(await deadLettersFor(first)).toEqual([{ queue: DEAD_LETTER_QUEUE, body: JSON.stringify(event), reason: "exhausted retries on the events queue" }]);
+    expect(await deadLettersFor(first)).toEqual([
+      { queue: DEAD_LETTER_QUEUE, body: JSON.stringify(event), reason: "exhausted retries on the events queue" },
+    ]);
     expect((await deadLettersFor(second))[0]?.body).toBe('"not even an object"');
   });
 });

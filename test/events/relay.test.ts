@@ -67,7 +67,10 @@ describe("outbox relay", () => {
     expect(recorder.sent).toContainEqual(JSON.parse(row!.payload));
     expect(await outboxRow(row!.event_id)).toMatchObject({ attempts: 2, last_error: null });
 
-    const consumed = await deliver(EVENTS_QUEUE, recorder.sent.map((body, i) => ({ id: `relayed-${i}`, body })));
+    const consumed = await deliver(
+      EVENTS_QUEUE,
+      recorder.sent.map((body, i) => ({ id: `relayed-${i}`, body })),
+    );
     expect(consumed.retryMessages).toEqual([]);
     expect(await auditCount(row!.event_id)).toBe(1);
     expect((await outboxRow(row!.event_id))?.delivered_at).toEqual(expect.any(String));
@@ -75,7 +78,10 @@ describe("outbox relay", () => {
     expect(await healthBacklog(user)).toBe(0);
 
     // Delivered events are never re-sent.
-    expect(await relayPendingEvents(db, unavailableQueue(), parseQueueEvent, createdAt + 3 * RELAY_GRACE_MS)).toEqual({ sent: 0, failed: 0 });
+    expect(await relayPendingEvents(db, unavailableQueue(), parseQueueEvent, createdAt + 3 * RELAY_GRACE_MS)).toEqual({
+      sent: 0,
+      failed: 0,
+    });
   });
 
   it("dead-letters an outbox row whose payload is not an event, and still relays the rest", async () => {

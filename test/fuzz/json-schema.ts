@@ -67,7 +67,9 @@ export function validValue(schema: JsonSchema): unknown {
         if (accepts(schema, padded)) return padded;
       }
       if (schema.pattern) {
-        const matching = fc.sample(fc.stringMatching(new RegExp(schema.pattern)), { seed: 1, numRuns: 50 }).find((text) => accepts(schema, text));
+        const matching = fc
+          .sample(fc.stringMatching(new RegExp(schema.pattern)), { seed: 1, numRuns: 50 })
+          .find((text) => accepts(schema, text));
         if (matching !== undefined) return matching;
       }
       return "x".repeat(Math.max(1, schema.minLength ?? 1));
@@ -115,18 +117,12 @@ function constraintBreakers(schema: JsonSchema): fc.Arbitrary<unknown>[] {
     breakers.push(fc.constantFrom("not-an-option", "0x10", " 1", "1e0", "../..", "2031-13-45", "x,y", "", "\u0000"));
     breakers.push(fc.string({ maxLength: 20 }));
   }
-  const bounds = [schema.minimum, schema.exclusiveMinimum, schema.maximum, schema.exclusiveMaximum].filter((b): b is number => b !== undefined);
+  const bounds = [schema.minimum, schema.exclusiveMinimum, schema.maximum, schema.exclusiveMaximum].filter(
+    (b): b is number => b !== undefined,
+  );
   if (bounds.length > 0 || schema.type === "integer") {
     breakers.push(
-      fc.constantFrom(
-        ...bounds.flatMap((bound) => [bound - 1, bound + 1, bound]),
-        1.5,
-        -1,
-        0,
-        Number.MAX_SAFE_INTEGER + 1,
-        1e300,
-        -1e300,
-      ),
+      fc.constantFrom(...bounds.flatMap((bound) => [bound - 1, bound + 1, bound]), 1.5, -1, 0, Number.MAX_SAFE_INTEGER + 1, 1e300, -1e300),
     );
   }
   if (schema.maxItems !== undefined && schema.maxItems <= 200) {

@@ -52,7 +52,8 @@ const REQUESTS_PER_USER = Math.floor(Math.min(toolCallLimit().limit, apiRequestL
 let current: { user: TestUser; sent: number } | undefined;
 
 async function fuzzUser(): Promise<TestUser> {
-  if (!current || current.sent >= REQUESTS_PER_USER) current = { user: await createUser("fuzz-" + crypto.randomUUID().slice(0, 8)), sent: 0 };
+  if (!current || current.sent >= REQUESTS_PER_USER)
+    current = { user: await createUser("fuzz-" + crypto.randomUUID().slice(0, 8)), sent: 0 };
   current.sent++;
   return current.user;
 }
@@ -83,9 +84,11 @@ describe("inputs the published schema rejects", () => {
   it("every MCP tool on every endpoint refuses a corrupted field, naming it, writing nothing", { timeout: timeout(120) }, async () => {
     const corruptible = tools.filter((tool) => corruptions(tool.schema).length > 0);
     expect(corruptible.length).toBeGreaterThan(30);
-    const cases = fc.constantFrom(...corruptible).chain((target) =>
-      fc.record({ target: fc.constant(target), corruption: fc.oneof(...corruptions(target.schema)), era: fc.constantFrom(...ERAS) }),
-    );
+    const cases = fc
+      .constantFrom(...corruptible)
+      .chain((target) =>
+        fc.record({ target: fc.constant(target), corruption: fc.oneof(...corruptions(target.schema)), era: fc.constantFrom(...ERAS) }),
+      );
     await fc.assert(
       fc.asyncProperty(cases, async ({ target, corruption, era }) => {
         const args = applyCorruption(target.schema, validBase(target.schema), corruption);
@@ -96,22 +99,28 @@ describe("inputs the published schema rejects", () => {
     );
   });
 
-  it("every REST operation refuses a corrupted parameter or body field, naming it, writing nothing", { timeout: timeout(120) }, async () => {
-    const cases = fc.constantFrom(...operations.filter(hasInput)).chain((target) => fc.record({ target: fc.constant(target), broken: restCorruption(target) }));
-    await fc.assert(
-      fc.asyncProperty(cases, async ({ target, broken }) => {
-        await expectRefusedWithoutWrites(broken.field, (user) => callOperation(target, user, broken.request));
-      }),
-      settings(120),
-    );
-  });
+  it(
+    "every REST operation refuses a corrupted parameter or body field, naming it, writing nothing",
+    { timeout: timeout(120) },
+    async () => {
+      const cases = fc
+        .constantFrom(...operations.filter(hasInput))
+        .chain((target) => fc.record({ target: fc.constant(target), broken: restCorruption(target) }));
+      await fc.assert(
+        fc.asyncProperty(cases, async ({ target, broken }) => {
+          await expectRefusedWithoutWrites(broken.field, (user) => callOperation(target, user, broken.request));
+        }),
+        settings(120),
+      );
+    },
+  );
 });
 
 describe("any input at all", () => {
   it("no MCP tool answers 5xx or shows the server's insides", { timeout: timeout(80) }, async () => {
-    const cases = fc.constantFrom(...tools).chain((target) =>
-      fc.record({ target: fc.constant(target), args: argumentsFor(target.schema), era: fc.constantFrom(...ERAS) }),
-    );
+    const cases = fc
+      .constantFrom(...tools)
+      .chain((target) => fc.record({ target: fc.constant(target), args: argumentsFor(target.schema), era: fc.constantFrom(...ERAS) }));
     await fc.assert(
       fc.asyncProperty(cases, async ({ target, args, era }) => {
         const answer = await callTool(target, await fuzzUser(), era, args);
@@ -175,10 +184,7 @@ const HOSTILE_STRINGS = [
   "%00%2F",
   "x".repeat(70_000),
 ];
-const hostile = fc.oneof(
-  fc.constantFrom<unknown>(...HOSTILE_STRINGS, 2 ** 53, -0, 1e308, -1e308, 0.1, []),
-  fc.constant(nested(1000)),
-);
+const hostile = fc.oneof(fc.constantFrom<unknown>(...HOSTILE_STRINGS, 2 ** 53, -0, 1e308, -1e308, 0.1, []), fc.constant(nested(1000)));
 const anyJson = fc.oneof({ weight: 4, arbitrary: fc.jsonValue({ maxDepth: 3 }) }, { weight: 1, arbitrary: hostile });
 
 /** Any value for one field: random JSON, a remembered hostile value, or a hostile string. */
@@ -193,7 +199,9 @@ function argumentsFor(schema: JsonSchema): fc.Arbitrary<unknown> {
   const names = Object.keys(schema.properties ?? {});
   if (names.length === 0) return anyJson;
   const base = validBase(schema);
-  const oneField = fc.record({ name: fc.constantFrom(...names), value: anyFieldValue }).map(({ name, value }) => ({ ...base, [name]: value }));
+  const oneField = fc
+    .record({ name: fc.constantFrom(...names), value: anyFieldValue })
+    .map(({ name, value }) => ({ ...base, [name]: value }));
   const shaped = fc.record(Object.fromEntries(names.map((name) => [name, anyFieldValue])), { requiredKeys: [] });
   return fc.oneof({ weight: 4, arbitrary: oneField }, { weight: 2, arbitrary: shaped }, { weight: 1, arbitrary: anyJson });
 }
@@ -203,12 +211,15 @@ function hasInput(target: OperationTarget): boolean {
 }
 
 /** A path segment the router still sees as one segment (no "/", not "." or ".."). */
-const isSegment = (value: unknown): value is string => typeof value === "string" && value !== "" && value !== "." && value !== ".." && !value.includes("/");
+const isSegment = (value: unknown): value is string =>
+  typeof value === "string" && value !== "" && value !== "." && value !== ".." && !value.includes("/");
 
 function validRequest(target: OperationTarget): RestRequest {
   return {
     path: Object.fromEntries(target.pathParams.map((param) => [param.name, String(validValue(param.schema))])),
-    query: Object.fromEntries(target.queryParams.filter((param) => param.required).map((param) => [param.name, String(validValue(param.schema))])),
+    query: Object.fromEntries(
+      target.queryParams.filter((param) => param.required).map((param) => [param.name, String(validValue(param.schema))]),
+    ),
     ...(target.body ? { body: validBase(target.body) } : {}),
   };
 }
@@ -236,7 +247,10 @@ function restCorruption(target: OperationTarget): fc.Arbitrary<{ field: string; 
     for (const corruption of corruptions(body)) {
       options.push(
         corruption
-          .map((c) => ({ field: c.path.join("."), request: { ...base, body: applyCorruption(body, base.body as Record<string, unknown>, c) } }))
+          .map((c) => ({
+            field: c.path.join("."),
+            request: { ...base, body: applyCorruption(body, base.body as Record<string, unknown>, c) },
+          }))
           .filter(({ request }) => !accepts(body, request.body)),
       );
     }
@@ -261,21 +275,40 @@ function anyRequest(target: OperationTarget): fc.Arbitrary<RestRequest> {
   const anything = fc.record({
     path: fc.record(Object.fromEntries(target.pathParams.map((param) => [param.name, segment]))).map((path) => ({ ...base.path, ...path })),
     query: fc
-      .record(Object.fromEntries([...target.queryParams.map((param) => param.name), "unknown"].map((name) => [name, text])), { requiredKeys: [] })
+      .record(Object.fromEntries([...target.queryParams.map((param) => param.name), "unknown"].map((name) => [name, text])), {
+        requiredKeys: [],
+      })
       .map((query) => Object.fromEntries(Object.entries(query).filter((entry): entry is [string, string] => entry[1] !== undefined))),
     body: target.body ? fc.oneof(argumentsFor(target.body), anyJson) : fc.constant(undefined),
   });
-  return oneParameter.length > 0 ? fc.oneof({ weight: 3, arbitrary: fc.oneof(...oneParameter) }, { weight: 1, arbitrary: anything }) : anything;
+  return oneParameter.length > 0
+    ? fc.oneof({ weight: 3, arbitrary: fc.oneof(...oneParameter) }, { weight: 1, arbitrary: anything })
+    : anything;
 }
 
-const METHODS = ["tools/call", "tools/list", "initialize", "ping", "resources/list", "resources/read", "prompts/get", "completion/complete", "server/discover", "notifications/initialized", "no/such"];
+const METHODS = [
+  "tools/call",
+  "tools/list",
+  "initialize",
+  "ping",
+  "resources/list",
+  "resources/read",
+  "prompts/get",
+  "completion/complete",
+  "server/discover",
+  "notifications/initialized",
+  "no/such",
+];
 
 const anyMessage = fc.record(
   {
     jsonrpc: fc.constantFrom<unknown>("2.0", "1.0", 2, null),
     id: fc.oneof(fc.integer(), fc.string({ maxLength: 10 }), fc.double(), fc.constant(null), fc.constant(1e300)),
     method: fc.oneof(fc.constantFrom(...METHODS), fc.string({ maxLength: 12 })),
-    params: fc.oneof(anyJson, fc.record({ name: fc.constantFrom("add_task", "rag_ingest", "sequentialthinking", "gateway_add_source", "x"), arguments: anyJson })),
+    params: fc.oneof(
+      anyJson,
+      fc.record({ name: fc.constantFrom("add_task", "rag_ingest", "sequentialthinking", "gateway_add_source", "x"), arguments: anyJson }),
+    ),
   },
   { requiredKeys: ["jsonrpc", "method"] },
 );

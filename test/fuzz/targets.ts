@@ -53,7 +53,13 @@ function mcpHeaders(user: TestUser, era: Era, method: string, name?: string): Re
 
 /** The JSON-RPC message of a JSON or one-event SSE body, or undefined when it is neither. */
 function rpcMessage(text: string): Record<string, unknown> | undefined {
-  const data = text.includes("\ndata: ") || text.startsWith("event:") ? text.split("\n").find((line) => line.startsWith("data: "))?.slice(6) : text;
+  const data =
+    text.includes("\ndata: ") || text.startsWith("event:")
+      ? text
+          .split("\n")
+          .find((line) => line.startsWith("data: "))
+          ?.slice(6)
+      : text;
   try {
     const parsed: unknown = data === undefined ? undefined : JSON.parse(data);
     return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
@@ -67,16 +73,25 @@ export async function postMcp(endpoint: string, user: TestUser, era: Era, body: 
   const text = await res.text();
   const message = rpcMessage(text);
   const error = message?.["error"] as { code?: number; message?: string } | undefined;
-  const result = message?.["result"] as { isError?: boolean; content?: { text?: string }[]; _meta?: { error?: { code?: string } } } | undefined;
+  const result = message?.["result"] as
+    { isError?: boolean; content?: { text?: string }[]; _meta?: { error?: { code?: string } } } | undefined;
   const internal = res.status >= 500 || error?.code === -32603 || result?._meta?.error?.code === "internal";
   if (error) return { status: res.status, text, failed: true, failure: String(error.message ?? ""), internal };
-  if (result?.isError) return { status: res.status, text, failed: true, failure: (result.content ?? []).map((c) => c.text ?? "").join("\n"), internal };
+  if (result?.isError)
+    return { status: res.status, text, failed: true, failure: (result.content ?? []).map((c) => c.text ?? "").join("\n"), internal };
   return { status: res.status, text, failed: res.status >= 400, failure: res.status >= 400 ? text : "", internal };
 }
 
 export function callTool(target: ToolTarget, user: TestUser, era: Era, args: unknown): Promise<Answer> {
   const params = { name: target.name, arguments: args, ...(era === "2026-07-28" ? { _meta: envelope() } : {}) };
-  return postMcp(target.endpoint, user, era, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params }), "tools/call", target.name);
+  return postMcp(
+    target.endpoint,
+    user,
+    era,
+    JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params }),
+    "tools/call",
+    target.name,
+  );
 }
 
 export async function listTools(endpoint: string, user: TestUser): Promise<ToolTarget[]> {

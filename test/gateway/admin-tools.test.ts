@@ -144,7 +144,8 @@ describe("gateway admin tools", { timeout: 60_000 }, () => {
       expect(row.payload).not.toContain("audit-secret-title-123");
       const parsed = parseQueueEvent(JSON.parse(row.payload));
       expect(parsed.success).toBe(true);
-      return (JSON.parse(row.payload) as { gateway_call: { source_id: number | null; source_slug: string; tool: string; outcome: string } }).gateway_call;
+      return (JSON.parse(row.payload) as { gateway_call: { source_id: number | null; source_slug: string; tool: string; outcome: string } })
+        .gateway_call;
     });
     expect(calls).toEqual(
       expect.arrayContaining([

@@ -29,7 +29,13 @@ function isolate(offsetMs: { value: number }): BreakerView {
   return new BreakerView(() => base + offsetMs.value);
 }
 
-const failure = (at: number): CallReport => ({ at, ms: 5, error: "connection: upstream answered HTTP 502", breaker: "failure", probe: false });
+const failure = (at: number): CallReport => ({
+  at,
+  ms: 5,
+  error: "connection: upstream answered HTTP 502",
+  breaker: "failure",
+  probe: false,
+});
 
 /** Records `count` failed calls on `view` and waits until the object has them. */
 async function fail(view: BreakerView, id: number, count: number, at = Date.now()): Promise<void> {

@@ -71,11 +71,18 @@ async function compare(user: TestUser, version: string, params: unknown, taken: 
 }
 
 function resultOf(message: Message) {
-  return message["result"] as { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: unknown; _meta?: Message };
+  return message["result"] as {
+    isError?: boolean;
+    content: { type: string; text: string }[];
+    structuredContent?: unknown;
+    _meta?: Message;
+  };
 }
 
 async function setOutputSchema(sourceId: number, tool: string, schema: unknown): Promise<void> {
-  await env.DB.prepare("UPDATE source_tools SET output_schema = ? WHERE source_id = ? AND name = ?").bind(JSON.stringify(schema), sourceId, tool).run();
+  await env.DB.prepare("UPDATE source_tools SET output_schema = ? WHERE source_id = ? AND name = ?")
+    .bind(JSON.stringify(schema), sourceId, tool)
+    .run();
 }
 
 describe.each(FAST_VERSIONS)("gateway call fast path (%s)", (version) => {
@@ -111,9 +118,11 @@ describe.each(FAST_VERSIONS)("gateway call fast path (%s)", (version) => {
     const owner = await createUser();
     const { body: registered } = await registerTasksSource(owner, owner, { name: "Open Tasks", mcp_lifecycle_mode: "singleton" });
     // Real failures through the gateway open the breaker: the source's URL goes dead behind the API's back…
-    const setUrl = (url: string) => env.DB.prepare("UPDATE sources SET mcp_server_url = ? WHERE id = ?").bind(url, registered.source.id).run();
+    const setUrl = (url: string) =>
+      env.DB.prepare("UPDATE sources SET mcp_server_url = ? WHERE id = ?").bind(url, registered.source.id).run();
     await setUrl(`${UPSTREAM_ORIGIN}/api/no-such-mcp-endpoint`);
-    for (let i = 0; i < BREAKER_THRESHOLD; i++) await workerFetch(rpcRequest(owner, version, { name: "open_tasks__list_tasks", arguments: {} }));
+    for (let i = 0; i < BREAKER_THRESHOLD; i++)
+      await workerFetch(rpcRequest(owner, version, { name: "open_tasks__list_tasks", arguments: {} }));
     // …and comes back: the open breaker still answers at once, on both paths.
     await setUrl(TASKS_URL);
     const message = await compare(owner, version, { name: "open_tasks__list_tasks", arguments: {} }, true);
@@ -132,9 +141,15 @@ describe.each(FAST_VERSIONS)("gateway call fast path (%s)", (version) => {
     const owner = await createUser();
     const stranger = await createUser();
     const { body: kept } = await registerTasksSource(owner, owner, { name: "Kept", mcp_lifecycle_mode: "singleton" });
-    const { body: { source: hiddenSource } } = await registerTasksSource(owner, owner, { name: "Veiled" });
-    const { body: { source: disabled } } = await registerTasksSource(owner, owner, { name: "Off" });
-    const { body: { source: deleted } } = await registerTasksSource(owner, owner, { name: "Gone" });
+    const {
+      body: { source: hiddenSource },
+    } = await registerTasksSource(owner, owner, { name: "Veiled" });
+    const {
+      body: { source: disabled },
+    } = await registerTasksSource(owner, owner, { name: "Off" });
+    const {
+      body: { source: deleted },
+    } = await registerTasksSource(owner, owner, { name: "Gone" });
     expect((await api(owner, "PUT", "/api/gateway/hidden-tools/kept__delete_task")).status).toBe(200);
     expect((await api(owner, "PATCH", `/api/sources/${hiddenSource.id}`, { body: { hidden: true } })).status).toBe(200);
     expect((await api(owner, "PATCH", `/api/sources/${disabled.id}`, { body: { enabled: false } })).status).toBe(200);
@@ -199,11 +214,16 @@ describe("gateway call fast path eligibility", () => {
     await registerTasksSource(owner, owner, { name: "Strict", mcp_lifecycle_mode: "singleton" });
     const params = { name: "strict__list_tasks", arguments: {} };
     const jsonOnly = await workerFetch(rpcRequest(owner, "2025-06-18", params, "application/json"));
-    const sdkJsonOnly = await serveMcp(rpcRequest(owner, "2025-06-18", params, "application/json"), gateway.definition, {
-      user: { id: owner.id, name: owner.name },
-      services: createServices(env, () => undefined),
-      access: fullAccess(owner),
-    }, { fastPaths: false });
+    const sdkJsonOnly = await serveMcp(
+      rpcRequest(owner, "2025-06-18", params, "application/json"),
+      gateway.definition,
+      {
+        user: { id: owner.id, name: owner.name },
+        services: createServices(env, () => undefined),
+        access: fullAccess(owner),
+      },
+      { fastPaths: false },
+    );
     expect(jsonOnly.status).toBe(sdkJsonOnly.status);
 
     const old = await viaFastPath(rpcRequest(owner, "2025-03-26", params));

@@ -72,7 +72,10 @@ describe("a call path per kind of upstream", { timeout: 60_000 }, () => {
     const owner = await createUser();
     await controlFixture("/control/switchable", { sessions: false });
     try {
-      const { body: registered } = await registerSource(owner, fixtureUrl("switchable"), { name: "Turncoat", mcp_lifecycle_mode: "singleton" });
+      const { body: registered } = await registerSource(owner, fixtureUrl("switchable"), {
+        name: "Turncoat",
+        mcp_lifecycle_mode: "singleton",
+      });
       const id = registered.source.id;
       const client = await connectGateway(owner);
       const which = async () => textOf(await client.callTool({ name: "turncoat__which", arguments: {} }));

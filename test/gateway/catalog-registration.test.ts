@@ -100,7 +100,9 @@ describe("stdio sources (through mcp-edge bridge)", { timeout: 60_000 }, () => {
     expect(JSON.stringify(source.manifest)).not.toContain("default-secret-value");
     expect(JSON.stringify(source.manifest)).toContain('"default":"<redacted>"');
     // Only the name changes: the stored (redacted) manifest still passes its own checks.
-    const renamed = await api<SourceDetailBody>(owner, "PATCH", `/api/sources/${source.id}`, { body: { name: "Greeter Plugin", mcp_transport_type: "stdio" } });
+    const renamed = await api<SourceDetailBody>(owner, "PATCH", `/api/sources/${source.id}`, {
+      body: { name: "Greeter Plugin", mcp_transport_type: "stdio" },
+    });
     expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
     const text = JSON.stringify(res.body);
     expect(text).not.toContain(greeting);
@@ -181,7 +183,9 @@ describe("stdio sources (through mcp-edge bridge)", { timeout: 60_000 }, () => {
 
   it("switching a source to stdio needs a bridge token; leaving stdio drops the token and manifest", async () => {
     const owner = await createUser();
-    const { body: { source: created } } = await registerTasksSource(owner, owner, { name: "Switcher" });
+    const {
+      body: { source: created },
+    } = await registerTasksSource(owner, owner, { name: "Switcher" });
     const path = `/api/sources/${created.id}`;
 
     const refused = await api<ErrorBody>(owner, "PATCH", path, { body: { mcp_transport_type: "stdio", mcp_env_vars: [] } });
@@ -197,7 +201,11 @@ describe("stdio sources (through mcp-edge bridge)", { timeout: 60_000 }, () => {
     expect(toStdio.body.tools.map((tool) => tool.name)).toContain("greeting");
 
     const back = await api<SourceDetailBody>(owner, "PATCH", path, {
-      body: { mcp_transport_type: "streamable_http", url: TASKS_URL, mcp_env_vars: [{ name: "Authorization", value: `Bearer ${owner.token}` }] },
+      body: {
+        mcp_transport_type: "streamable_http",
+        url: TASKS_URL,
+        mcp_env_vars: [{ name: "Authorization", value: `Bearer ${owner.token}` }],
+      },
     });
     expect(back.status).toBe(200);
     expect(back.body.source.has_bridge_token).toBe(false);

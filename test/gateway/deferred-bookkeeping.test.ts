@@ -51,7 +51,10 @@ describe("deferred bookkeeping of gateway calls", () => {
     expect((await sourceStatus(sourceId)).calls.window).toBe(before + 1);
     // …and the audit message was sent (the real queue delivers it to the consumer, which writes it).
     const row = await eventually(
-      () => env.DB.prepare("SELECT payload FROM audit_log WHERE user_id = ? AND type = 'GATEWAY_CALL'").bind(owner.id).first<{ payload: string }>(),
+      () =>
+        env.DB.prepare("SELECT payload FROM audit_log WHERE user_id = ? AND type = 'GATEWAY_CALL'")
+          .bind(owner.id)
+          .first<{ payload: string }>(),
       "the GATEWAY_CALL row of the call",
       { timeoutMs: 5_000, intervalMs: 50 },
     );

@@ -67,7 +67,9 @@ describe("gateway faults against real upstreams", { timeout: 60_000 }, () => {
 
   it("re-establishes the session transparently after the upstream restarts", async () => {
     const owner = await createUser();
-    const { body: { source } } = await registerSource(owner, fixtureUrl("restartable"), { name: "Phoenix", mcp_lifecycle_mode: "singleton" });
+    const {
+      body: { source },
+    } = await registerSource(owner, fixtureUrl("restartable"), { name: "Phoenix", mcp_lifecycle_mode: "singleton" });
     const client = await connectGateway(owner);
     expect(textOf(await client.callTool({ name: "phoenix__ping", arguments: {} }))).toBe("pong");
     const oldSession = (await sourceStatus(source.id)).sessionId;
@@ -86,7 +88,9 @@ describe("gateway faults against real upstreams", { timeout: 60_000 }, () => {
 
   it("follows notifications/tools/list_changed into the /mcp listing once the new tool is approved, and keeps the cache hint", async () => {
     const owner = await createUser();
-    const { body: { source } } = await registerSource(owner, fixtureUrl("mutable"), { name: "Shifty", mcp_lifecycle_mode: "singleton" });
+    const {
+      body: { source },
+    } = await registerSource(owner, fixtureUrl("mutable"), { name: "Shifty", mcp_lifecycle_mode: "singleton" });
     expect(source.last_discovery_error).toBeNull();
     const status = await sourceStatus(source.id);
     expect(status.warm).toBe(true);

@@ -71,7 +71,9 @@ describe("/mcp (gateway)", () => {
 
   it("drops a disabled source's tools from the list and refuses its calls", async () => {
     const owner = await createUser();
-    const { body: { source } } = await registerTasksSource(owner, owner, { name: "Toggle" });
+    const {
+      body: { source },
+    } = await registerTasksSource(owner, owner, { name: "Toggle" });
     await api(owner, "PATCH", `/api/sources/${source.id}`, { body: { enabled: false } });
     const client = await connectGateway(owner);
 

@@ -25,7 +25,16 @@ interface Health {
   tool_count: number;
   last_discovered_at: string | null;
   last_discovery_error: string | null;
-  calls: { window: number; errors: number; error_rate: number; p50_ms: number | null; p95_ms: number | null; last_success_at: string | null; last_error_at: string | null; last_error: string | null };
+  calls: {
+    window: number;
+    errors: number;
+    error_rate: number;
+    p50_ms: number | null;
+    p95_ms: number | null;
+    last_success_at: string | null;
+    last_error_at: string | null;
+    last_error: string | null;
+  };
 }
 
 const calls = (window: number, errors: number) => ({
@@ -92,10 +101,17 @@ describe("GET /api/sources/:id/health", { timeout: 60_000 }, () => {
     expect(degraded.body).toMatchObject({ state: "degraded", breaker: "closed", calls: { window: 1, errors: 1, error_rate: 1 } });
     expect(degraded.body.calls.last_error).toMatch(/^protocol:/);
 
-    const { body: { source: unauthorised } } = await registerTasksSource(owner, owner, { name: "No Token", mcp_env_vars: [] });
+    const {
+      body: { source: unauthorised },
+    } = await registerTasksSource(owner, owner, { name: "No Token", mcp_env_vars: [] });
     const noToken = await api<Health>(owner, "GET", `/api/sources/${unauthorised.id}/health`);
     // The upstream Worker's /mcp/tasks answers 401 with its Protected Resource Metadata: an OAuth upstream the owner has not connected.
-    expect(noToken.body).toMatchObject({ state: "needs_authorization", authorization: "needs_authorization", last_discovered_at: null, tool_count: 0 });
+    expect(noToken.body).toMatchObject({
+      state: "needs_authorization",
+      authorization: "needs_authorization",
+      last_discovered_at: null,
+      tool_count: 0,
+    });
     expect(noToken.body.last_discovery_error).toMatch(/^authorization_required: /);
 
     await api(owner, "PATCH", `/api/sources/${unauthorised.id}`, { body: { enabled: false } });
@@ -104,7 +120,9 @@ describe("GET /api/sources/:id/health", { timeout: 60_000 }, () => {
 
   it("is unhealthy while the circuit breaker is open", async () => {
     const owner = await createUser();
-    const { body: { source } } = await registerTasksSource(owner, owner, { name: "Breaking" });
+    const {
+      body: { source },
+    } = await registerTasksSource(owner, owner, { name: "Breaking" });
     // Discovery against the dead URL fails too (degraded); the calls then open the breaker.
     await api(owner, "PATCH", `/api/sources/${source.id}`, { body: { url: `${UPSTREAM_ORIGIN}/api/no-such-mcp-endpoint` } });
     const client = await connectGateway(owner);
@@ -155,6 +173,7 @@ describe("gateway listing metadata", () => {
     expect(Object.keys(res.body.paths["/api/gateway/hidden-tools"]!)).toEqual(["get"]);
     expect(Object.keys(res.body.paths["/api/gateway/hidden-tools/{name}"]!).sort()).toEqual(["delete", "put"]);
     const body = JSON.stringify(res.body.paths["/api/sources"]);
-    for (const field of ["bridge_token", "mcp_command", "mcp_args", "mcp_runtime_hint", "manifest", "hidden"]) expect(body).toContain(field);
+    for (const field of ["bridge_token", "mcp_command", "mcp_args", "mcp_runtime_hint", "manifest", "hidden"])
+      expect(body).toContain(field);
   });
 });

@@ -138,7 +138,10 @@ describe("the provider's plugin registration body", { timeout: 90_000 }, () => {
       has_bridge_token: true,
       last_discovery_error: null,
     });
-    expect(source.manifest).toMatchObject({ name: "@modelcontextprotocol/github", packages: [{ name: "default", transport_type: "stdio" }] });
+    expect(source.manifest).toMatchObject({
+      name: "@modelcontextprotocol/github",
+      packages: [{ name: "default", transport_type: "stdio" }],
+    });
     expect(JSON.stringify((await sourceRow(source.id))["mcp_env_vars"])).not.toContain("ghp_xxx");
 
     const client = await connectGateway(owner);
@@ -157,7 +160,9 @@ describe("the provider's plugin registration body", { timeout: 90_000 }, () => {
 
   it("re-reads the plugin when its variables or directory change: a missing required variable is a 400, another plugin is found", async () => {
     const owner = await createUser();
-    const { body: { source } } = await register(owner, pluginBody(upstreams().bridge_plugins));
+    const {
+      body: { source },
+    } = await register(owner, pluginBody(upstreams().bridge_plugins));
     const missing = await api(owner, "PATCH", `/api/sources/${source.id}`, { body: { mcp_env_vars: {} } });
     expect(missing.status).toBe(400);
     expect(errorOf(missing).message).toContain("GITHUB_TOKEN");
@@ -166,7 +171,10 @@ describe("the provider's plugin registration body", { timeout: 90_000 }, () => {
       body: { mcp_plugin_dir: "/opt/mcp-plugins/everything", mcp_env_vars: {} },
     });
     expect(moved.status, JSON.stringify(moved.body)).toBe(200);
-    expect(moved.body.source).toMatchObject({ url: `${upstreams().bridge_plugins}/plugins/everything/mcp`, mcp_plugin_dir: "/opt/mcp-plugins/everything" });
+    expect(moved.body.source).toMatchObject({
+      url: `${upstreams().bridge_plugins}/plugins/everything/mcp`,
+      mcp_plugin_dir: "/opt/mcp-plugins/everything",
+    });
     expect(moved.body.tools.map((t) => t.name)).toContain("echo");
   });
 
@@ -210,16 +218,51 @@ describe("the provider's plugin registration body", { timeout: 90_000 }, () => {
 describe("registration shapes that are refused", () => {
   const cases: [string, Record<string, unknown>, string, RegExp][] = [
     ["an object value that is not a string", { ...REMOTE_BODY, mcp_env_vars: { API_KEY: 5 } }, "mcp_env_vars.API_KEY", /expected string/],
-    ["an object key that is no header or variable name", { ...REMOTE_BODY, mcp_env_vars: { "API KEY": "x" } }, "mcp_env_vars.API KEY", /valid HTTP header/],
+    [
+      "an object key that is no header or variable name",
+      { ...REMOTE_BODY, mcp_env_vars: { "API KEY": "x" } },
+      "mcp_env_vars.API KEY",
+      /valid HTTP header/,
+    ],
     ["neither a list nor an object", { ...REMOTE_BODY, mcp_env_vars: "API_KEY=x" }, "mcp_env_vars", /a list of .* or an object/],
-    ["a secret-store reference", { ...REMOTE_BODY, mcp_env_vars: { CML_TOKEN: "${secrets:cml-token}" } }, "mcp_env_vars.CML_TOKEN", /does not resolve/],
-    ["too many variables", { ...REMOTE_BODY, mcp_env_vars: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`V${i}`, "x"])) }, "mcp_env_vars", /at most 20/],
+    [
+      "a secret-store reference",
+      { ...REMOTE_BODY, mcp_env_vars: { CML_TOKEN: "${secrets:cml-token}" } },
+      "mcp_env_vars.CML_TOKEN",
+      /does not resolve/,
+    ],
+    [
+      "too many variables",
+      { ...REMOTE_BODY, mcp_env_vars: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`V${i}`, "x"])) },
+      "mcp_env_vars",
+      /at most 20/,
+    ],
     ["another source type", { ...REMOTE_BODY, source_type: "openapi" }, "source_type", /only "mcp"/],
-    ["a plugin with a remote URL", pluginBody("http://127.0.0.1:9", { mcp_server_url: "http://127.0.0.1:9/mcp" }), "mcp_plugin_dir", /one or the other/],
+    [
+      "a plugin with a remote URL",
+      pluginBody("http://127.0.0.1:9", { mcp_server_url: "http://127.0.0.1:9/mcp" }),
+      "mcp_plugin_dir",
+      /one or the other/,
+    ],
     ["a plugin over sse", pluginBody("http://127.0.0.1:9", { mcp_transport_type: "sse" }), "mcp_transport_type", /run over stdio/],
-    ["a plugin with its own manifest", pluginBody("http://127.0.0.1:9", { manifest: PROVIDER_MANIFEST }), "manifest", /read from the bridge/],
-    ["a plugin without a bridge URL", { ...pluginBody("http://127.0.0.1:9"), url: undefined }, "url", /base URL of the `mcp-edge bridge --plugins`/],
-    ["a plugin directory naming no directory", pluginBody("http://127.0.0.1:9", { mcp_plugin_dir: "/opt/mcp-plugins/.." }), "mcp_plugin_dir", /must end in a directory name/],
+    [
+      "a plugin with its own manifest",
+      pluginBody("http://127.0.0.1:9", { manifest: PROVIDER_MANIFEST }),
+      "manifest",
+      /read from the bridge/,
+    ],
+    [
+      "a plugin without a bridge URL",
+      { ...pluginBody("http://127.0.0.1:9"), url: undefined },
+      "url",
+      /base URL of the `mcp-edge bridge --plugins`/,
+    ],
+    [
+      "a plugin directory naming no directory",
+      pluginBody("http://127.0.0.1:9", { mcp_plugin_dir: "/opt/mcp-plugins/.." }),
+      "mcp_plugin_dir",
+      /must end in a directory name/,
+    ],
   ];
 
   it.each(cases)("%s: 400 naming the field, nothing stored", async (_what, body, field, message) => {

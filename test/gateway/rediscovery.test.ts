@@ -19,24 +19,31 @@ const known = (name: string, alias: string, description = `does ${name}`, prop =
 
 describe("alias rules (planAliases)", () => {
   it("keeps aliases by name and names new tools after themselves, suffixed only against current tools", () => {
-    const plan = planAliases("s", [known("a", "a"), known("b c", "b_c")], [], [tool("a"), tool("b c"), tool("b_c", "other", "x"), tool("new")]);
+    const plan = planAliases(
+      "s",
+      [known("a", "a"), known("b c", "b_c")],
+      [],
+      [tool("a"), tool("b c"), tool("b_c", "other", "x"), tool("new")],
+    );
     expect(Object.fromEntries(plan.primary)).toEqual({ a: "a", "b c": "b_c", b_c: "b_c_2", new: "new" });
     expect(plan.extra).toEqual([]);
     expect(plan.warnings).toEqual([]);
   });
 
   it("treats a vanished and an appeared tool with the same description and schema as a rename", () => {
-    const plan = planAliases("s", [known("search", "search", "Find things"), known("keep", "keep")], [], [tool("find", "Find things"), tool("keep")]);
+    const plan = planAliases(
+      "s",
+      [known("search", "search", "Find things"), known("keep", "keep")],
+      [],
+      [tool("find", "Find things"), tool("keep")],
+    );
     expect(plan.primary.get("find")).toBe("find");
     expect(plan.extra).toEqual([{ alias: "search", toolName: "find" }]);
     expect(plan.renamed).toEqual([{ from: "search", to: "find", oldName: "search", newName: "find" }]);
     // A second rename carries the older alias along; key order in schemas does not matter.
-    const again = planAliases(
-      "s",
-      [known("find", "find", "Find things")],
-      plan.extra,
-      [{ name: "lookup", description: "Find things", inputSchema: { properties: { q: { type: "string" } }, type: "object" } }],
-    );
+    const again = planAliases("s", [known("find", "find", "Find things")], plan.extra, [
+      { name: "lookup", description: "Find things", inputSchema: { properties: { q: { type: "string" } }, type: "object" } },
+    ]);
     expect(again.extra).toEqual(
       expect.arrayContaining([
         { alias: "search", toolName: "lookup" },
@@ -46,7 +53,12 @@ describe("alias rules (planAliases)", () => {
   });
 
   it("does not guess when the pairing is ambiguous, and drops aliases of tools that are gone", () => {
-    const plan = planAliases("s", [known("x1", "x1", "same"), known("x2", "x2", "same")], [{ alias: "old", toolName: "x1" }], [tool("y1", "same"), tool("y2", "same")]);
+    const plan = planAliases(
+      "s",
+      [known("x1", "x1", "same"), known("x2", "x2", "same")],
+      [{ alias: "old", toolName: "x1" }],
+      [tool("y1", "same"), tool("y2", "same")],
+    );
     expect(plan.extra).toEqual([]);
     expect(plan.renamed).toEqual([]);
   });
@@ -59,7 +71,12 @@ describe("alias rules (planAliases)", () => {
     expect(clash.extra).toEqual([]);
     expect(clash.warnings).toEqual(["alias src__a_ (a renamed to b) clashes with the tool a! of the same source; not created"]);
     // An older alias is dropped, with a warning, once the upstream has a tool of that name again.
-    const back = planAliases("src", [known("b", "b", "Alpha")], [{ alias: "a", toolName: "b" }], [tool("b", "Alpha"), tool("a", "new a", "y")]);
+    const back = planAliases(
+      "src",
+      [known("b", "b", "Alpha")],
+      [{ alias: "a", toolName: "b" }],
+      [tool("b", "Alpha"), tool("a", "new a", "y")],
+    );
     expect(back.extra).toEqual([]);
     expect(back.warnings[0]).toContain("alias src__a (an older name of b) clashes with the tool a");
   });
@@ -76,7 +93,9 @@ describe("renamed tools end to end", { timeout: 60_000 }, () => {
     const { body: outer } = await registerTasksSource(owner, upstreamUser, { name: "Outer" });
     expect(outer.source.last_discovery_error).toBeNull();
     const id = outer.source.id;
-    await env.DB.prepare("UPDATE source_tools SET name = 'create_task', alias = 'create_task' WHERE source_id = ? AND name = 'add_task'").bind(id).run();
+    await env.DB.prepare("UPDATE source_tools SET name = 'create_task', alias = 'create_task' WHERE source_id = ? AND name = 'add_task'")
+      .bind(id)
+      .run();
 
     const refreshed = await api<SourceDetailBody>(owner, "POST", `/api/sources/${id}/refresh`);
     expect(refreshed.body.source.warnings).toEqual([]);
@@ -95,7 +114,9 @@ describe("renamed tools end to end", { timeout: 60_000 }, () => {
     // Hiding the tool by its old name hides the tool itself.
     const hidden = await api(owner, "PUT", "/api/gateway/hidden-tools/outer__create_task");
     expect(hidden.body).toMatchObject({ tool: { name: "outer__add_task" } });
-    await expect((await connectGateway(owner)).callTool({ name: "outer__create_task", arguments: { title: "x" } })).rejects.toThrow(/not found/);
+    await expect((await connectGateway(owner)).callTool({ name: "outer__create_task", arguments: { title: "x" } })).rejects.toThrow(
+      /not found/,
+    );
     await api(owner, "DELETE", "/api/gateway/hidden-tools/outer__add_task");
 
     // As if list_tasks had been renamed add_task earlier (its old name kept as an alias) and the

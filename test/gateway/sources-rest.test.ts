@@ -45,7 +45,9 @@ describe("/api/sources", () => {
     const listed = await api<{ sources: SourceBody[] }>(owner, "GET", "/api/sources");
     expect(JSON.stringify(listed.body)).not.toContain(owner.token);
 
-    const row = await env.DB.prepare("SELECT mcp_env_vars FROM sources WHERE id = ?").bind(res.body.source.id).first<{ mcp_env_vars: string }>();
+    const row = await env.DB.prepare("SELECT mcp_env_vars FROM sources WHERE id = ?")
+      .bind(res.body.source.id)
+      .first<{ mcp_env_vars: string }>();
     expect(row!.mcp_env_vars).not.toContain(owner.token);
     expect(row!.mcp_env_vars).toMatch(/"value":"v1\./);
   });
@@ -112,7 +114,9 @@ describe("/api/sources", () => {
       expect(res.status, url).toBe(400);
       expect(res.body.error.code, url).toBe("invalid_input");
     }
-    const res = await api<ErrorBody>(owner, "POST", "/api/sources", { body: { name: "t", url: TASKS_URL, mcp_transport_type: "carrier-pigeon" } });
+    const res = await api<ErrorBody>(owner, "POST", "/api/sources", {
+      body: { name: "t", url: TASKS_URL, mcp_transport_type: "carrier-pigeon" },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.message).toContain("mcp_transport_type");
     expect((await api<{ sources: unknown[] }>(owner, "GET", "/api/sources")).body.sources).toEqual([]);

@@ -142,7 +142,7 @@ describe("pinned tool definitions (finding 5: rug pulls)", () => {
 
     // Registration's approval, the detection and both approvals are events, recorded in audit_log.
     const events = await toolDefinitionEvents(owner.id);
-    expect(events.map((event) => (event["tool_definitions"] as { action: string; via: string }))).toEqual([
+    expect(events.map((event) => event["tool_definitions"] as { action: string; via: string })).toEqual([
       expect.objectContaining({ action: "approved", via: "registration" }),
       expect.objectContaining({ action: "held", via: "discovery" }),
       expect.objectContaining({ action: "approved", via: "owner" }),
@@ -203,8 +203,9 @@ describe("pinned tool definitions (finding 5: rug pulls)", () => {
     const { owner, key, id, slug } = await honestSource();
     // The source as it was before the migration: no hashes, no pins.
     await env.DB.batch([
-      env.DB.prepare("UPDATE source_tools SET definition_hash = '', definition_bytes = 0, definition_since = NULL WHERE source_id = ?")
-        .bind(id),
+      env.DB.prepare(
+        "UPDATE source_tools SET definition_hash = '', definition_bytes = 0, definition_since = NULL WHERE source_id = ?",
+      ).bind(id),
       env.DB.prepare("DELETE FROM source_tool_pins WHERE source_id = ?").bind(id),
     ]);
     const migration = env.TEST_MIGRATIONS.find((m) => m.name.includes("tool_pins"))!;

@@ -7,7 +7,15 @@
  */
 import { describe, expect, it } from "vitest";
 import { callStats, recordCall, CALL_WINDOW } from "../../workers/gateway/calls/call-stats";
-import { declaredEnv, missingRequiredEnv, parseManifest, REDACTED, redactSecretDefaults, secretEnvNames, stdioLaunch } from "../../workers/gateway/registry/manifest";
+import {
+  declaredEnv,
+  missingRequiredEnv,
+  parseManifest,
+  REDACTED,
+  redactSecretDefaults,
+  secretEnvNames,
+  stdioLaunch,
+} from "../../workers/gateway/registry/manifest";
 import { AppError } from "../../workers/lib/errors";
 
 const registryServerJson = {
@@ -75,12 +83,17 @@ describe("plugin manifests", () => {
     expect(stdioLaunch(pypi)).toEqual({ command: "uvx", args: ["mcp-server-time==0.6.2"], runtimeHint: "uvx" });
     expect(declaredEnv(pypi)).toEqual([{ name: "TZ_DEFAULT", required: true, secret: false }]);
 
-    const oci = parseManifest({ name: "d", packages: [{ registryType: "oci", identifier: "ghcr.io/x/y", version: "2", transport: { type: "stdio" } }] });
+    const oci = parseManifest({
+      name: "d",
+      packages: [{ registryType: "oci", identifier: "ghcr.io/x/y", version: "2", transport: { type: "stdio" } }],
+    });
     expect(stdioLaunch(oci).args).toEqual(["run", "-i", "--rm", "ghcr.io/x/y:2"]);
 
     const hinted = parseManifest({
       name: "h",
-      packages: [{ identifier: "tool", runtime_hint: "bunx", runtime_arguments: ["--bun"], transport: { type: "stdio" }, args: ["--flag"] }],
+      packages: [
+        { identifier: "tool", runtime_hint: "bunx", runtime_arguments: ["--bun"], transport: { type: "stdio" }, args: ["--flag"] },
+      ],
     });
     expect(stdioLaunch(hinted)).toEqual({ command: "bunx", args: ["--bun", "tool", "--flag"], runtimeHint: "bunx" });
   });
@@ -95,10 +108,16 @@ describe("plugin manifests", () => {
   it("names the field that is wrong", () => {
     expect(errorOf(() => parseManifest({ command: "node" })).message).toMatch(/^manifest name:/);
     expect(errorOf(() => parseManifest({ name: "x" })).details).toEqual({ field: "command" });
-    const badTransport = errorOf(() => parseManifest({ name: "x", packages: [{ identifier: "a", transport: { type: "carrier-pigeon" } }] }));
+    const badTransport = errorOf(() =>
+      parseManifest({ name: "x", packages: [{ identifier: "a", transport: { type: "carrier-pigeon" } }] }),
+    );
     expect(badTransport.details).toEqual({ field: "packages.0.transport.type" });
     const badEnv = errorOf(() =>
-      parseManifest({ name: "x", command: "n", packages: [{ transport: { type: "stdio" }, environmentVariables: [{ name: "LD PRELOAD" }] }] }),
+      parseManifest({
+        name: "x",
+        command: "n",
+        packages: [{ transport: { type: "stdio" }, environmentVariables: [{ name: "LD PRELOAD" }] }],
+      }),
     );
     expect(badEnv.message).toContain("environment variable name");
     expect(errorOf(() => parseManifest("not an object")).code).toBe("invalid_input");
@@ -141,15 +160,24 @@ describe("the original provider's plugin.json", () => {
   });
 
   it("runs npx and docker packages without prompting, and a command that names its runtime as written", () => {
-    const pkg = (fields: Record<string, unknown>) => parseManifest({ name: "p", packages: [{ name: "default", transport_type: "stdio", ...fields }] });
+    const pkg = (fields: Record<string, unknown>) =>
+      parseManifest({ name: "p", packages: [{ name: "default", transport_type: "stdio", ...fields }] });
     expect(stdioLaunch(pkg({ runtime: "npx", command: ["@scope/server", "--flag"] }))).toEqual({
       command: "npx",
       args: ["-y", "@scope/server", "--flag"],
       runtimeHint: "npx",
     });
     expect(stdioLaunch(pkg({ runtime: "docker", command: ["ghcr.io/x/y"] })).args).toEqual(["run", "-i", "--rm", "ghcr.io/x/y"]);
-    expect(stdioLaunch(pkg({ runtime: "python", command: ["python", "-m", "server"] }))).toEqual({ command: "python", args: ["-m", "server"], runtimeHint: "python" });
-    expect(stdioLaunch(pkg({ command: ["./server", "stdio"], args: ["--verbose"] }))).toEqual({ command: "./server", args: ["stdio", "--verbose"], runtimeHint: null });
+    expect(stdioLaunch(pkg({ runtime: "python", command: ["python", "-m", "server"] }))).toEqual({
+      command: "python",
+      args: ["-m", "server"],
+      runtimeHint: "python",
+    });
+    expect(stdioLaunch(pkg({ command: ["./server", "stdio"], args: ["--verbose"] }))).toEqual({
+      command: "./server",
+      args: ["stdio", "--verbose"],
+      runtimeHint: null,
+    });
   });
 
   it("skips packages of other transports for the stdio one, and names what is wrong in the provider's own field names", () => {
@@ -164,31 +192,52 @@ describe("the original provider's plugin.json", () => {
     expect(errorOf(() => parseManifest({ name: "x", packages: [{ transport_type: "pigeon", command: ["a"] }] })).details).toEqual({
       field: "packages.0.transport_type",
     });
-    expect(errorOf(() => parseManifest({ name: "x", packages: [{ transport_type: "stdio", command: "mcp-server-github" }] })).details).toEqual({
+    expect(
+      errorOf(() => parseManifest({ name: "x", packages: [{ transport_type: "stdio", command: "mcp-server-github" }] })).details,
+    ).toEqual({
       field: "packages.0.command",
     });
     const badVariable = errorOf(() =>
-      parseManifest({ name: "x", packages: [{ transport_type: "stdio", command: ["a"], environment_variables: [{ name: "GITHUB TOKEN", required: "yes" }] }] }),
+      parseManifest({
+        name: "x",
+        packages: [{ transport_type: "stdio", command: ["a"], environment_variables: [{ name: "GITHUB TOKEN", required: "yes" }] }],
+      }),
     );
     expect(badVariable.details).toEqual({ field: "packages.0.environment_variables.0.name" });
-    expect(errorOf(() => parseManifest({ name: "x", packages: [{ transport_type: "http" }] })).message).toContain("transport_type) is stdio");
-    expect(errorOf(() => stdioLaunch(parseManifest({ name: "x", command: undefined, packages: [{ transport_type: "stdio" }] }))).message).toContain(
-      "no identifier (or command)",
+    expect(errorOf(() => parseManifest({ name: "x", packages: [{ transport_type: "http" }] })).message).toContain(
+      "transport_type) is stdio",
     );
+    expect(
+      errorOf(() => stdioLaunch(parseManifest({ name: "x", command: undefined, packages: [{ transport_type: "stdio" }] }))).message,
+    ).toContain("no identifier (or command)");
   });
 
   it("redacts the default of a secret variable in either shape, keeping everything else as written", () => {
     const manifest = {
       name: "r",
       packages: [
-        { transport_type: "stdio", command: ["a"], environment_variables: [{ name: "KEY", secret: true, default: "s3cret" }, { name: "MODE", default: "fast" }] },
+        {
+          transport_type: "stdio",
+          command: ["a"],
+          environment_variables: [
+            { name: "KEY", secret: true, default: "s3cret" },
+            { name: "MODE", default: "fast" },
+          ],
+        },
       ],
     };
     const redacted = redactSecretDefaults(manifest, secretEnvNames(parseManifest(manifest)));
     expect(redacted).toEqual({
       name: "r",
       packages: [
-        { transport_type: "stdio", command: ["a"], environment_variables: [{ name: "KEY", secret: true, default: REDACTED }, { name: "MODE", default: "fast" }] },
+        {
+          transport_type: "stdio",
+          command: ["a"],
+          environment_variables: [
+            { name: "KEY", secret: true, default: REDACTED },
+            { name: "MODE", default: "fast" },
+          ],
+        },
       ],
     });
     expect(manifest.packages[0]!.environment_variables[0]!.default).toBe("s3cret");

@@ -16,7 +16,10 @@ function stdioSource(url: string, overrides: Record<string, unknown> = {}): Reco
 describe("legacy SSE upstream", { timeout: 60_000 }, () => {
   it("registers server-everything over HTTP+SSE and calls echo", async () => {
     const owner = await createUser();
-    const { status, body: registered } = await registerSource(owner, upstreams().everything_sse, { name: "Sse Everything", mcp_transport_type: "sse" });
+    const { status, body: registered } = await registerSource(owner, upstreams().everything_sse, {
+      name: "Sse Everything",
+      mcp_transport_type: "sse",
+    });
     expect(status, JSON.stringify(registered)).toBe(201);
     expect(registered.source.last_discovery_error).toBeNull();
     expect(registered.tools.map((tool) => tool.name)).toContain("echo");
@@ -44,7 +47,9 @@ describe("stdio upstreams through the bridge", { timeout: 60_000 }, () => {
 
   it("passes the source's declared variables to the stdio process (singleton keeps one process)", async () => {
     const owner = await createUser();
-    const { body: { source } } = await registerSource(
+    const {
+      body: { source },
+    } = await registerSource(
       owner,
       "",
       stdioSource(upstreams().bridge_fixture, {
@@ -68,7 +73,10 @@ describe("stdio upstreams through the bridge", { timeout: 60_000 }, () => {
     const { body: registered } = await registerSource(
       owner,
       "",
-      stdioSource(upstreams().bridge_fixture, { name: "Sneaky", mcp_env_vars: [{ name: "NODE_OPTIONS", value: "--require /tmp/evil.js", secret: false }] }),
+      stdioSource(upstreams().bridge_fixture, {
+        name: "Sneaky",
+        mcp_env_vars: [{ name: "NODE_OPTIONS", value: "--require /tmp/evil.js", secret: false }],
+      }),
     );
     expect(registered.tools).toEqual([]);
     expect(registered.source.last_discovery_error).toContain("NODE_OPTIONS");
@@ -77,7 +85,11 @@ describe("stdio upstreams through the bridge", { timeout: 60_000 }, () => {
 
   it("answers a wrong bridge token with a connection error at discovery", async () => {
     const owner = await createUser();
-    const { body: registered } = await registerSource(owner, "", stdioSource(upstreams().bridge, { name: "Bad Token", bridge_token: "not-the-token-at-all" }));
+    const { body: registered } = await registerSource(
+      owner,
+      "",
+      stdioSource(upstreams().bridge, { name: "Bad Token", bridge_token: "not-the-token-at-all" }),
+    );
     expect(registered.tools).toEqual([]);
     expect(registered.source.last_discovery_error).toContain("401");
   });

@@ -31,7 +31,12 @@ const REFUSED = /^url host 127\.0\.0\.1 is a loopback address \(loopback, 127\.0
 
 type GatewayEnv = Pick<
   Env,
-  "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS" | "SELF_ORIGIN" | "GATEWAY_MAX_RESULT_BYTES" | "GATEWAY_MAX_SOURCES_PER_USER"
+  | "GATEWAY_SOURCE"
+  | "SOURCE_SECRETS_KEY"
+  | "ALLOW_PRIVATE_UPSTREAMS"
+  | "SELF_ORIGIN"
+  | "GATEWAY_MAX_RESULT_BYTES"
+  | "GATEWAY_MAX_SOURCES_PER_USER"
 >;
 
 /** The gateway's services as the Worker wires them, on `gatewayEnv`, with one isolate's breaker view. */

@@ -143,7 +143,12 @@ describe("the IANA IPv6 special-purpose registry, multicast and everything outsi
   }
 
   it("link-local fe80::/10 and the IPv6 metadata addresses are never accepted", () => {
-    expectNever(["https://[fe80::]/", "https://[febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff]/", "https://[fd00:ec2::254]/", "https://[fd20:ce::254]/"]);
+    expectNever([
+      "https://[fe80::]/",
+      "https://[febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff]/",
+      "https://[fd00:ec2::254]/",
+      "https://[fd20:ce::254]/",
+    ]);
   });
 });
 
@@ -181,18 +186,31 @@ describe("IPv6 forms that carry an IPv4 address are judged by it too", () => {
   });
 
   it("refuses every form of a loopback or private IPv4 address in production", () => {
-    for (const [v4, kind] of [["127.0.0.1", /loopback/], ["10.1.2.3", /private/], ["192.168.0.1", /private/]] as const) {
+    for (const [v4, kind] of [
+      ["127.0.0.1", /loopback/],
+      ["10.1.2.3", /private/],
+      ["192.168.0.1", /private/],
+    ] as const) {
       const [certain, alternate] = partition(embeddings(v4), (host) => !host.startsWith("[64:ff9b:1:") || host.startsWith("[64:ff9b:1::"));
-      expectDevOnly(certain.map((host) => `https://${host}/`), kind);
+      expectDevOnly(
+        certain.map((host) => `https://${host}/`),
+        kind,
+      );
       // Under another local-use NAT64 prefix length only a never-reachable reading counts; the
       // prefix itself is private.
-      expectDevOnly(alternate.map((host) => `https://${host}/`), /private address \(local-use/);
+      expectDevOnly(
+        alternate.map((host) => `https://${host}/`),
+        /private address \(local-use/,
+      );
     }
   });
 
   it("refuses even a public IPv4 address in these forms: none of them is a plain global unicast address", () => {
     const forms = embeddings("8.8.8.8").filter((host) => !host.startsWith("[2600:"));
-    expectDevOnly(forms.map((host) => `https://${host}/`), /special-purpose|private/);
+    expectDevOnly(
+      forms.map((host) => `https://${host}/`),
+      /special-purpose|private/,
+    );
     // ISATAP under a global prefix with a public IPv4 address is an ordinary global address.
     expect(verdict("https://[2600:1f00::5efe:8.8.8.8]/", false)).toBe("ok https://[2600:1f00::5efe:808:808]/");
   });
@@ -201,7 +219,16 @@ describe("IPv6 forms that carry an IPv4 address are judged by it too", () => {
 describe("host names", () => {
   it("normalises case and trailing dots before judging", () => {
     expectDevOnly(
-      ["https://localhost/", "https://LOCALHOST/", "https://localhost./", "https://localhost../", "https://api.localhost./", "https://localhost.localdomain/", "https://ip6-localhost/", "https://%6c%6fcalhost/"],
+      [
+        "https://localhost/",
+        "https://LOCALHOST/",
+        "https://localhost./",
+        "https://localhost../",
+        "https://api.localhost./",
+        "https://localhost.localdomain/",
+        "https://ip6-localhost/",
+        "https://%6c%6fcalhost/",
+      ],
       /loopback/,
     );
     expectNever([
@@ -216,7 +243,10 @@ describe("host names", () => {
   });
 
   it("refuses names that only resolve on a local network, and special-use names", () => {
-    expectDevOnly(["https://router/", "https://nas.local/", "https://db.internal./", "https://printer.home.arpa/", "https://box.lan/"], /private/);
+    expectDevOnly(
+      ["https://router/", "https://nas.local/", "https://db.internal./", "https://printer.home.arpa/", "https://box.lan/"],
+      /private/,
+    );
     expectDevOnly(["https://server.test/", "https://x.invalid/", "https://hidden.onion/", "https://a.alt/"], /special-use/);
   });
 
@@ -243,8 +273,52 @@ describe("public upstreams and the rest of the URL", () => {
   });
 
   it("agrees with ipaddr.js: nothing it places in a special range passes in production", () => {
-    const v4 = ["0.1.2.3", "10.9.9.9", "100.70.0.1", "127.9.9.9", "169.254.1.1", "172.20.0.1", "192.0.0.1", "192.0.2.9", "192.31.196.1", "192.52.193.1", "192.88.99.1", "192.168.9.9", "192.175.48.1", "198.18.9.9", "198.51.100.9", "203.0.113.9", "224.1.1.1", "240.1.1.1", "255.255.255.255"];
-    const v6 = ["::", "::1", "fe80::9", "ff02::1", "fc00::9", "::ffff:1.2.3.4", "fec0::9", "100::9", "::ffff:0:1.2.3.4", "64:ff9b::1.2.3.4", "64:ff9b:1::9", "2002::9", "2001::9", "2001:2::9", "2001:3::9", "2001:4:112::9", "2001:10::9", "2001:20::9", "2001:30::9", "5f00::9", "2001:db8::9", "3fff::9", "2620:4f:8000::9"];
+    const v4 = [
+      "0.1.2.3",
+      "10.9.9.9",
+      "100.70.0.1",
+      "127.9.9.9",
+      "169.254.1.1",
+      "172.20.0.1",
+      "192.0.0.1",
+      "192.0.2.9",
+      "192.31.196.1",
+      "192.52.193.1",
+      "192.88.99.1",
+      "192.168.9.9",
+      "192.175.48.1",
+      "198.18.9.9",
+      "198.51.100.9",
+      "203.0.113.9",
+      "224.1.1.1",
+      "240.1.1.1",
+      "255.255.255.255",
+    ];
+    const v6 = [
+      "::",
+      "::1",
+      "fe80::9",
+      "ff02::1",
+      "fc00::9",
+      "::ffff:1.2.3.4",
+      "fec0::9",
+      "100::9",
+      "::ffff:0:1.2.3.4",
+      "64:ff9b::1.2.3.4",
+      "64:ff9b:1::9",
+      "2002::9",
+      "2001::9",
+      "2001:2::9",
+      "2001:3::9",
+      "2001:4:112::9",
+      "2001:10::9",
+      "2001:20::9",
+      "2001:30::9",
+      "5f00::9",
+      "2001:db8::9",
+      "3fff::9",
+      "2620:4f:8000::9",
+    ];
     for (const address of [...v4, ...v6]) {
       const parsed = ipaddr.parse(address);
       expect(parsed.range(), address).not.toBe("unicast");
@@ -266,7 +340,15 @@ describe("allowSpecialUseNames (the OAuth client_id check)", () => {
     expect(verdict("https://client.test/doc.json", false)).toMatch(/special-use name/);
     expect(relaxed("https://client.test/doc.json")).toBe("ok https://client.test/doc.json");
     expect(relaxed("https://client.example/doc.json")).toBe("ok https://client.example/doc.json");
-    for (const refused of ["https://printer.local/", "https://localhost./", "https://intranet/", "https://10.0.0.1/", "https://[::ffff:127.0.0.1]/", "https://metadata.google.internal/", "http://client.test/"]) {
+    for (const refused of [
+      "https://printer.local/",
+      "https://localhost./",
+      "https://intranet/",
+      "https://10.0.0.1/",
+      "https://[::ffff:127.0.0.1]/",
+      "https://metadata.google.internal/",
+      "http://client.test/",
+    ]) {
       expect(relaxed(refused), refused).not.toMatch(/^ok /);
     }
   });

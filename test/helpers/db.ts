@@ -19,7 +19,9 @@ export async function countRows(table: "tasks" | "reminders" | "outbox", userId:
 }
 
 export async function outboxForUser(userId: number): Promise<OutboxRow[]> {
-  const { results } = await env.DB.prepare("SELECT * FROM outbox WHERE user_id = ? ORDER BY created_at, rowid").bind(userId).all<OutboxRow>();
+  const { results } = await env.DB.prepare("SELECT * FROM outbox WHERE user_id = ? ORDER BY created_at, rowid")
+    .bind(userId)
+    .all<OutboxRow>();
   return results;
 }
 

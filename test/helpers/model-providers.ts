@@ -68,7 +68,12 @@ export function restAi(base: string): AiRunner {
   };
 }
 
-async function vectorizeCall<T>(base: string, index: string, operation: "query" | "upsert" | "delete_by_ids", init: RequestInit): Promise<T> {
+async function vectorizeCall<T>(
+  base: string,
+  index: string,
+  operation: "query" | "upsert" | "delete_by_ids",
+  init: RequestInit,
+): Promise<T> {
   const res = await fetch(`${base}/client/v4/accounts/${ACCOUNT_ID}/vectorize/v2/indexes/${index}/${operation}`, {
     method: "POST",
     ...init,

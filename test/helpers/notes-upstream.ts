@@ -18,13 +18,21 @@ import { connectLink, followInBrowser, isUpstreamCallback } from "./upstream-oau
 import type { TestUser } from "./users";
 
 export async function registerNotes(owner: TestUser, url = upstreams().notes_mcp): Promise<SourceDetailBody["source"]> {
-  const res = await api<SourceDetailBody>(owner, "POST", "/api/sources", { body: { name: `Notes ${crypto.randomUUID().slice(0, 6)}`, url } });
+  const res = await api<SourceDetailBody>(owner, "POST", "/api/sources", {
+    body: { name: `Notes ${crypto.randomUUID().slice(0, 6)}`, url },
+  });
   expect(res.status).toBe(201);
   return res.body.source;
 }
 
 /** mcp-edge's start link → the notes issuer's login (as `subject`) and consent → the callback URL, unopened. */
-export async function callbackFromIssuer(owner: TestUser, sourceId: number, subject: string, browser: Browser, body: Record<string, unknown> = {}): Promise<URL> {
+export async function callbackFromIssuer(
+  owner: TestUser,
+  sourceId: number,
+  subject: string,
+  browser: Browser,
+  body: Record<string, unknown> = {},
+): Promise<URL> {
   const run = await followInBrowser(browser, await connectLink(owner, sourceId, body), owner);
   const atIssuer = run.visited.at(-1)!;
   expect(new URL(atIssuer).origin).toBe(upstreams().notes_issuer);
@@ -49,8 +57,12 @@ export async function whoami(owner: TestUser, slug: string): Promise<string> {
 
 /** The client id the gateway registered at the notes issuer for this source (sealed in D1). */
 export async function notesClientId(ownerId: number, sourceId: number): Promise<string> {
-  const row = await env.DB.prepare("SELECT client_information FROM source_authorizations WHERE source_id = ?").bind(sourceId).first<{ client_information: string }>();
-  const client = JSON.parse(await secretBox(env.SOURCE_SECRETS_KEY).open(ownerId, `:oauth:client:${sourceId}`, row!.client_information)) as { client_id: string };
+  const row = await env.DB.prepare("SELECT client_information FROM source_authorizations WHERE source_id = ?")
+    .bind(sourceId)
+    .first<{ client_information: string }>();
+  const client = JSON.parse(
+    await secretBox(env.SOURCE_SECRETS_KEY).open(ownerId, `:oauth:client:${sourceId}`, row!.client_information),
+  ) as { client_id: string };
   return client.client_id;
 }
 

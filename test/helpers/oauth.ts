@@ -115,7 +115,12 @@ export interface ConsentChoice {
  * approves (or denies) on the consent page, and returns the client callback URL the server
  * redirected to. `consentShown` tells whether the consent page appeared.
  */
-export async function authorizeInBrowser(browser: Browser, authorizationUrl: string, user: TestUser, choice: ConsentChoice = {}): Promise<{ callback: URL; consentShown: boolean }> {
+export async function authorizeInBrowser(
+  browser: Browser,
+  authorizationUrl: string,
+  user: TestUser,
+  choice: ConsentChoice = {},
+): Promise<{ callback: URL; consentShown: boolean }> {
   let response = await browser.get(authorizationUrl);
   let html = response.status === 200 ? await response.text() : "";
   if (html.includes('value="sign_in"')) {
@@ -131,7 +136,11 @@ export async function authorizeInBrowser(browser: Browser, authorizationUrl: str
     expect(html).toContain("Allow");
     const fields = formFields(html, "consent");
     const scopes = choice.scopes ?? offeredScopes(html);
-    response = await browser.post("/authorize", [...Object.entries(fields), ["decision", choice.decision ?? "approve"], ...scopes.map((scope): [string, string] => ["scope", scope])]);
+    response = await browser.post("/authorize", [
+      ...Object.entries(fields),
+      ["decision", choice.decision ?? "approve"],
+      ...scopes.map((scope): [string, string] => ["scope", scope]),
+    ]);
   }
   expect(response.status, `authorization ends in a redirect to the client (got ${response.status})`).toBe(302);
   return { callback: new URL(response.headers.get("location")!), consentShown };
@@ -147,9 +156,7 @@ export class TestOAuthProvider implements OAuthClientProvider {
   private verifier = "";
   private discovery: Parameters<NonNullable<OAuthClientProvider["saveDiscoveryState"]>>[0] | undefined;
 
-  constructor(
-    private readonly options: { name: string; clientMetadataUrl?: string; redirectUrl?: string; scope?: string },
-  ) {}
+  constructor(private readonly options: { name: string; clientMetadataUrl?: string; redirectUrl?: string; scope?: string }) {}
 
   get redirectUrl(): string {
     return this.options.redirectUrl ?? LOOPBACK_REDIRECT;
@@ -248,7 +255,14 @@ export function oauthTransport(path: string, provider: OAuthClientProvider): Str
  * /authorize; the user signs in and consents in the browser; the SDK redeems the code and the
  * next connect succeeds.
  */
-export async function connectWithOAuth(path: string, user: TestUser, provider: TestOAuthProvider, era: Era, browser = new Browser(), choice: ConsentChoice = {}): Promise<Client> {
+export async function connectWithOAuth(
+  path: string,
+  user: TestUser,
+  provider: TestOAuthProvider,
+  era: Era,
+  browser = new Browser(),
+  choice: ConsentChoice = {},
+): Promise<Client> {
   await expect(mcpClient(era).connect(oauthTransport(path, provider))).rejects.toBeInstanceOf(UnauthorizedError);
   expect(provider.authorizationUrl, "the SDK sent the user to /authorize").toBeDefined();
   const { callback } = await authorizeInBrowser(browser, provider.authorizationUrl!.href, user, choice);
@@ -263,7 +277,10 @@ export async function connectWithOAuth(path: string, user: TestUser, provider: T
 export async function pkce(): Promise<{ verifier: string; challenge: string }> {
   const verifier = `${crypto.randomUUID()}${crypto.randomUUID()}`.replace(/-/g, "");
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier)));
-  const challenge = btoa(String.fromCharCode(...digest)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  const challenge = btoa(String.fromCharCode(...digest))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
   return { verifier, challenge };
 }
 
@@ -271,8 +288,17 @@ export async function pkce(): Promise<{ verifier: string; challenge: string }> {
 export async function registerClient(redirectUris: string[] = [LOOPBACK_REDIRECT], name = "Test client"): Promise<string> {
   const res = await workerFetch(`${ORIGIN}/oauth/register`, {
     method: "POST",
-    headers: { "content-type": "application/json", "cf-connecting-ip": `198.51.100.${Math.floor(Math.random() * 250)}-${crypto.randomUUID()}` },
-    body: JSON.stringify({ client_name: name, redirect_uris: redirectUris, token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], response_types: ["code"] }),
+    headers: {
+      "content-type": "application/json",
+      "cf-connecting-ip": `198.51.100.${Math.floor(Math.random() * 250)}-${crypto.randomUUID()}`,
+    },
+    body: JSON.stringify({
+      client_name: name,
+      redirect_uris: redirectUris,
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+    }),
   });
   expect(res.status).toBe(201);
   return (await res.json<{ client_id: string }>()).client_id;
@@ -302,7 +328,11 @@ export function authorizeUrl(params: AuthorizeParams): string {
 }
 
 export async function tokenRequest(fields: Record<string, string>): Promise<Response> {
-  return workerFetch(`${ORIGIN}/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields).toString() });
+  return workerFetch(`${ORIGIN}/oauth/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(fields).toString(),
+  });
 }
 
 export interface IssuedTokens {
@@ -314,13 +344,26 @@ export interface IssuedTokens {
 }
 
 /** Runs the whole flow by hand (registration, browser, code exchange) and returns the tokens. */
-export async function obtainTokens(user: TestUser, options: { scope?: string; resource?: string | null; browser?: Browser } = {}): Promise<{ tokens: IssuedTokens; clientId: string }> {
+export async function obtainTokens(
+  user: TestUser,
+  options: { scope?: string; resource?: string | null; browser?: Browser } = {},
+): Promise<{ tokens: IssuedTokens; clientId: string }> {
   const clientId = await registerClient();
   const { verifier, challenge } = await pkce();
-  const { callback } = await authorizeInBrowser(options.browser ?? new Browser(), authorizeUrl({ clientId, scope: options.scope ?? "tasks:read", resource: options.resource, challenge }), user);
+  const { callback } = await authorizeInBrowser(
+    options.browser ?? new Browser(),
+    authorizeUrl({ clientId, scope: options.scope ?? "tasks:read", resource: options.resource, challenge }),
+    user,
+  );
   const code = callback.searchParams.get("code");
   expect(code, `authorization succeeded (callback ${callback.search})`).toBeTruthy();
-  const res = await tokenRequest({ grant_type: "authorization_code", code: code!, client_id: clientId, redirect_uri: LOOPBACK_REDIRECT, code_verifier: verifier });
+  const res = await tokenRequest({
+    grant_type: "authorization_code",
+    code: code!,
+    client_id: clientId,
+    redirect_uri: LOOPBACK_REDIRECT,
+    code_verifier: verifier,
+  });
   expect(res.status).toBe(200);
   return { tokens: await res.json<IssuedTokens>(), clientId };
 }

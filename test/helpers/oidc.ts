@@ -19,7 +19,12 @@ export class ProviderTab {
   async request(url: string, form?: Record<string, string>): Promise<Response> {
     const headers: Record<string, string> = { cookie: this.jar.header() };
     if (form) headers["content-type"] = "application/x-www-form-urlencoded";
-    const response = await fetch(new URL(url, providerBase()), { method: form ? "POST" : "GET", headers, body: form ? new URLSearchParams(form).toString() : undefined, redirect: "manual" });
+    const response = await fetch(new URL(url, providerBase()), {
+      method: form ? "POST" : "GET",
+      headers,
+      body: form ? new URLSearchParams(form).toString() : undefined,
+      redirect: "manual",
+    });
     this.jar.store(response);
     return response;
   }
@@ -27,13 +32,19 @@ export class ProviderTab {
 
 /** Sets the claims the provider puts in a subject's ID token (default: preferred_username = sub). */
 export async function setAccountClaims(subject: string, claims: Record<string, unknown>): Promise<void> {
-  const response = await fetch(`${providerBase()}/test-control/accounts/${encodeURIComponent(subject)}`, { method: "PUT", body: JSON.stringify(claims) });
+  const response = await fetch(`${providerBase()}/test-control/accounts/${encodeURIComponent(subject)}`, {
+    method: "PUT",
+    body: JSON.stringify(claims),
+  });
   expect(response.status).toBe(204);
 }
 
 /** Makes the provider answer the code's token request with a tampered ID token. */
 export async function tamperWithIdToken(code: string, tamper: { claims?: Record<string, unknown>; foreignKey?: boolean }): Promise<void> {
-  const response = await fetch(`${providerBase()}/test-control/tamper/${encodeURIComponent(code)}`, { method: "PUT", body: JSON.stringify(tamper) });
+  const response = await fetch(`${providerBase()}/test-control/tamper/${encodeURIComponent(code)}`, {
+    method: "PUT",
+    body: JSON.stringify(tamper),
+  });
   expect(response.status).toBe(204);
 }
 
@@ -41,7 +52,12 @@ export async function tamperWithIdToken(code: string, tamper: { claims?: Record<
  * Follows the provider from its authorization URL: logs in as `subject` and consents on its pages
  * (or aborts there), until it redirects back to the Worker; returns that callback URL.
  */
-export async function signInAtProvider(tab: ProviderTab, authorizationUrl: string, subject: string, options: { abort?: boolean } = {}): Promise<URL> {
+export async function signInAtProvider(
+  tab: ProviderTab,
+  authorizationUrl: string,
+  subject: string,
+  options: { abort?: boolean } = {},
+): Promise<URL> {
   const providerOrigin = new URL(authorizationUrl).origin;
   let response = await tab.request(authorizationUrl);
   for (let step = 0; step < 12; step++) {
@@ -86,14 +102,23 @@ export async function allowAndContinue(browser: Browser, consent: Response, scop
   const fields = formFields(html, "consent");
   expect(fields["then"]).toBe("oidc");
   const chosen = scopes ?? offeredScopes(html);
-  return browser.post("/authorize", [...Object.entries(fields), ["decision", "approve"], ...chosen.map((scope): [string, string] => ["scope", scope])]);
+  return browser.post("/authorize", [
+    ...Object.entries(fields),
+    ["decision", "approve"],
+    ...chosen.map((scope): [string, string] => ["scope", scope]),
+  ]);
 }
 
 /**
  * The whole way from a client's authorization URL to the Worker's callback answer, signing in at
  * the provider as `subject`. Returns the Worker's answer to the callback (a redirect to the client).
  */
-export async function authorizeWithProvider(browser: Browser, authorizationUrl: string, subject: string, tab = new ProviderTab()): Promise<Response> {
+export async function authorizeWithProvider(
+  browser: Browser,
+  authorizationUrl: string,
+  subject: string,
+  tab = new ProviderTab(),
+): Promise<Response> {
   const toProvider = await allowAndContinue(browser, await chooseProvider(browser, authorizationUrl));
   expect(toProvider.status, "Allow sends the browser to the provider").toBe(303);
   const callback = await signInAtProvider(tab, toProvider.headers.get("location")!, subject);

@@ -80,7 +80,13 @@ export const ACCEPT_JSON_AND_SSE = "application/json, text/event-stream";
  * A raw 2025-era JSON-RPC POST to `path` ("/mcp/tasks", "/mcp") as a Request: `version` undefined
  * sends no MCP-Protocol-Version header at all; `message` may set its own id (default 7).
  */
-export function rpcRequest(path: string, token: string, version: string | undefined, message: Record<string, unknown>, accept = ACCEPT_JSON_AND_SSE): Request {
+export function rpcRequest(
+  path: string,
+  token: string,
+  version: string | undefined,
+  message: Record<string, unknown>,
+  accept = ACCEPT_JSON_AND_SSE,
+): Request {
   return new Request(`http://localhost${path}`, {
     method: "POST",
     headers: {

@@ -30,7 +30,12 @@ export class ScriptedModel implements LanguageModelV4 {
     const step = this.steps[this.seen.length - 1] ?? { text: "(script ended)" };
     const parts: LanguageModelV4StreamPart[] = [{ type: "stream-start", warnings: [] }];
     if ("toolCall" in step) {
-      parts.push({ type: "tool-call", toolCallId: `call-${this.seen.length}`, toolName: step.toolCall.name, input: JSON.stringify(step.toolCall.input) });
+      parts.push({
+        type: "tool-call",
+        toolCallId: `call-${this.seen.length}`,
+        toolName: step.toolCall.name,
+        input: JSON.stringify(step.toolCall.input),
+      });
       parts.push({ type: "finish", usage: USAGE, finishReason: { unified: "tool-calls", raw: undefined } });
     } else {
       parts.push({ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: step.text }, { type: "text-end", id: "t" });

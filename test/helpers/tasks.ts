@@ -30,7 +30,11 @@ export function uniqueWord(prefix = "w"): string {
 }
 
 /** Like callOk, but also returns the text block (what a model reads). */
-export async function callWithText<T>(client: Client, name: string, args: Record<string, unknown> = {}): Promise<{ data: T; text: string }> {
+export async function callWithText<T>(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<{ data: T; text: string }> {
   const result = await client.callTool({ name, arguments: args });
   if (result.isError) throw new Error(`${name} failed: ${textOf(result)}`);
   return { data: result.structuredContent as T, text: textOf(result) };

@@ -40,7 +40,10 @@ export async function publishGatewayClientDocument(): Promise<Record<string, unk
 }
 
 /** Registers the upstream Worker's /mcp/tasks as a source with no credentials of its own: an OAuth-protected upstream. */
-export async function registerOAuthTasksSource(owner: TestUser, name = `OAuth Tasks ${crypto.randomUUID().slice(0, 6)}`): Promise<SourceDetailBody> {
+export async function registerOAuthTasksSource(
+  owner: TestUser,
+  name = `OAuth Tasks ${crypto.randomUUID().slice(0, 6)}`,
+): Promise<SourceDetailBody> {
   const res = await api<SourceDetailBody>(owner, "POST", "/api/sources", { body: { name, url: TASKS_URL } });
   expect(res.status).toBe(201);
   return res.body;
@@ -144,7 +147,11 @@ export async function followInBrowser(
 }
 
 /** The whole connect: the REST link, then the browser to the end; expects the "Connected" page. */
-export async function connectSource(owner: TestUser, sourceId: number, options: { browser?: Browser; scope?: string; scopes?: string[] } = {}): Promise<BrowserRun> {
+export async function connectSource(
+  owner: TestUser,
+  sourceId: number,
+  options: { browser?: Browser; scope?: string; scopes?: string[] } = {},
+): Promise<BrowserRun> {
   const link = await connectLink(owner, sourceId, options.scope ? { scope: options.scope } : {});
   const run = await followInBrowser(options.browser ?? new Browser(), link, owner, options.scopes ? { scopes: options.scopes } : {});
   expect(run.final.status, run.finalHtml.slice(0, 500)).toBe(200);
@@ -170,7 +177,9 @@ export interface StoredTokens {
 
 /** The owner's upstream tokens as D1 holds them, opened with the test sealing key: what the gateway sends. */
 export async function storedTokens(userId: number, sourceId: number): Promise<StoredTokens | null> {
-  const row = await env.DB.prepare("SELECT tokens FROM source_authorizations WHERE source_id = ? AND user_id = ?").bind(sourceId, userId).first<{ tokens: string | null }>();
+  const row = await env.DB.prepare("SELECT tokens FROM source_authorizations WHERE source_id = ? AND user_id = ?")
+    .bind(sourceId, userId)
+    .first<{ tokens: string | null }>();
   if (!row?.tokens) return null;
   return JSON.parse(await secretBox(env.SOURCE_SECRETS_KEY).open(userId, `:oauth:tokens:${sourceId}`, row.tokens)) as StoredTokens;
 }
@@ -178,12 +187,16 @@ export async function storedTokens(userId: number, sourceId: number): Promise<St
 /** Seals `tokens` into the source's row as the gateway would (the tests' stand-in for a token the upstream forgot). */
 export async function replaceStoredTokens(userId: number, sourceId: number, tokens: StoredTokens): Promise<void> {
   const sealed = await secretBox(env.SOURCE_SECRETS_KEY).seal(userId, `:oauth:tokens:${sourceId}`, JSON.stringify(tokens));
-  await env.DB.prepare("UPDATE source_authorizations SET tokens = ? WHERE source_id = ? AND user_id = ?").bind(sealed, sourceId, userId).run();
+  await env.DB.prepare("UPDATE source_authorizations SET tokens = ? WHERE source_id = ? AND user_id = ?")
+    .bind(sealed, sourceId, userId)
+    .run();
 }
 
 /** Makes the stored access token look about to expire, so the next use refreshes it. */
 export async function expireAccessToken(sourceId: number): Promise<void> {
-  await env.DB.prepare("UPDATE source_authorizations SET token_expires_at = ? WHERE source_id = ?").bind(new Date(Date.now() - 1000).toISOString(), sourceId).run();
+  await env.DB.prepare("UPDATE source_authorizations SET token_expires_at = ? WHERE source_id = ?")
+    .bind(new Date(Date.now() - 1000).toISOString(), sourceId)
+    .run();
 }
 
 /**

@@ -60,7 +60,11 @@ export async function controlFixture(path: string, body: unknown = {}): Promise<
 }
 
 /** Registers `url` as a source of `owner` (name made unique unless given). */
-export function registerSource(owner: TestUser, url: string, overrides: Record<string, unknown> = {}): Promise<ApiResponse<SourceDetailBody>> {
+export function registerSource(
+  owner: TestUser,
+  url: string,
+  overrides: Record<string, unknown> = {},
+): Promise<ApiResponse<SourceDetailBody>> {
   return api<SourceDetailBody>(owner, "POST", "/api/sources", {
     body: { name: `Up ${crypto.randomUUID().slice(0, 6)}`, url, ...overrides },
   });

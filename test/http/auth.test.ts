@@ -37,7 +37,9 @@ async function expectUnauthorized(res: Response, message: RegExp): Promise<void>
   expect(res.status).toBe(401);
   // RFC 6750: no error code when no credentials were sent; invalid_token for any token that failed.
   const tokenSent = !message.source.startsWith("^Missing");
-  expect(res.headers.get("www-authenticate")).toBe(`Bearer realm="OAuth", ${tokenSent ? 'error="invalid_token", ' : ""}${CHALLENGES[currentSurface]}`);
+  expect(res.headers.get("www-authenticate")).toBe(
+    `Bearer realm="OAuth", ${tokenSent ? 'error="invalid_token", ' : ""}${CHALLENGES[currentSurface]}`,
+  );
   const body = await res.json<{ error: { code: string; message: string } }>();
   expect(body.error.code).toBe("unauthorized");
   expect(body.error.message).toMatch(message);
@@ -55,9 +57,12 @@ describe.each(Object.entries(SURFACES))("authentication on %s", (surface, reques
     await expectUnauthorized(await request(), /^Missing Authorization header: send `Authorization: Bearer <token>`/);
   });
 
-  it.each(["Token abc", "Bearer", "Bearer ", "Bearer two words", "Basic dXNlcjpwYXNz"])("rejects the malformed header %j", async (header) => {
-    await expectUnauthorized(await request(header), /^Malformed Authorization header: expected `Bearer <token>`$/);
-  });
+  it.each(["Token abc", "Bearer", "Bearer ", "Bearer two words", "Basic dXNlcjpwYXNz"])(
+    "rejects the malformed header %j",
+    async (header) => {
+      await expectUnauthorized(await request(header), /^Malformed Authorization header: expected `Bearer <token>`$/);
+    },
+  );
 
   it("rejects an unknown token", async () => {
     await expectUnauthorized(await request("Bearer mcpe_not-a-real-token"), /^Invalid or revoked API token$/);

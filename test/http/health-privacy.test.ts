@@ -34,7 +34,9 @@ async function stuckEvent(user: TestUser): Promise<void> {
 }
 
 async function undeliveredOf(user: TestUser): Promise<number> {
-  const row = await env.DB.prepare("SELECT count(*) AS n FROM outbox WHERE user_id = ? AND delivered_at IS NULL").bind(user.id).first<{ n: number }>();
+  const row = await env.DB.prepare("SELECT count(*) AS n FROM outbox WHERE user_id = ? AND delivered_at IS NULL")
+    .bind(user.id)
+    .first<{ n: number }>();
   return row?.n ?? 0;
 }
 
@@ -55,7 +57,8 @@ describe("health privacy", { timeout: 60_000 }, () => {
     const bob = await createUser();
     // Alice: three real queries of rag_basic, and an old success of rag_crag only she has.
     const client = await connect("rag", alice.token);
-    for (let i = 0; i < 3; i++) expect((await client.callTool({ name: "rag_basic", arguments: { query: `question ${i}` } })).isError).toBeFalsy();
+    for (let i = 0; i < 3; i++)
+      expect((await client.callTool({ name: "rag_basic", arguments: { query: `question ${i}` } })).isError).toBeFalsy();
     const aliceCragAt = minutesAgo(90);
     await loggedQuery(alice, "rag_crag", "ok", 4_321, aliceCragAt);
     // Bob: a failed rag_colbert query with its own latency and time, a source, stuck events.
@@ -75,7 +78,14 @@ describe("health privacy", { timeout: 60_000 }, () => {
     expect(byName.get("rag_basic")).toMatchObject({ queries_last_hour: 3, error_rate: 0 });
     expect(byName.get("rag_basic")!.last_success).not.toBeNull();
     expect(byName.get("rag_crag")).toMatchObject({ queries_last_hour: 0, last_success: aliceCragAt });
-    expect(byName.get("rag_colbert")).toMatchObject({ queries_last_hour: 0, error_rate: 0, last_success: null, last_error: null, p50_ms: 0, p95_ms: 0 });
+    expect(byName.get("rag_colbert")).toMatchObject({
+      queries_last_hour: 0,
+      error_rate: 0,
+      last_success: null,
+      last_error: null,
+      p50_ms: 0,
+      p95_ms: 0,
+    });
     expect(mine.last_hour).toMatchObject({ queries: 3, error_rate: 0 });
     // The status words are everyone's: rag_colbert failed in the last hour.
     expect(byName.get("rag_colbert")!.status).toBe("failing");
@@ -86,7 +96,13 @@ describe("health privacy", { timeout: 60_000 }, () => {
     const bobs = await api<RagHealth>(bob, "GET", "/api/rag/health");
     expect(bobs.status).toBe(200);
     const bobByName = new Map(bobs.body.pipelines.map((p) => [p.pipeline, p]));
-    expect(bobByName.get("rag_colbert")).toMatchObject({ queries_last_hour: 2, error_rate: 0.5, last_error: bobErrorAt, p50_ms: 66_666, p95_ms: 77_777 });
+    expect(bobByName.get("rag_colbert")).toMatchObject({
+      queries_last_hour: 2,
+      error_rate: 0.5,
+      last_error: bobErrorAt,
+      p50_ms: 66_666,
+      p95_ms: 77_777,
+    });
     expect(bobByName.get("rag_basic")).toMatchObject({ queries_last_hour: 0, last_success: null });
     expect(bobByName.get("rag_crag")).toMatchObject({ last_success: null });
     expect(bobs.body.last_hour).toMatchObject({ queries: 2, error_rate: 0.5 });

@@ -102,9 +102,19 @@ describe("/openapi.json", () => {
   it("documents query parameters with their constraints", async () => {
     const doc = await openApi();
     const list = doc.paths["/api/tasks"]!["get"]!;
-    expect(list.parameters.map((parameter) => parameter.name).sort()).toEqual(["cursor", "limit", "priority", "search", "sort_by", "status", "tags"]);
+    expect(list.parameters.map((parameter) => parameter.name).sort()).toEqual([
+      "cursor",
+      "limit",
+      "priority",
+      "search",
+      "sort_by",
+      "status",
+      "tags",
+    ]);
     expect(list.parameters.every((parameter) => parameter.in === "query" && !parameter.required)).toBe(true);
-    expect(list.parameters.find((parameter) => parameter.name === "sort_by")?.schema).toMatchObject({ enum: ["created", "due_date", "priority", "title"] });
+    expect(list.parameters.find((parameter) => parameter.name === "sort_by")?.schema).toMatchObject({
+      enum: ["created", "due_date", "priority", "title"],
+    });
     const search = doc.paths["/api/tasks/search"]!["get"]!;
     expect(search.parameters.find((parameter) => parameter.name === "query")).toMatchObject({ required: true });
   });

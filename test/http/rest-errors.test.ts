@@ -15,8 +15,20 @@ function expectError(res: ApiResponse<ErrorBody>, status: number, code: string, 
 
 describe("REST request bodies", () => {
   it.each([
-    ["invalid JSON", { raw: '{"title": "x",', headers: { "content-type": "application/json" } }, 400, "invalid_input", /^Request body is not valid JSON/],
-    ["a wrong content type", { raw: '{"title":"x"}', headers: { "content-type": "text/plain" } }, 400, "invalid_input", /^Content-Type must be application\/json$/],
+    [
+      "invalid JSON",
+      { raw: '{"title": "x",', headers: { "content-type": "application/json" } },
+      400,
+      "invalid_input",
+      /^Request body is not valid JSON/,
+    ],
+    [
+      "a wrong content type",
+      { raw: '{"title":"x"}', headers: { "content-type": "text/plain" } },
+      400,
+      "invalid_input",
+      /^Content-Type must be application\/json$/,
+    ],
     ["no content type", { raw: '{"title":"x"}' }, 400, "invalid_input", /^Content-Type must be application\/json$/],
     ["an empty body", { raw: "", headers: { "content-type": "application/json" } }, 400, "invalid_input", /^Request body is empty/],
     ["a body over 64 KiB", { body: { title: "t", description: "x".repeat(65 * 1024) } }, 413, "payload_too_large", /limit of 65536 bytes/],
@@ -103,7 +115,12 @@ describe("REST domain errors", () => {
     const id = created.body.task.id;
 
     expectError(await api<ErrorBody>(user, "PATCH", `/api/tasks/${id}`, { body: {} }), 400, "invalid_input", /^Nothing to update/);
-    expectError(await api<ErrorBody>(user, "POST", `/api/tasks/${id}/tags`, { body: { tags: [" "] } }), 400, "invalid_input", /tags: give at least one non-empty tag/);
+    expectError(
+      await api<ErrorBody>(user, "POST", `/api/tasks/${id}/tags`, { body: { tags: [" "] } }),
+      400,
+      "invalid_input",
+      /tags: give at least one non-empty tag/,
+    );
     const past = await api<ErrorBody>(user, "POST", `/api/tasks/${id}/reminders`, { body: { reminder_time: "2020-01-01T00:00:00Z" } });
     expectError(past, 400, "invalid_input", /^reminder_time: must be in the future$/);
     expect(past.body.error.details).toEqual({ field: "reminder_time" });

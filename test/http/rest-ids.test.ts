@@ -86,7 +86,8 @@ describe("source ids in REST paths", () => {
       ["DELETE", ""],
     ];
     for (const spelling of [...looseSpellings(id), ...HUGE]) {
-      for (const [method, suffix, body] of routes) await expectRefused(user, method, `/api/sources/${spelling}${suffix}`, "source_id", body);
+      for (const [method, suffix, body] of routes)
+        await expectRefused(user, method, `/api/sources/${spelling}${suffix}`, "source_id", body);
     }
     expect((await api(user, "GET", `/api/sources/${id}`)).status).toBe(200);
   });

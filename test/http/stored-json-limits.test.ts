@@ -70,7 +70,13 @@ describe("a stdio source's manifest", { timeout: 60_000 }, () => {
   it("REST: a manifest nested 3,000 levels is a 400 naming manifest, and no source is stored", async () => {
     const user = await createUser();
     const res = await api<ErrorBody>(user, "POST", "/api/sources", {
-      body: { name: "deep", url: upstreams().bridge_fixture, mcp_transport_type: "stdio", bridge_token: upstreams().bridge_token, manifest: manifest(nested(3000)) },
+      body: {
+        name: "deep",
+        url: upstreams().bridge_fixture,
+        mcp_transport_type: "stdio",
+        bridge_token: upstreams().bridge_token,
+        manifest: manifest(nested(3000)),
+      },
     });
     expect(res.status).toBe(400);
     const error = res.body.error;
@@ -84,7 +90,13 @@ describe("a stdio source's manifest", { timeout: 60_000 }, () => {
     const client = await connectGateway(user);
     const result = await client.callTool({
       name: "gateway_add_source",
-      arguments: { name: "deep", url: upstreams().bridge_fixture, mcp_transport_type: "stdio", bridge_token: upstreams().bridge_token, manifest: manifest(nested(3000)) },
+      arguments: {
+        name: "deep",
+        url: upstreams().bridge_fixture,
+        mcp_transport_type: "stdio",
+        bridge_token: upstreams().bridge_token,
+        manifest: manifest(nested(3000)),
+      },
     });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/manifest/);
@@ -102,7 +114,9 @@ describe("an upstream's tool schemas", { timeout: 60_000 }, () => {
     const [stored] = source.body.sources;
     expect(stored!.tool_count).toBe(0);
     expect(stored!.last_discovery_error).toMatch(/^protocol: tools\/list: tool "nested" inputSchema: must nest at most 32 levels/);
-    const tools = await env.DB.prepare("SELECT count(*) AS n FROM source_tools WHERE source_id = ?").bind(stored!.id).first<{ n: number }>();
+    const tools = await env.DB.prepare("SELECT count(*) AS n FROM source_tools WHERE source_id = ?")
+      .bind(stored!.id)
+      .first<{ n: number }>();
     expect(tools!.n).toBe(0);
     const listed = await callOk<{ sources: unknown[] }>(await connectGateway(user), "gateway_list_sources");
     expect(JSON.stringify(listed).length).toBeLessThan(20_000);

@@ -28,7 +28,8 @@ describe("REST /api/tasks", () => {
 
   it("lists with the MCP filters, coercing limit from the query string, and pages by cursor", async () => {
     const user = await createUser();
-    for (const title of ["c", "a", "e", "b", "d"]) await create(user, { title, tags: ["x", title], priority: title < "c" ? "high" : "low" });
+    for (const title of ["c", "a", "e", "b", "d"])
+      await create(user, { title, tags: ["x", title], priority: title < "c" ? "high" : "low" });
     await create(user, { title: "other", tags: ["y"] });
 
     const filtered = await api<Page>(user, "GET", "/api/tasks?status=pending&priority=high&tags=x&sort_by=title");

@@ -70,7 +70,19 @@ describe("parseRateLimitSettings", () => {
   it("reads <limit>/<10|60>s and nothing else", () => {
     expect(parseRateLimitSettings("60/10s")).toEqual({ limit: 60, periodSeconds: 10 });
     expect(parseRateLimitSettings("1/60s")).toEqual({ limit: 1, periodSeconds: 60 });
-    for (const text of [undefined, "", "0/10s", "60/30s", "60/10", " 60/10s", "60/10s ", "6e1/10s", "-1/10s", "60 / 10s", "1000000000/10s"]) {
+    for (const text of [
+      undefined,
+      "",
+      "0/10s",
+      "60/30s",
+      "60/10",
+      " 60/10s",
+      "60/10s ",
+      "6e1/10s",
+      "-1/10s",
+      "60 / 10s",
+      "1000000000/10s",
+    ]) {
       expect(parseRateLimitSettings(text), String(text)).toBeUndefined();
     }
   });

@@ -25,7 +25,9 @@ function expectRateLimited(res: ApiResponse<unknown>): number {
   expect(res.status).toBe(429);
   const body = res.body as RestRefusal;
   expect(body.error).toMatchObject({ code: "rate_limited", details: { budget: "api_requests", limit, period_seconds: periodSeconds } });
-  expect(body.error.message).toMatch(new RegExp(`^Rate limit reached: at most ${limit} REST requests per ${periodSeconds} s for each user; retry after \\d+ s$`));
+  expect(body.error.message).toMatch(
+    new RegExp(`^Rate limit reached: at most ${limit} REST requests per ${periodSeconds} s for each user; retry after \\d+ s$`),
+  );
   const wait = body.error.retry_after_ms;
   expect(wait).toBeGreaterThan(0);
   expect(wait).toBeLessThanOrEqual(periodSeconds * 1000);
@@ -41,18 +43,22 @@ async function titlesOf(user: TestUser): Promise<string[]> {
 }
 
 describe("the REST limit", () => {
-  it("serves a user's requests up to the limit, refuses the next before it writes, and serves another user meanwhile", { timeout: 30_000 }, async () => {
-    const [user, other] = [await createUser(), await createUser()];
-    await startOfWindow(periodSeconds);
-    for (let i = 1; i <= limit; i++) expect((await addTask(user, `admitted ${i}`)).status).toBe(201);
-    expectRateLimited(await addTask(user, "refused"));
-    // Reads are counted too.
-    expectRateLimited(await api(user, "GET", "/api/tasks"));
-    // Nothing was written by the refused request: the admitted rows and their outbox events only.
-    expect(await countRows("tasks", user.id)).toBe(limit);
-    expect(await countRows("outbox", user.id)).toBe(limit);
-    expect((await addTask(other, "bystander")).status).toBe(201);
-  });
+  it(
+    "serves a user's requests up to the limit, refuses the next before it writes, and serves another user meanwhile",
+    { timeout: 30_000 },
+    async () => {
+      const [user, other] = [await createUser(), await createUser()];
+      await startOfWindow(periodSeconds);
+      for (let i = 1; i <= limit; i++) expect((await addTask(user, `admitted ${i}`)).status).toBe(201);
+      expectRateLimited(await addTask(user, "refused"));
+      // Reads are counted too.
+      expectRateLimited(await api(user, "GET", "/api/tasks"));
+      // Nothing was written by the refused request: the admitted rows and their outbox events only.
+      expect(await countRows("tasks", user.id)).toBe(limit);
+      expect(await countRows("outbox", user.id)).toBe(limit);
+      expect((await addTask(other, "bystander")).status).toBe(201);
+    },
+  );
 
   it("refuses before validation: an invalid body over the limit is refused as rate_limited", { timeout: 30_000 }, async () => {
     const user = await createUser();
@@ -92,7 +98,9 @@ describe("the REST limit", () => {
       const res = await workerFetch(`http://localhost${path}`, { headers: user.headers });
       expect(res.status, path).toBe(200);
     }
-    const list = await rpcResponse(await workerFetch("http://localhost/mcp/tasks", legacyPost(user.token, "2025-06-18", { id: 1, method: "tools/list" })));
+    const list = await rpcResponse(
+      await workerFetch("http://localhost/mcp/tasks", legacyPost(user.token, "2025-06-18", { id: 1, method: "tools/list" })),
+    );
     expect(list.error).toBeUndefined();
   });
 });

@@ -36,7 +36,10 @@ const call = (title: string, name = "add_task") => ({ id: 1, method: "tools/call
 const PATHS: ServingPath[] = [
   {
     name: "built-in fast path (/mcp/tasks, 2025-06-18)",
-    prepare: async (caller) => ({ send: (title) => post("/mcp/tasks", legacyPost(caller.token, "2025-06-18", call(title))), writesAs: caller }),
+    prepare: async (caller) => ({
+      send: (title) => post("/mcp/tasks", legacyPost(caller.token, "2025-06-18", call(title))),
+      writesAs: caller,
+    }),
     admittedType: "application/json",
   },
   {
@@ -49,7 +52,10 @@ const PATHS: ServingPath[] = [
   },
   {
     name: "SDK (/mcp/tasks, 2025-03-26)",
-    prepare: async (caller) => ({ send: (title) => post("/mcp/tasks", legacyPost(caller.token, "2025-03-26", call(title))), writesAs: caller }),
+    prepare: async (caller) => ({
+      send: (title) => post("/mcp/tasks", legacyPost(caller.token, "2025-03-26", call(title))),
+      writesAs: caller,
+    }),
     admittedType: "text/event-stream",
   },
   {
@@ -71,7 +77,12 @@ const PATHS: ServingPath[] = [
   },
 ];
 
-type ToolResult = { isError?: boolean; content: { type: string; text: string }[]; _meta?: Record<string, unknown>; structuredContent?: unknown };
+type ToolResult = {
+  isError?: boolean;
+  content: { type: string; text: string }[];
+  _meta?: Record<string, unknown>;
+  structuredContent?: unknown;
+};
 
 function resultOf(message: JsonRpcResponse): ToolResult {
   expect(message.error, JSON.stringify(message)).toBeUndefined();
@@ -97,31 +108,35 @@ async function titlesOf(user: TestUser): Promise<string[]> {
 }
 
 describe.each(PATHS)("the tool-call limit on the $name", ({ prepare, admittedType }) => {
-  it("runs a user's calls up to the limit, refuses the next without running it, and serves another user meanwhile", { timeout: 30_000 }, async () => {
-    const [caller, bystander] = [await createUser(), await createUser()];
-    const { send, writesAs } = await prepare(caller);
-    const other = await prepare(bystander);
+  it(
+    "runs a user's calls up to the limit, refuses the next without running it, and serves another user meanwhile",
+    { timeout: 30_000 },
+    async () => {
+      const [caller, bystander] = [await createUser(), await createUser()];
+      const { send, writesAs } = await prepare(caller);
+      const other = await prepare(bystander);
 
-    await startOfWindow(periodSeconds);
-    for (let i = 1; i <= limit; i++) {
-      const res = await send(`admitted ${i}`);
-      expect(res.status).toBe(200);
-      expect(res.headers.get("content-type")).toContain(admittedType);
-      expect(resultOf(await rpcResponse(res)).isError, `call ${i}`).toBeUndefined();
-    }
-    const refused = await send("refused");
-    expect(refused.status).toBe(200);
-    expectRateLimited(resultOf(await rpcResponse(refused)));
+      await startOfWindow(periodSeconds);
+      for (let i = 1; i <= limit; i++) {
+        const res = await send(`admitted ${i}`);
+        expect(res.status).toBe(200);
+        expect(res.headers.get("content-type")).toContain(admittedType);
+        expect(resultOf(await rpcResponse(res)).isError, `call ${i}`).toBeUndefined();
+      }
+      const refused = await send("refused");
+      expect(refused.status).toBe(200);
+      expectRateLimited(resultOf(await rpcResponse(refused)));
 
-    // The refused call ran nothing: no row, no outbox event (and, for a source, no upstream call).
-    expect(await titlesOf(writesAs)).toEqual(Array.from({ length: limit }, (_, i) => `admitted ${i + 1}`));
-    expect(await countRows("outbox", writesAs.id)).toBe(limit);
+      // The refused call ran nothing: no row, no outbox event (and, for a source, no upstream call).
+      expect(await titlesOf(writesAs)).toEqual(Array.from({ length: limit }, (_, i) => `admitted ${i + 1}`));
+      expect(await countRows("outbox", writesAs.id)).toBe(limit);
 
-    // Another user, at the same moment, is served.
-    const served = await other.send("bystander");
-    expect(resultOf(await rpcResponse(served)).isError).toBeUndefined();
-    expect(await titlesOf(other.writesAs)).toEqual(["bystander"]);
-  });
+      // Another user, at the same moment, is served.
+      const served = await other.send("bystander");
+      expect(resultOf(await rpcResponse(served)).isError).toBeUndefined();
+      expect(await titlesOf(other.writesAs)).toEqual(["bystander"]);
+    },
+  );
 });
 
 describe("the tool-call budget", () => {
@@ -147,9 +162,17 @@ describe("the tool-call budget", () => {
     const calls = [
       (u: TestUser) => post("/mcp/tasks", legacyPost(u.token, "2025-06-18", call("on tasks"))),
       (u: TestUser) =>
-        post("/mcp/thinking", legacyPost(u.token, "2025-06-18", { id: 2, method: "tools/call", params: { name: "reset_thinking", arguments: {} } })),
-      (u: TestUser) => post("/mcp/rag", legacyPost(u.token, "2025-06-18", { id: 3, method: "tools/call", params: { name: "rag_list_documents", arguments: {} } })),
-      (u: TestUser) => post("/mcp", legacyPost(u.token, "2025-06-18", { id: 4, method: "tools/call", params: { name: "list_tasks", arguments: {} } })),
+        post(
+          "/mcp/thinking",
+          legacyPost(u.token, "2025-06-18", { id: 2, method: "tools/call", params: { name: "reset_thinking", arguments: {} } }),
+        ),
+      (u: TestUser) =>
+        post(
+          "/mcp/rag",
+          legacyPost(u.token, "2025-06-18", { id: 3, method: "tools/call", params: { name: "rag_list_documents", arguments: {} } }),
+        ),
+      (u: TestUser) =>
+        post("/mcp", legacyPost(u.token, "2025-06-18", { id: 4, method: "tools/call", params: { name: "list_tasks", arguments: {} } })),
     ];
     for (let i = 0; i < limit; i++) {
       const result = resultOf(await rpcResponse(await calls[i % calls.length]!(user)));
@@ -165,7 +188,9 @@ describe("the tool-call budget", () => {
     await startOfWindow(periodSeconds);
     for (let i = 0; i < limit; i++) {
       const caller = i % 2 === 0 ? user : secondToken;
-      expect(resultOf(await rpcResponse(await post("/mcp/tasks", legacyPost(caller.token, "2025-06-18", call(`t${i}`))))).isError).toBeUndefined();
+      expect(
+        resultOf(await rpcResponse(await post("/mcp/tasks", legacyPost(caller.token, "2025-06-18", call(`t${i}`))))).isError,
+      ).toBeUndefined();
     }
     for (const caller of [user, secondToken]) {
       expectRateLimited(resultOf(await rpcResponse(await post("/mcp/tasks", legacyPost(caller.token, "2025-06-18", call("refused"))))));
@@ -181,13 +206,21 @@ describe("the tool-call budget", () => {
         const list = await rpcResponse(await post(path, legacyPost(user.token, "2025-06-18", { id: i, method: "tools/list" })));
         expect((list.result?.["tools"] as unknown[]).length).toBeGreaterThan(0);
       }
-      const initialize = { id: i, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+      const initialize = {
+        id: i,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      };
       expect((await rpcResponse(await post("/mcp/tasks", legacyPost(user.token, undefined, initialize)))).error).toBeUndefined();
-      expect((await rpcResponse(await post("/mcp/tasks", legacyPost(user.token, "2025-06-18", { id: i, method: "ping" })))).error).toBeUndefined();
+      expect(
+        (await rpcResponse(await post("/mcp/tasks", legacyPost(user.token, "2025-06-18", { id: i, method: "ping" })))).error,
+      ).toBeUndefined();
     }
     // None of that spent the budget: a whole window's worth of calls still runs.
     for (let i = 0; i < limit; i++) {
-      expect(resultOf(await rpcResponse(await post("/mcp/tasks", legacyPost(user.token, "2025-06-18", call(`t${i}`))))).isError).toBeUndefined();
+      expect(
+        resultOf(await rpcResponse(await post("/mcp/tasks", legacyPost(user.token, "2025-06-18", call(`t${i}`))))).isError,
+      ).toBeUndefined();
     }
   });
 
@@ -209,7 +242,9 @@ describe("a 2025-03-26 batch", () => {
     workerFetch("http://localhost/mcp/tasks", {
       method: "POST",
       headers: { authorization: `Bearer ${user.token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify(titles.map((title, i) => ({ jsonrpc: "2.0", id: i + 1, method: "tools/call", params: { name: "add_task", arguments: { title } } }))),
+      body: JSON.stringify(
+        titles.map((title, i) => ({ jsonrpc: "2.0", id: i + 1, method: "tools/call", params: { name: "add_task", arguments: { title } } })),
+      ),
     });
 
   it("counts each of its calls: a batch of the whole budget runs, the next call is refused", { timeout: 30_000 }, async () => {
@@ -225,13 +260,20 @@ describe("a 2025-03-26 batch", () => {
   it("over the budget is refused whole with 429 and Retry-After, and nothing in it runs", { timeout: 30_000 }, async () => {
     const user = await createUser();
     await startOfWindow(periodSeconds);
-    const res = await batch(user, Array.from({ length: limit + 1 }, (_, i) => `batched ${i}`));
+    const res = await batch(
+      user,
+      Array.from({ length: limit + 1 }, (_, i) => `batched ${i}`),
+    );
     expect(res.status).toBe(429);
     const retryAfter = Number(res.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(periodSeconds);
     const body = (await res.json()) as JsonRpcResponse;
-    expect(body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32000, data: { code: "rate_limited", budget: "tool_calls", limit } } });
+    expect(body).toMatchObject({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32000, data: { code: "rate_limited", budget: "tool_calls", limit } },
+    });
     expect(body.error?.message).toMatch(/^Rate limit reached: at most/);
     expect(await countRows("tasks", user.id)).toBe(0);
     expect(await countRows("outbox", user.id)).toBe(0);
@@ -239,17 +281,21 @@ describe("a 2025-03-26 batch", () => {
 });
 
 describe("a refused 2026-07-28 call", () => {
-  it("is still checked by the SDK: an Mcp-Name naming another tool is a header mismatch, not a tool result", { timeout: 30_000 }, async () => {
-    const user = await createUser();
-    await startOfWindow(periodSeconds);
-    for (let i = 0; i < limit; i++) await post("/mcp/tasks", legacyPost(user.token, "2025-06-18", call(`t${i}`)));
-    const init = modernPost(user.token, "tools/call", { name: "add_task", arguments: { title: "x" } }, { "mcp-name": "delete_task" });
-    const res = await post("/mcp/tasks", init);
-    expect(res.status).toBe(400);
-    expect((await rpcResponse(res)).error?.code).toBe(-32020);
-    const ok = await post("/mcp/tasks", modernPost(user.token, "tools/call", { name: "add_task", arguments: { title: "y" } }));
-    const result = resultOf(await rpcResponse(ok));
-    expectRateLimited(result);
-    expect(result).toMatchObject({ resultType: "complete", _meta: { "io.modelcontextprotocol/serverInfo": { name: "mcp-edge-tasks" } } });
-  });
+  it(
+    "is still checked by the SDK: an Mcp-Name naming another tool is a header mismatch, not a tool result",
+    { timeout: 30_000 },
+    async () => {
+      const user = await createUser();
+      await startOfWindow(periodSeconds);
+      for (let i = 0; i < limit; i++) await post("/mcp/tasks", legacyPost(user.token, "2025-06-18", call(`t${i}`)));
+      const init = modernPost(user.token, "tools/call", { name: "add_task", arguments: { title: "x" } }, { "mcp-name": "delete_task" });
+      const res = await post("/mcp/tasks", init);
+      expect(res.status).toBe(400);
+      expect((await rpcResponse(res)).error?.code).toBe(-32020);
+      const ok = await post("/mcp/tasks", modernPost(user.token, "tools/call", { name: "add_task", arguments: { title: "y" } }));
+      const result = resultOf(await rpcResponse(ok));
+      expectRateLimited(result);
+      expect(result).toMatchObject({ resultType: "complete", _meta: { "io.modelcontextprotocol/serverInfo": { name: "mcp-edge-tasks" } } });
+    },
+  );
 });

@@ -52,7 +52,12 @@ describe.each(FAST_VERSIONS)("fast path (%s)", (version) => {
     const user = await createUser();
     const tasks = mcpServers.find((definition) => definition.name === "tasks")!;
     for (const title of ["Alpha report", "Beta review", "Gamma report"]) {
-      await workerFetch(rpcRequest("tasks", user, version, { method: "tools/call", params: { name: "add_task", arguments: { title, priority: "high", tags: ["x"] } } }));
+      await workerFetch(
+        rpcRequest("tasks", user, version, {
+          method: "tools/call",
+          params: { name: "add_task", arguments: { title, priority: "high", tags: ["x"] } },
+        }),
+      );
     }
     const calls = [
       { name: "list_tasks", arguments: { limit: 2, sort_by: "title" } },
@@ -82,7 +87,14 @@ describe.each(FAST_VERSIONS)("fast path (%s)", (version) => {
     ["a tampered cursor", "tasks", { name: "list_tasks", arguments: { cursor: btoa('{"o":1e99}') } }],
     ["a due date past 9999", "tasks", { name: "add_task", arguments: { title: "t", due_date: "9999-12-31T23:59:59-23:59" } }],
     ["a tag with a comma", "tasks", { name: "add_task", arguments: { title: "t", tags: ["a,b"] } }],
-    ["metadata nested too deep", "rag", { name: "rag_ingest", arguments: { documents: [{ text: "x", metadata: JSON.parse(`${'{"a":'.repeat(40)}{}${"}".repeat(40)}`) as unknown }] } }],
+    [
+      "metadata nested too deep",
+      "rag",
+      {
+        name: "rag_ingest",
+        arguments: { documents: [{ text: "x", metadata: JSON.parse(`${'{"a":'.repeat(40)}{}${"}".repeat(40)}`) as unknown }] },
+      },
+    ],
   ])("answers %s exactly as the SDK does, writing nothing", async (_label, server, params) => {
     const user = await createUser();
     const definition = mcpServers.find((candidate) => candidate.name === server)!;
@@ -90,7 +102,9 @@ describe.each(FAST_VERSIONS)("fast path (%s)", (version) => {
     const sdk = await viaSdk(definition, user, rpcRequest(server, user, version, { method: "tools/call", params }));
     expect(fast.body).toEqual(sdk);
     expect(fast.body["result"]).toMatchObject({ isError: true });
-    const rows = await env.DB.prepare("SELECT (SELECT count(*) FROM tasks WHERE user_id = ?1) + (SELECT count(*) FROM rag_documents WHERE user_id = ?1) AS n")
+    const rows = await env.DB.prepare(
+      "SELECT (SELECT count(*) FROM tasks WHERE user_id = ?1) + (SELECT count(*) FROM rag_documents WHERE user_id = ?1) AS n",
+    )
       .bind(user.id)
       .first<{ n: number }>();
     expect(rows!.n).toBe(0);
@@ -129,7 +143,13 @@ describe("fast path eligibility", () => {
     const user = await createUser();
     const request = new Request("http://localhost/mcp/tasks", {
       method: "POST",
-      headers: { host: "localhost", authorization: `Bearer ${user.token}`, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" },
+      headers: {
+        host: "localhost",
+        authorization: `Bearer ${user.token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-06-18",
+      },
       body: "{not json",
     });
     const response = await workerFetch(request);

@@ -36,7 +36,16 @@ const fixture: PluginSpec = {
 };
 
 function start(limits: { maxProcesses: number; maxProcessesPerToken: number }, idleTimeoutMs: number): Promise<RunningBridge> {
-  return startBridge({ host: "127.0.0.1", port: 0, tokens: [TOKEN, OTHER_TOKEN], serve: { kind: "single", plugin: fixture }, singleton: false, idleTimeoutMs, ...limits, log });
+  return startBridge({
+    host: "127.0.0.1",
+    port: 0,
+    tokens: [TOKEN, OTHER_TOKEN],
+    serve: { kind: "single", plugin: fixture },
+    singleton: false,
+    idleTimeoutMs,
+    ...limits,
+    log,
+  });
 }
 
 function expectFull(reply: Rpc, status: 429 | 503, flag: string): void {

@@ -128,7 +128,9 @@ describe("the gateway's reading of a plugin (workers/gateway/registry/bridge-plu
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ manifest: { name: "x", command: "node" } }));
     });
     const redirecting = await listen((_req, res) => res.writeHead(302, { location: `${elsewhere}/plugins/github` }).end());
-    const refused = await readBridgePlugin({ bridgeUrl: redirecting, dir: "github", token: TOKEN, timeoutMs: 5_000 }).catch((error: unknown) => error);
+    const refused = await readBridgePlugin({ bridgeUrl: redirecting, dir: "github", token: TOKEN, timeoutMs: 5_000 }).catch(
+      (error: unknown) => error,
+    );
     expect(refused).toBeInstanceOf(AppError);
     expect((refused as AppError).message).toContain("HTTP 302");
     expect(seen).toEqual([]);

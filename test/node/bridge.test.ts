@@ -237,9 +237,18 @@ describe("mcp-edge bridge command line", () => {
   it("names what is wrong with a manifest or the arguments", () => {
     const parse = (argv: string[]) => () => parseBridgeArgs(argv, {}, dir);
     expect(parse(["--port", "0", "--token", TOKEN, "--manifest", manifest("bad.json", "{nope")])).toThrow(/not valid JSON/);
-    expect(parse(["--port", "0", "--token", TOKEN, "--manifest", manifest("nocmd.json", { name: "x" })])).toThrow(/manifest command: needs a command/);
+    expect(parse(["--port", "0", "--token", TOKEN, "--manifest", manifest("nocmd.json", { name: "x" })])).toThrow(
+      /manifest command: needs a command/,
+    );
     expect(
-      parse(["--port", "0", "--token", TOKEN, "--manifest", manifest("badenv.json", { name: "x", command: "node", env: { "BAD-NAME": "1" } })]),
+      parse([
+        "--port",
+        "0",
+        "--token",
+        TOKEN,
+        "--manifest",
+        manifest("badenv.json", { name: "x", command: "node", env: { "BAD-NAME": "1" } }),
+      ]),
     ).toThrow(/manifest env/);
     expect(parse(["--port", "0", "--token", TOKEN, "--manifest", join(dir, "missing.json")])).toThrow(/cannot read manifest .*ENOENT/);
     expect(parse(["--port", "0", "--token", "short", "--", "node"])).toThrow(/at least 16 characters/);
@@ -250,11 +259,15 @@ describe("mcp-edge bridge command line", () => {
   });
 
   it("exits 2 with the reason when run as a command", async () => {
-    const child = spawn(process.execPath, [join(ROOT, "bin/mcp-edge.js"), "bridge", "--port", "0", "--token", TOKEN, "--manifest", requiring], {
-      cwd: ROOT,
-      env: { ...process.env, API_KEY: "" },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, "bin/mcp-edge.js"), "bridge", "--port", "0", "--token", TOKEN, "--manifest", requiring],
+      {
+        cwd: ROOT,
+        env: { ...process.env, API_KEY: "" },
+        stdio: ["ignore", "ignore", "pipe"],
+      },
+    );
     let stderr = "";
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
     const code = await new Promise<number | null>((done) => child.once("exit", done));

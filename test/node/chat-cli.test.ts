@@ -63,7 +63,9 @@ describe("mcp-edge chat", () => {
   it("an unreachable MCP_URL is a warning; the agent still answers with its own tools", async () => {
     const run = await cli(["--url", "http://127.0.0.1:1/mcp", "-m", "which tools do you have?", "--time-zone", "Asia/Karachi"]);
     expect(run.code).toBe(0);
-    expect(run.stderr).toMatch(/^warning: Could not load tools from the MCP server at http:\/\/127\.0\.0\.1:1\/mcp: .+ Running with the agent's own tools only\.$/m);
+    expect(run.stderr).toMatch(
+      /^warning: Could not load tools from the MCP server at http:\/\/127\.0\.0\.1:1\/mcp: .+ Running with the agent's own tools only\.$/m,
+    );
     expect(run.stdout).toContain("  → list_my_tools {}");
     expect(run.stdout).toContain("- current_time (agent)");
   });

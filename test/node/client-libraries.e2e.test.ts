@@ -106,7 +106,11 @@ describe("MCP client libraries sign in with the consent page's defaults and can 
     const person = new SigningInPerson(run);
     const remote = new McpRemote(`${run.base}/mcp/tasks`);
     try {
-      const initialize = remote.request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "desktop-app", version: "1" } });
+      const initialize = remote.request("initialize", {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "desktop-app", version: "1" },
+      });
       const consent = await person.authorize(await remote.nextOpenedUrl(0));
       expect(consent.asked).toEqual(["tasks:read", "tasks:write"]);
       expect(consent.offered).toEqual(TASKS_DEFAULTS);
@@ -137,8 +141,18 @@ describe("a person who unticks tasks:write gets the step-up, as before", () => {
     // The raw answer, as the library sees it.
     const raw = await fetch(`${run.base}/mcp/tasks`, {
       method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "add_task", arguments: { title: "never written" } } }),
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-06-18",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "add_task", arguments: { title: "never written" } },
+      }),
     });
     expect(raw.status).toBe(403);
     const challenge = raw.headers.get("www-authenticate") ?? "";
@@ -157,7 +171,11 @@ describe("a person who unticks tasks:write gets the step-up, as before", () => {
     const person = new SigningInPerson(run);
     const remote = new McpRemote(`${run.base}/mcp/tasks`);
     try {
-      const initialize = remote.request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "desktop-app", version: "1" } });
+      const initialize = remote.request("initialize", {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "desktop-app", version: "1" },
+      });
       await person.authorize(await remote.nextOpenedUrl(0), ["tasks:write"]);
       expect((await initialize.answer).result).toBeDefined();
       remote.notify("notifications/initialized");

@@ -99,7 +99,10 @@ describe("web console in headless Chromium", () => {
   step("signs in through the Worker's sign-in page: a wrong API token is refused there, the right one leads to consent", async () => {
     await openSignInPage(page, run!.base);
     await page.fill("#token", "mcpe_not-a-real-token");
-    await page.locator("form", { has: page.locator("#token") }).locator("button[type=submit]").click();
+    await page
+      .locator("form", { has: page.locator("#token") })
+      .locator("button[type=submit]")
+      .click();
     const refusal = page.locator("p.error[role=alert]");
     await refusal.waitFor();
     expect(await refusal.textContent()).toContain("That API token is not valid");
@@ -133,19 +136,27 @@ describe("web console in headless Chromium", () => {
 
     await openTool("tasks", "add_task");
     await page.locator("details.schema summary", { hasText: "Input schema" }).click();
-    const schema = JSON.parse((await page.locator('pre[aria-label="Input schema of add_task"]').textContent()) ?? "{}") as { required?: string[]; properties?: Record<string, unknown> };
+    const schema = JSON.parse((await page.locator('pre[aria-label="Input schema of add_task"]').textContent()) ?? "{}") as {
+      required?: string[];
+      properties?: Record<string, unknown>;
+    };
     expect(schema.required).toContain("title");
     expect(Object.keys(schema.properties ?? {})).toEqual(expect.arrayContaining(["title", "due_date", "priority", "tags"]));
     // The form follows the schema: required mark, enum as a select, date-time input, tags one per line.
     expect(await page.locator('[data-field="title"] .required').count()).toBe(1);
-    expect(await page.locator('select[name="priority"] option').allTextContents()).toEqual(expect.arrayContaining(["high", "medium", "low", "none"]));
+    expect(await page.locator('select[name="priority"] option').allTextContents()).toEqual(
+      expect.arrayContaining(["high", "medium", "low", "none"]),
+    );
     expect(await page.locator('input[name="due_date"]').getAttribute("type")).toBe("datetime-local");
     expect(await page.locator('textarea[name="tags"]').count()).toBe(1);
     // Every control has a label, and help text is wired to it.
-    const unlabeled = await page.locator("form.call-form").evaluate((form) =>
-      [...form.querySelectorAll("input, select, textarea")]
-        .filter((el) => (el as HTMLInputElement).labels?.length === 0 && !el.getAttribute("aria-label"))
-        .map((el) => el.outerHTML));
+    const unlabeled = await page
+      .locator("form.call-form")
+      .evaluate((form) =>
+        [...form.querySelectorAll("input, select, textarea")]
+          .filter((el) => (el as HTMLInputElement).labels?.length === 0 && !el.getAttribute("aria-label"))
+          .map((el) => el.outerHTML),
+      );
     expect(unlabeled).toEqual([]);
     expect(await page.locator('input[name="title"]').getAttribute("aria-describedby")).toBeTruthy();
   });
@@ -181,7 +192,10 @@ describe("web console in headless Chromium", () => {
     const outcome = await submitTool();
     expect(outcome.isError).toBe(true);
     expect(outcome.text).toMatch(/due_date/);
-    const color = await page.locator(".result-area > *").first().evaluate((el) => getComputedStyle(el).color);
+    const color = await page
+      .locator(".result-area > *")
+      .first()
+      .evaluate((el) => getComputedStyle(el).color);
     expect(color).toMatch(/rgb\((1[5-9]\d|2\d\d), \d{1,2}, \d{1,2}\)/); // red
   });
 
@@ -265,10 +279,13 @@ describe("web console in headless Chromium", () => {
   step("charts the RAG health's p50/p95 after documents are ingested and queried through the forms", async () => {
     await openTool("rag", "rag_ingest");
     // `documents` is an array of objects: the form gives it a JSON box.
-    await page.fill('textarea[name="documents"]', JSON.stringify([
-      { id: "oat", title: "Oat milk", text: "Oat milk is made by soaking oats in water and blending them." },
-      { id: "tea", title: "Green tea", text: "Green tea leaves are steamed or pan-fired soon after picking." },
-    ]));
+    await page.fill(
+      'textarea[name="documents"]',
+      JSON.stringify([
+        { id: "oat", title: "Oat milk", text: "Oat milk is made by soaking oats in water and blending them." },
+        { id: "tea", title: "Green tea", text: "Green tea leaves are steamed or pan-fired soon after picking." },
+      ]),
+    );
     expect((await submitTool()).isError).toBe(false);
 
     await openTool("rag", "rag_basic");
@@ -316,12 +333,21 @@ describe("web console in headless Chromium", () => {
     const refreshed = await fetch(`${run!.base}/oauth/token`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: before.refresh_token, client_id: await page.evaluate(() => JSON.parse(localStorage.getItem("mcp-edge.oauth-client") ?? "{}").client_id) }),
+      body: new URLSearchParams({
+        grant_type: "refresh_token",
+        refresh_token: before.refresh_token,
+        client_id: await page.evaluate(() => JSON.parse(localStorage.getItem("mcp-edge.oauth-client") ?? "{}").client_id),
+      }),
     });
     expect(((await refreshed.json()) as { error?: string }).error).toBe("invalid_grant");
 
     // Tokens the Worker no longer accepts (and cannot refresh) land on the sign-in view with the reason.
-    await page.evaluate(() => sessionStorage.setItem("mcp-edge.oauth-tokens", JSON.stringify({ access_token: "1:revoked:gone", refresh_token: "1:revoked:gone", scope: "", expires_at: Date.now() + 3_600_000 })));
+    await page.evaluate(() =>
+      sessionStorage.setItem(
+        "mcp-edge.oauth-tokens",
+        JSON.stringify({ access_token: "1:revoked:gone", refresh_token: "1:revoked:gone", scope: "", expires_at: Date.now() + 3_600_000 }),
+      ),
+    );
     await page.reload();
     const notice = page.locator(".signin-status [role=alert]");
     await notice.waitFor();

@@ -52,7 +52,9 @@ function account(): AccountState {
 
 /** The commands of the last run, each as one line (`deploy -c wrangler.toml --var …`). */
 function commandsSince(start: number): string[] {
-  return account().calls.slice(start).map((call) => call.join(" "));
+  return account()
+    .calls.slice(start)
+    .map((call) => call.join(" "));
 }
 
 function deploysIn(commands: readonly string[]): string[] {

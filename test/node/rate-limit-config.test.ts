@@ -11,7 +11,9 @@ import { parseRateLimitSettings } from "../../workers/limits/rate-limit-settings
 const CONFIGS = ["wrangler.toml", "test/conformance/wrangler.toml"];
 const DESCRIBED_BY = { TOOL_CALL_LIMITER: "TOOL_CALL_RATE_LIMIT", API_REQUEST_LIMITER: "API_RATE_LIMIT" } as const;
 
-const rateLimitEntries = z.array(z.object({ name: z.string(), namespace_id: z.string(), simple: z.object({ limit: z.number(), period: z.number() }) }));
+const rateLimitEntries = z.array(
+  z.object({ name: z.string(), namespace_id: z.string(), simple: z.object({ limit: z.number(), period: z.number() }) }),
+);
 
 describe.each(CONFIGS)("%s", (path) => {
   const config = unstable_readConfig({ config: path });

@@ -255,7 +255,10 @@ describe("signing in to the console through the Worker's OAuth pages", () => {
     // Refused although not expired (here: a token the Worker never issued): refresh, then the call again.
     await page.evaluate(() => {
       const tokens = JSON.parse(sessionStorage.getItem("mcp-edge.oauth-tokens")!);
-      sessionStorage.setItem("mcp-edge.oauth-tokens", JSON.stringify({ ...tokens, access_token: `${tokens.access_token.split(":").slice(0, 2).join(":")}:not-the-secret` }));
+      sessionStorage.setItem(
+        "mcp-edge.oauth-tokens",
+        JSON.stringify({ ...tokens, access_token: `${tokens.access_token.split(":").slice(0, 2).join(":")}:not-the-secret` }),
+      );
     });
     expect((await submitToolIn(page)).isError).toBe(false);
     const third = (await consoleTokens(page))!;

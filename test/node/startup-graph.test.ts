@@ -20,7 +20,9 @@ const nodeBuiltins: Plugin = {
   name: "node-builtins",
   setup(pluginBuild) {
     const bare = new Set(builtinModules);
-    pluginBuild.onResolve({ filter: /^[a-z_/]+$/ }, (args) => (bare.has(args.path) ? { path: `node:${args.path}`, external: true } : undefined));
+    pluginBuild.onResolve({ filter: /^[a-z_/]+$/ }, (args) =>
+      bare.has(args.path) ? { path: `node:${args.path}`, external: true } : undefined,
+    );
   },
 };
 
@@ -84,7 +86,9 @@ describe("the Worker's startup path", () => {
     // included (399 KiB raw, 79 KiB gzip of the main Worker); `import * as z from "zod"` does not.
     const metafile = await metafileOf("workers/index.ts");
     const kept = Object.values(metafile.outputs).flatMap((output) =>
-      Object.entries(output.inputs).filter(([module, use]) => /node_modules\/zod\/v4\/locales\//.test(module) && !/\/(en|index)\.js$/.test(module) && use.bytesInOutput > 0),
+      Object.entries(output.inputs).filter(
+        ([module, use]) => /node_modules\/zod\/v4\/locales\//.test(module) && !/\/(en|index)\.js$/.test(module) && use.bytesInOutput > 0,
+      ),
     );
     expect(kept.map(([module]) => module)).toEqual([]);
   });
@@ -99,7 +103,8 @@ describe("the Worker's startup path", () => {
 
 /** The chat agent's libraries and code, which live in its own Worker (workers/agent-worker/worker.ts). */
 const AGENT_PACKAGES = ["ai", "@ai-sdk/openai-compatible", "@ai-sdk/provider", "@ai-sdk/provider-utils", "workers-ai-provider"];
-const AGENT_MODULES = /^(durable-objects\/chat-agent\.do|workers\/agent-worker\/|workers\/agent\/(chat-session|chat-loop|mcp-tool-loader|tools|identity)|workers\/agent\/models\/)/;
+const AGENT_MODULES =
+  /^(durable-objects\/chat-agent\.do|workers\/agent-worker\/|workers\/agent\/(chat-session|chat-loop|mcp-tool-loader|tools|identity)|workers\/agent\/models\/)/;
 
 describe("the chat agent is its own Worker", () => {
   it("the main Worker's bundle holds none of it, not even behind import()", async () => {

@@ -13,7 +13,13 @@ const ENDPOINTS = ["/mcp", "/mcp/tasks", "/mcp/rag", "/mcp/thinking"];
 
 type Capabilities = Record<string, Record<string, unknown> | undefined>;
 
-async function rpc(path: string, token: string, version: string, method: string, params: Record<string, unknown> = {}): Promise<JsonRpcResponse> {
+async function rpc(
+  path: string,
+  token: string,
+  version: string,
+  method: string,
+  params: Record<string, unknown> = {},
+): Promise<JsonRpcResponse> {
   const res = await workerFetch(`http://localhost${path}`, {
     method: "POST",
     headers: {

@@ -39,17 +39,20 @@ function post(path: string, token: string, version: string | undefined, body: st
 const OUT_OF_RANGE_IDS = ["1".repeat(5000), "12345678901234567", "-9007199254740993", "1.5", "1e400"];
 
 describe.each(ENDPOINTS)("request ids on %s", (path) => {
-  it.each([...NO_BATCH_VERSIONS, ...BATCH_VERSIONS])("an id JSON cannot carry exactly is Invalid Request, id null (%s)", async (version) => {
-    const user = await createUser();
-    for (const id of OUT_OF_RANGE_IDS) {
-      const res = await post(path, user.token, version, message(version, id, "tools/list"));
-      expect(res.status, id.slice(0, 20)).toBe(400);
-      const body = (await res.json()) as JsonRpcResponse;
-      expect(body.id).toBeNull();
-      expect(body.error?.code).toBe(-32600);
-      expect(body.error?.message).toMatch(/\bid\b.*integer between -9007199254740991 and 9007199254740991/);
-    }
-  });
+  it.each([...NO_BATCH_VERSIONS, ...BATCH_VERSIONS])(
+    "an id JSON cannot carry exactly is Invalid Request, id null (%s)",
+    async (version) => {
+      const user = await createUser();
+      for (const id of OUT_OF_RANGE_IDS) {
+        const res = await post(path, user.token, version, message(version, id, "tools/list"));
+        expect(res.status, id.slice(0, 20)).toBe(400);
+        const body = (await res.json()) as JsonRpcResponse;
+        expect(body.id).toBeNull();
+        expect(body.error?.code).toBe(-32600);
+        expect(body.error?.message).toMatch(/\bid\b.*integer between -9007199254740991 and 9007199254740991/);
+      }
+    },
+  );
 
   it("a tools/call with such an id runs nothing", async () => {
     const user = await createUser();
@@ -62,7 +65,11 @@ describe.each(ENDPOINTS)("request ids on %s", (path) => {
 
   it("string ids and safe integers are echoed exactly", async () => {
     const user = await createUser();
-    for (const [literal, echoed] of [['"a-string-id"', "a-string-id"], ["9007199254740991", 9007199254740991], ["-7", -7]] as const) {
+    for (const [literal, echoed] of [
+      ['"a-string-id"', "a-string-id"],
+      ["9007199254740991", 9007199254740991],
+      ["-7", -7],
+    ] as const) {
       const res = await post(path, user.token, "2025-06-18", message("2025-06-18", literal, "tools/list"));
       expect(res.status).toBe(200);
       expect((await rpcResponse(res)).id).toBe(echoed);

@@ -42,7 +42,11 @@ describe.each(LEGACY_REVISIONS)("%s over raw HTTP", (version) => {
   it("calls a tool without a session", async () => {
     const res = await mcp(
       "tasks",
-      legacyPost(user.token, version, { id: 2, method: "tools/call", params: { name: "add_task", arguments: { title: `Raw ${version}` } } }),
+      legacyPost(user.token, version, {
+        id: 2,
+        method: "tools/call",
+        params: { name: "add_task", arguments: { title: `Raw ${version}` } },
+      }),
     );
     expect(res.status).toBe(200);
     expect((await rpcResponse(res)).result).toMatchObject({ structuredContent: { task: { title: `Raw ${version}` } } });

@@ -92,13 +92,18 @@ describe("CORS", () => {
   it("answers a preflight with 204 and the MCP headers, without a token", async () => {
     const res = await workerFetch("http://localhost/mcp/tasks", {
       method: "OPTIONS",
-      headers: { origin: "https://console.example.com", "access-control-request-method": "POST", "access-control-request-headers": "mcp-method" },
+      headers: {
+        origin: "https://console.example.com",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "mcp-method",
+      },
     });
     expect(res.status).toBe(204);
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
     expect(res.headers.get("access-control-allow-methods")).toContain("POST");
     const allowed = res.headers.get("access-control-allow-headers")?.toLowerCase() ?? "";
-    for (const header of ["authorization", "content-type", "mcp-protocol-version", "mcp-method", "mcp-name"]) expect(allowed).toContain(header);
+    for (const header of ["authorization", "content-type", "mcp-protocol-version", "mcp-method", "mcp-name"])
+      expect(allowed).toContain(header);
   });
 
   it("adds CORS headers to answers and to rejections, so a browser can read the error", async () => {

@@ -8,7 +8,14 @@ import { readRagConfig } from "../../workers/rag/rag.config";
 describe("RAG configuration", () => {
   it("defaults to the local models, a 30 s timeout, 5 queries per pipeline and 7 days of log", () => {
     const config = readRagConfig(env);
-    expect(config).toMatchObject({ embedder: "local", reranker: "local", generator: "local", queryTimeoutMs: 30_000, maxConcurrentQueries: 5, logRetentionDays: 7 });
+    expect(config).toMatchObject({
+      embedder: "local",
+      reranker: "local",
+      generator: "local",
+      queryTimeoutMs: 30_000,
+      maxConcurrentQueries: 5,
+      logRetentionDays: 7,
+    });
     const models = createModels(config, undefined);
     expect([models.embedder.name, models.reranker.name, models.generator.name]).toEqual([
       "local:hashed-ngram-512",
@@ -26,7 +33,14 @@ describe("RAG configuration", () => {
   });
 
   it("lets each role be chosen on its own, and caps the timeout at 60 s", () => {
-    const config = readRagConfig({ ...env, RAG_GENERATOR: "openai", RAG_OPENAI_BASE_URL: "https://llm.example/v1", RAG_EMBEDDER: "local", RAG_RERANKER: "local", RAG_QUERY_TIMEOUT_MS: "90000" });
+    const config = readRagConfig({
+      ...env,
+      RAG_GENERATOR: "openai",
+      RAG_OPENAI_BASE_URL: "https://llm.example/v1",
+      RAG_EMBEDDER: "local",
+      RAG_RERANKER: "local",
+      RAG_QUERY_TIMEOUT_MS: "90000",
+    });
     expect(config).toMatchObject({ embedder: "local", reranker: "local", generator: "openai", queryTimeoutMs: 30_000 });
     expect(readRagConfig({ ...env, RAG_QUERY_TIMEOUT_MS: "45000" }).queryTimeoutMs).toBe(45_000);
   });

@@ -86,7 +86,8 @@ describe("RagGate Durable Object", () => {
     const gate = gateFor(`alone-${crypto.randomUUID()}`);
     const decisions = (await fire(gate, flood(1, 40))).get(1)!;
     expect(granted(decisions)).toBe(4);
-    for (const d of decisions.filter((d) => !d.granted)) expect(d).toMatchObject({ granted: false, reason: "user_share", mine: 4, allowed: 4 });
+    for (const d of decisions.filter((d) => !d.granted))
+      expect(d).toMatchObject({ granted: false, reason: "user_share", mine: 4, allowed: 4 });
   });
 
   it("19 queries of one user against 1 of another: the one is granted wherever it arrives", async () => {
@@ -122,7 +123,10 @@ describe("RagGate Durable Object", () => {
   it("applies a configured per-user limit", async () => {
     const gate = gateFor(`configured-${crypto.randomUUID()}`);
     const limits = { limit: 5, perUser: 2 };
-    const byUser = await fire(gate, [1, 2, 3].flatMap((user) => Array.from({ length: 3 }, () => request(user, `${user}-${crypto.randomUUID()}`, limits))));
+    const byUser = await fire(
+      gate,
+      [1, 2, 3].flatMap((user) => Array.from({ length: 3 }, () => request(user, `${user}-${crypto.randomUUID()}`, limits))),
+    );
     expect([1, 2, 3].map((user) => granted(byUser.get(user)))).toEqual([2, 2, 1]);
   });
 
@@ -220,7 +224,9 @@ describe("a query past the limit", () => {
 
     const flooderClient = await connect("rag", flooder.token);
     const text = await callError(flooderClient, "rag_graphrag", { query: "anything" });
-    expect(text).toMatch(/^busy: rag_graphrag is busy: you have 4 of your 4 queries running \(each user's fair share of 5\); retry after \d+ ms$/);
+    expect(text).toMatch(
+      /^busy: rag_graphrag is busy: you have 4 of your 4 queries running \(each user's fair share of 5\); retry after \d+ ms$/,
+    );
     await flooderClient.close();
 
     const otherClient = await connect("rag", other.token);

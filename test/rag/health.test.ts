@@ -16,7 +16,13 @@ const UP = { connected: true, response_time_ms: 1.5 };
 
 function stats(pipelines: { pipeline: string; queries: number; errors: number }[]): WindowStats {
   return {
-    pipelines: pipelines.map((p) => ({ ...p, lastSuccess: null, lastError: p.errors > 0 ? "2026-11-21T11:59:00.000Z" : null, p50: 20, p95: 80 })),
+    pipelines: pipelines.map((p) => ({
+      ...p,
+      lastSuccess: null,
+      lastError: p.errors > 0 ? "2026-11-21T11:59:00.000Z" : null,
+      p50: 20,
+      p95: 80,
+    })),
     lastSuccess: new Map([["rag_basic", "2026-11-21T11:58:00.000Z"]]),
     total: pipelines.reduce((n, p) => n + p.queries, 0),
     errors: pipelines.reduce((n, p) => n + p.errors, 0),
@@ -92,12 +98,20 @@ describe("computeRagHealth", () => {
   });
 });
 
-async function logQuery(user: TestUser, pipeline: string, outcome: "ok" | "error" | "busy" | "timeout", totalMs: number, minutesAgo = 1): Promise<void> {
+async function logQuery(
+  user: TestUser,
+  pipeline: string,
+  outcome: "ok" | "error" | "busy" | "timeout",
+  totalMs: number,
+  minutesAgo = 1,
+): Promise<void> {
   const startedAt = new Date(Date.now() - minutesAgo * 60_000).toISOString();
   await env.DB.prepare(
     `INSERT INTO rag_query_log (request_id, user_id, pipeline, started_at, outcome, error_code, total_ms, retrieval_ms, generation_ms, tokens_used)
      VALUES (?, ?, ?, ?, ?, ?, ?, 0, 0, 0)`,
-  ).bind(crypto.randomUUID(), user.id, pipeline, startedAt, outcome, outcome === "ok" ? null : outcome, totalMs).run();
+  )
+    .bind(crypto.randomUUID(), user.id, pipeline, startedAt, outcome, outcome === "ok" ? null : outcome, totalMs)
+    .run();
 }
 
 describe("rag_health and /health over the query log", () => {
@@ -119,7 +133,14 @@ describe("rag_health and /health over the query log", () => {
     const byName = new Map(health.pipelines.map((p) => [p.pipeline, p]));
     // Per pipeline, nearest rank over its own answered queries: rag_basic 10…200 ms (20, busy excluded).
     expect(byName.get("rag_basic")).toMatchObject({ status: "healthy", queries_last_hour: 21, error_rate: 0, p50_ms: 100, p95_ms: 190 });
-    expect(byName.get("rag_colbert")).toMatchObject({ status: "failing", queries_last_hour: 2, error_rate: 1, last_success: null, p50_ms: 5, p95_ms: 30_000 });
+    expect(byName.get("rag_colbert")).toMatchObject({
+      status: "failing",
+      queries_last_hour: 2,
+      error_rate: 1,
+      last_success: null,
+      p50_ms: 5,
+      p95_ms: 30_000,
+    });
     expect(byName.get("rag_crag")).toMatchObject({ status: "healthy", queries_last_hour: 0, p50_ms: 0, p95_ms: 0 });
     expect(byName.get("rag_crag")!.last_success).not.toBeNull();
     // 22 answered queries (busy excluded): 10…200 ms, 5 ms and 30 000 ms.

@@ -8,7 +8,9 @@ import { callError } from "../helpers/tasks";
 import { createUser } from "../helpers/users";
 
 async function count(sql: string, ...params: unknown[]): Promise<number> {
-  const row = await env.DB.prepare(sql).bind(...params).first<{ n: number }>();
+  const row = await env.DB.prepare(sql)
+    .bind(...params)
+    .first<{ n: number }>();
   return row?.n ?? 0;
 }
 
@@ -42,7 +44,9 @@ describe("rag_ingest", () => {
       chunk_size: 60,
       chunk_overlap: 12,
     });
-    const chunks = await env.DB.prepare("SELECT content FROM rag_chunks WHERE user_id = ? ORDER BY position").bind(user.id).all<{ content: string }>();
+    const chunks = await env.DB.prepare("SELECT content FROM rag_chunks WHERE user_id = ? ORDER BY position")
+      .bind(user.id)
+      .all<{ content: string }>();
     expect(result.documents[0]!.chunks).toBe(chunks.results.length);
     expect(chunks.results.length).toBeGreaterThan(5);
     for (const [i, { content }] of chunks.results.entries()) {
@@ -68,7 +72,9 @@ describe("rag_ingest", () => {
     expect(await count("SELECT count(*) AS n FROM rag_chunks WHERE user_id = ?", other.id)).toBe(2);
     const content = await env.DB.prepare(
       "SELECT c.content FROM rag_chunks c JOIN rag_documents d ON d.id = c.document_id WHERE d.user_id = ? AND d.doc_id = 'bio-2'",
-    ).bind(user.id).first<{ content: string }>();
+    )
+      .bind(user.id)
+      .first<{ content: string }>();
     expect(content?.content).toContain("cytokines");
     await client.close();
     await otherClient.close();
@@ -79,7 +85,12 @@ describe("rag_ingest", () => {
     const client = await connect("rag", user.token);
     const made = await callOk<IngestResult>(client, "rag_ingest", { documents: [{ text: "An untitled note about kidneys." }] });
     expect(made.documents[0]!.doc_id).toMatch(/^[0-9a-f-]{36}$/);
-    const text = await callError(client, "rag_ingest", { documents: [{ id: "a", text: "one" }, { id: "a", text: "two" }] });
+    const text = await callError(client, "rag_ingest", {
+      documents: [
+        { id: "a", text: "one" },
+        { id: "a", text: "two" },
+      ],
+    });
     expect(text).toMatch(/documents\.1\.id: "a" appears twice/);
     expect(await count("SELECT count(*) AS n FROM rag_documents WHERE user_id = ?", user.id)).toBe(1);
     await client.close();
@@ -104,13 +115,16 @@ describe("rag_list_documents and rag_delete_document", () => {
     await ingestCorpus(client);
 
     const first = await callOk<{ documents: { doc_id: string; metadata: unknown }[]; total: number; next_cursor: string | null }>(
-      client, "rag_list_documents", { limit: 4 },
+      client,
+      "rag_list_documents",
+      { limit: 4 },
     );
     expect(first.total).toBe(CORPUS.length);
     expect(first.documents.map((d) => d.doc_id)).toEqual(CORPUS.slice(0, 4).map((d) => d.id));
     expect(first.documents[0]!.metadata).toEqual({ year: 2019 });
     const second = await callOk<{ documents: { doc_id: string }[]; next_cursor: string | null }>(client, "rag_list_documents", {
-      limit: 4, cursor: first.next_cursor,
+      limit: 4,
+      cursor: first.next_cursor,
     });
     expect(second.documents.map((d) => d.doc_id)).toEqual(CORPUS.slice(4).map((d) => d.id));
     expect(second.next_cursor).toBeNull();
@@ -120,7 +134,10 @@ describe("rag_list_documents and rag_delete_document", () => {
     expect(await count("SELECT count(*) AS n FROM rag_chunks WHERE user_id = ?", user.id)).toBe(CORPUS.length - 1);
     expect(await count("SELECT count(*) AS n FROM rag_entities WHERE user_id = ? AND name = 'tnf'", user.id)).toBe(0);
     expect(
-      await count("SELECT count(*) AS n FROM rag_chunks_fts f JOIN rag_chunks c ON c.id = f.rowid WHERE rag_chunks_fts MATCH 'rheumatoid' AND c.user_id = ?", user.id),
+      await count(
+        "SELECT count(*) AS n FROM rag_chunks_fts f JOIN rag_chunks c ON c.id = f.rowid WHERE rag_chunks_fts MATCH 'rheumatoid' AND c.user_id = ?",
+        user.id,
+      ),
     ).toBe(0);
     expect(await callError(client, "rag_delete_document", { doc_id: "bio-2" })).toMatch(/not_found: Document bio-2 not found/);
     expect(await callError(client, "rag_list_documents", { cursor: "nope" })).toMatch(/cursor/);
@@ -148,7 +165,9 @@ describe("/api/documents", () => {
     const gone = await api<{ error: { code: string } }>(user, "GET", "/api/documents/bio-3");
     expect(gone.status).toBe(404);
 
-    const invalid = await api<{ error: { code: string; message: string } }>(user, "POST", "/api/documents", { body: { documents: [{ text: "" }] } });
+    const invalid = await api<{ error: { code: string; message: string } }>(user, "POST", "/api/documents", {
+      body: { documents: [{ text: "" }] },
+    });
     expect(invalid.status).toBe(400);
     expect(invalid.body.error.message).toMatch(/documents\.0\.text/);
     const other = await createUser();

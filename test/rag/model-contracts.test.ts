@@ -81,9 +81,14 @@ describe("OpenAI-compatible adapters", () => {
     const run = providerRun();
     const wrong = await failure(new OpenAiEmbedder(endpoint(run.base), "wrong-size", 8).embed(["a"]));
     expect(wrong.code).toBe("upstream_error");
-    expect(wrong.message).toBe("openai:wrong-size returned 9-dimensional embeddings; RAG_EMBEDDING_DIMENSIONS is 8: set it to the model's size");
+    expect(wrong.message).toBe(
+      "openai:wrong-size returned 9-dimensional embeddings; RAG_EMBEDDING_DIMENSIONS is 8: set it to the model's size",
+    );
     const garbled = await failure(new OpenAiEmbedder(endpoint(run.base), "garbled", 8).embed(["a"]));
-    expect(garbled).toMatchObject({ code: "upstream_error", message: "OpenAI-compatible endpoint /embeddings returned an unexpected shape" });
+    expect(garbled).toMatchObject({
+      code: "upstream_error",
+      message: "OpenAI-compatible endpoint /embeddings returned an unexpected shape",
+    });
   });
 
   it("rerank: sends query and title-prefixed documents, maps relevance_score back by index", async () => {
@@ -125,9 +130,15 @@ describe("OpenAI-compatible adapters", () => {
     });
     expect(limited.status).toBe(429);
     const quota = await failure(new OpenAiEmbedder(endpoint(run.base), "no-quota", 8).embed(["a"]));
-    expect(quota).toMatchObject({ code: "unavailable", message: "OpenAI-compatible endpoint /embeddings: the provider's quota is used up (insufficient_quota)" });
+    expect(quota).toMatchObject({
+      code: "unavailable",
+      message: "OpenAI-compatible endpoint /embeddings: the provider's quota is used up (insufficient_quota)",
+    });
     const broken = await failure(new OpenAiReranker(endpoint(run.base), "broken").rerank("q", CANDIDATES, { stats: STATS }));
-    expect(broken).toMatchObject({ code: "upstream_error", message: "OpenAI-compatible endpoint /rerank answered HTTP 500 (server_error)" });
+    expect(broken).toMatchObject({
+      code: "upstream_error",
+      message: "OpenAI-compatible endpoint /rerank answered HTTP 500 (server_error)",
+    });
     const unreachable = await failure(new OpenAiEmbedder({ baseUrl: "http://127.0.0.1:1/v1", apiKey: undefined }, "m", 8).embed(["a"]));
     expect(unreachable).toMatchObject({ code: "upstream_error", message: "OpenAI-compatible endpoint /embeddings is unreachable" });
   });
@@ -150,7 +161,9 @@ describe("Workers AI adapters (the AI binding, over the documented REST API)", (
 
   it("reranker: sends query, contexts and top_k; maps { response: [{ id, score }] } back by id", async () => {
     const run = providerRun();
-    const scores = await new WorkersAiReranker(restAi(run.base), "@cf/baai/bge-reranker-base").rerank("why do cats purr", CANDIDATES, { stats: STATS });
+    const scores = await new WorkersAiReranker(restAi(run.base), "@cf/baai/bge-reranker-base").rerank("why do cats purr", CANDIDATES, {
+      stats: STATS,
+    });
     expect(scores[1]).toBeGreaterThan(scores[0]!);
     const [request] = await run.requests();
     expect(request!.body).toEqual({
@@ -162,7 +175,9 @@ describe("Workers AI adapters (the AI binding, over the documented REST API)", (
 
   it("text generation: sends messages and max_tokens; maps { response, usage }", async () => {
     const run = providerRun();
-    const generation = await new WorkersAiGenerator(restAi(run.base), "@cf/meta/llama-3.1-8b-instruct").generate("why", PASSAGES, { maxTokens: 32 });
+    const generation = await new WorkersAiGenerator(restAi(run.base), "@cf/meta/llama-3.1-8b-instruct").generate("why", PASSAGES, {
+      maxTokens: 32,
+    });
     expect(generation).toEqual({ answer: expect.stringMatching(/^You said: Passages:/), tokensUsed: 18 });
     const [request] = await run.requests();
     expect(request!.body).toMatchObject({ max_tokens: 32, messages: [{ role: "system", content: SYSTEM_PROMPT }, { role: "user" }] });
@@ -178,11 +193,17 @@ describe("Workers AI adapters (the AI binding, over the documented REST API)", (
       details: { retry_after_ms: 1000, provider_code: "3040" },
     });
     const allocation = await failure(new WorkersAiEmbedder(ai, "@cf/test/bge-no-quota", 768).embed(["a"]));
-    expect(allocation).toMatchObject({ code: "unavailable", message: "Workers AI model @cf/test/bge-no-quota: the provider's quota is used up (3036)" });
+    expect(allocation).toMatchObject({
+      code: "unavailable",
+      message: "Workers AI model @cf/test/bge-no-quota: the provider's quota is used up (3036)",
+    });
     const missing = await failure(new WorkersAiGenerator(ai, "@cf/test/missing").generate("q", PASSAGES, { maxTokens: 8 }));
     expect(missing).toMatchObject({ code: "upstream_error", message: "Workers AI model @cf/test/missing answered HTTP 400 (5007)" });
     const garbled = await failure(new WorkersAiReranker(ai, "@cf/test/bge-reranker-garbled").rerank("q", CANDIDATES, { stats: STATS }));
-    expect(garbled).toMatchObject({ code: "upstream_error", message: "Workers AI model @cf/test/bge-reranker-garbled returned an unexpected shape" });
+    expect(garbled).toMatchObject({
+      code: "upstream_error",
+      message: "Workers AI model @cf/test/bge-reranker-garbled returned an unexpected shape",
+    });
     const wrongSize = await failure(new WorkersAiEmbedder(ai, "@cf/test/bge-wrong-size", 768).embed(["a"]));
     expect(wrongSize.message).toMatch(/returned 769-dimensional embeddings; RAG_EMBEDDING_DIMENSIONS is 768/);
   });
@@ -208,26 +229,48 @@ describe("Vectorize index (the VECTORIZE binding, over the documented v2 REST AP
     expect((await index.search(7, 0, vector(1, 0, 0), 5)).map((h) => h.chunkId)).toEqual([2]);
 
     const requests = await run.requests();
-    expect(requests[0]).toMatchObject({ path: `client/v4/accounts/${ACCOUNT_ID}/vectorize/v2/indexes/rag/upsert`, contentType: "application/x-ndjson" });
-    expect(String(requests[0]!.body).split("\n").map((line) => JSON.parse(line))).toEqual([
+    expect(requests[0]).toMatchObject({
+      path: `client/v4/accounts/${ACCOUNT_ID}/vectorize/v2/indexes/rag/upsert`,
+      contentType: "application/x-ndjson",
+    });
+    expect(
+      String(requests[0]!.body)
+        .split("\n")
+        .map((line) => JSON.parse(line)),
+    ).toEqual([
       { id: "7:1", values: [1, 0, 0], namespace: "user-7" },
       { id: "7:2", values: [0, 1, 0], namespace: "user-7" },
     ]);
-    expect(requests[2]).toMatchObject({ path: expect.stringMatching(/\/query$/), body: { topK: 5, namespace: "user-7", vector: [1, expect.closeTo(0.1, 5), 0] } });
+    expect(requests[2]).toMatchObject({
+      path: expect.stringMatching(/\/query$/),
+      body: { topK: 5, namespace: "user-7", vector: [1, expect.closeTo(0.1, 5), 0] },
+    });
     expect(requests.find((r) => r.path.endsWith("/delete_by_ids"))!.body).toEqual({ ids: ["7:1"] });
   });
 
   it("turns every failure into upstream_error naming the operation — never an internal error", async () => {
     const run = providerRun();
     const limited = new VectorizeVectorIndex(restVectorize(run.base, "rate-limited"));
-    expect(await failure(limited.search(1, 0, vector(1, 0), 5))).toMatchObject({ code: "upstream_error", message: "Vectorize query failed" });
+    expect(await failure(limited.search(1, 0, vector(1, 0), 5))).toMatchObject({
+      code: "upstream_error",
+      message: "Vectorize query failed",
+    });
     const broken = new VectorizeVectorIndex(restVectorize(run.base, "broken"));
-    expect(await failure(broken.upsert(1, [{ chunkId: 1, vector: vector(1, 0) }]))).toMatchObject({ code: "upstream_error", message: "Vectorize upsert failed" });
+    expect(await failure(broken.upsert(1, [{ chunkId: 1, vector: vector(1, 0) }]))).toMatchObject({
+      code: "upstream_error",
+      message: "Vectorize upsert failed",
+    });
     expect(await failure(broken.remove(1, [1]))).toMatchObject({ code: "upstream_error", message: "Vectorize delete failed" });
     const sized = new VectorizeVectorIndex(restVectorize(run.base, "sized"));
     await sized.upsert(1, [{ chunkId: 1, vector: vector(1, 0, 0) }]);
-    expect(await failure(sized.upsert(1, [{ chunkId: 2, vector: vector(1, 0) }]))).toMatchObject({ code: "upstream_error", message: "Vectorize upsert failed" });
+    expect(await failure(sized.upsert(1, [{ chunkId: 2, vector: vector(1, 0) }]))).toMatchObject({
+      code: "upstream_error",
+      message: "Vectorize upsert failed",
+    });
     const garbled = new VectorizeVectorIndex(restVectorize(run.base, "garbled"));
-    expect(await failure(garbled.search(1, 0, vector(1, 0), 5))).toMatchObject({ code: "upstream_error", message: "Vectorize query returned an unexpected shape" });
+    expect(await failure(garbled.search(1, 0, vector(1, 0), 5))).toMatchObject({
+      code: "upstream_error",
+      message: "Vectorize query returned an unexpected shape",
+    });
   });
 });

@@ -38,7 +38,8 @@ function expectContract(result: QueryResult, pipeline: string, topK: number): vo
     vector_index: "d1-exact",
   });
   const perf = result.performance_metrics;
-  for (const value of [perf.execution_time_ms, perf.retrieval_time_ms, perf.generation_time_ms, perf.tokens_used]) expect(value).toBeGreaterThanOrEqual(0);
+  for (const value of [perf.execution_time_ms, perf.retrieval_time_ms, perf.generation_time_ms, perf.tokens_used])
+    expect(value).toBeGreaterThanOrEqual(0);
   expect(result.metadata.tokens_used).toBe(perf.tokens_used);
   expect(result.metadata.execution_time_ms).toBe(perf.execution_time_ms);
 }
@@ -47,7 +48,10 @@ describe.each(PIPELINES)("%s", (pipeline) => {
   it("answers from the collection with the full output contract", async () => {
     const client = await corpusClient();
     const requestId = crypto.randomUUID();
-    const raw = await client.callTool({ name: pipeline, arguments: { query: "Does TNF drive inflammation in arthritis?", top_k: 3, request_id: requestId } });
+    const raw = await client.callTool({
+      name: pipeline,
+      arguments: { query: "Does TNF drive inflammation in arthritis?", top_k: 3, request_id: requestId },
+    });
     expect(raw.isError).toBeFalsy();
     const result = queryResult.parse(raw.structuredContent);
     expectContract(result, pipeline, 3);
@@ -74,7 +78,9 @@ describe.each(PIPELINES)("%s", (pipeline) => {
     expect(result.sources).toEqual([]);
     expect(result.retrieved_documents[0]).toMatchObject({ doc_id: "bio-3", metadata: { year: 2021 } });
     expect(result.ranking!.length).toBeGreaterThanOrEqual(result.retrieved_documents.length);
-    expect(result.ranking!.slice(0, result.retrieved_documents.length).map((r) => r.doc_id)).toEqual(result.retrieved_documents.map((d) => d.doc_id));
+    expect(result.ranking!.slice(0, result.retrieved_documents.length).map((r) => r.doc_id)).toEqual(
+      result.retrieved_documents.map((d) => d.doc_id),
+    );
     const plain = await ask(client, pipeline, { query: "stem cells tissue repair", top_k: 2 });
     expect(plain.retrieved_documents[0]!.metadata).toBeUndefined();
     expect(plain.ranking).toBeUndefined();
@@ -150,7 +156,10 @@ describe("pipeline-specific metadata", () => {
 
   it("rag_global_graphrag answers over community summaries and cites them", async () => {
     const client = await corpusClient();
-    const result = await ask(client, "rag_global_graphrag", { query: "What are the main themes about insulin and sleep?", max_communities: 3 });
+    const result = await ask(client, "rag_global_graphrag", {
+      query: "What are the main themes about insulin and sleep?",
+      max_communities: 3,
+    });
     expect(result.metadata.communities!.length).toBeGreaterThan(0);
     expect(result.metadata.communities!.length).toBeLessThanOrEqual(3);
     expect(result.answer).toMatch(/related entities/);

@@ -31,8 +31,7 @@ function deps(pending: Promise<unknown>[]): QueryDeps {
 /** A pipeline that never finishes on its own: it only ends when the deadline aborts it. */
 const stuck: Pipeline<BasicInput> = {
   name: "rag_crag",
-  run: (ctx) =>
-    new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(new Error("aborted")), { once: true })),
+  run: (ctx) => new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(new Error("aborted")), { once: true })),
 };
 
 const instant: Pipeline<BasicInput> = {
@@ -68,7 +67,12 @@ describe("runQuery", () => {
   it("keeps each document once at its best chunk, cites it, and logs the query", async () => {
     const pending: Promise<unknown>[] = [];
     const requestId = crypto.randomUUID();
-    const result = await runQuery(deps(pending), 7, instant, basicInput.parse({ query: "Why do cats purr?", request_id: requestId, max_tokens: 4096 }));
+    const result = await runQuery(
+      deps(pending),
+      7,
+      instant,
+      basicInput.parse({ query: "Why do cats purr?", request_id: requestId, max_tokens: 4096 }),
+    );
     expect(result.retrieved_documents.map((d) => [d.doc_id, d.content])).toEqual([
       ["d1", "Cats purr when content."],
       ["d2", "Dogs bark."],

@@ -15,15 +15,34 @@ import { stem } from "../../workers/rag/text/porter";
 import { tokenSimilarity } from "../../workers/rag/text/token-similarity";
 import { matchWords, queryTerms, words } from "../../workers/rag/text/tokenize";
 
-const STATS: CorpusStats = { chunkCount: 1000, averageLength: 50, documentFrequency: new Map([["cell", 400], ["insulin", 20], ["tnf", 5]]) };
+const STATS: CorpusStats = {
+  chunkCount: 1000,
+  averageLength: 50,
+  documentFrequency: new Map([
+    ["cell", 400],
+    ["insulin", 20],
+    ["tnf", 5],
+  ]),
+};
 
 describe("text analysis", () => {
   it("stems like FTS5's porter tokenizer", () => {
     const cases: [string, string][] = [
-      ["caresses", "caress"], ["ponies", "poni"], ["relational", "relat"], ["conditional", "condit"],
-      ["hopping", "hop"], ["filing", "file"], ["happy", "happi"], ["generalization", "gener"],
-      ["effective", "effect"], ["adjustment", "adjust"], ["controlling", "control"], ["agreed", "agre"],
-      ["cells", "cell"], ["il6", "il6"], ["at", "at"],
+      ["caresses", "caress"],
+      ["ponies", "poni"],
+      ["relational", "relat"],
+      ["conditional", "condit"],
+      ["hopping", "hop"],
+      ["filing", "file"],
+      ["happy", "happi"],
+      ["generalization", "gener"],
+      ["effective", "effect"],
+      ["adjustment", "adjust"],
+      ["controlling", "control"],
+      ["agreed", "agre"],
+      ["cells", "cell"],
+      ["il6", "il6"],
+      ["at", "at"],
       // FTS5 stems the acronym EED to "e" (measured with SQLite); the hand-written stemmer this replaced kept "eed".
       ["eed", "e"],
     ];
@@ -52,8 +71,20 @@ describe("text analysis", () => {
 describe("fusion", () => {
   it("reciprocal rank fusion sums weight / (k + rank)", () => {
     const fused = reciprocalRankFusion([
-      { items: [{ id: 1, score: 9 }, { id: 2, score: 5 }], weight: 1 },
-      { items: [{ id: 2, score: 0.9 }, { id: 3, score: 0.1 }], weight: 0.5 },
+      {
+        items: [
+          { id: 1, score: 9 },
+          { id: 2, score: 5 },
+        ],
+        weight: 1,
+      },
+      {
+        items: [
+          { id: 2, score: 0.9 },
+          { id: 3, score: 0.1 },
+        ],
+        weight: 0.5,
+      },
     ]);
     expect(fused.get(1)).toBeCloseTo(1 / 61);
     expect(fused.get(2)).toBeCloseTo(1 / 62 + 0.5 / 61);
@@ -61,8 +92,28 @@ describe("fusion", () => {
   });
 
   it("weighted fusion mixes min-max-normalised scores", () => {
-    expect(minMaxNormalize([{ id: 1, score: 3 }, { id: 2, score: 1 }])).toEqual(new Map([[1, 1], [2, 0]]));
-    const fused = weightedFusion([{ id: 1, score: 10 }, { id: 2, score: 0 }], [{ id: 2, score: 0.9 }, { id: 3, score: 0.1 }], 0.25);
+    expect(
+      minMaxNormalize([
+        { id: 1, score: 3 },
+        { id: 2, score: 1 },
+      ]),
+    ).toEqual(
+      new Map([
+        [1, 1],
+        [2, 0],
+      ]),
+    );
+    const fused = weightedFusion(
+      [
+        { id: 1, score: 10 },
+        { id: 2, score: 0 },
+      ],
+      [
+        { id: 2, score: 0.9 },
+        { id: 3, score: 0.1 },
+      ],
+      0.25,
+    );
     expect(fused.get(1)).toBeCloseTo(0.75);
     expect(fused.get(2)).toBeCloseTo(0.25);
     expect(fused.get(3)).toBeCloseTo(0);
@@ -71,7 +122,11 @@ describe("fusion", () => {
 
 describe("vectors", () => {
   it("hashed sub-word vectors are unit length, deterministic and closer for related texts", async () => {
-    const [a, b, c] = await new HashedEmbedder().embed(["insulin resistance in muscle", "muscular insulin resistant", "measles vaccination"]);
+    const [a, b, c] = await new HashedEmbedder().embed([
+      "insulin resistance in muscle",
+      "muscular insulin resistant",
+      "measles vaccination",
+    ]);
     const dot = (x: Float32Array, y: Float32Array) => x.reduce((s, v, i) => s + v * y[i]!, 0);
     expect(dot(a!, a!)).toBeCloseTo(1, 5);
     expect(hashedVector("insulin resistance in muscle")).toEqual(a);
@@ -83,7 +138,10 @@ describe("vectors", () => {
     const out = new Float32Array(v.length);
     decodeVectorInto(encodeVector(v), out, 0, v.length);
     expect(out.reduce((s, x, i) => s + x * v[i]!, 0)).toBeGreaterThan(0.999);
-    expect(topRows(Float32Array.from([0.1, 0.9, 0.5, 0.7]), 2)).toEqual([{ row: 1, score: expect.closeTo(0.9) }, { row: 3, score: expect.closeTo(0.7) }]);
+    expect(topRows(Float32Array.from([0.1, 0.9, 0.5, 0.7]), 2)).toEqual([
+      { row: 1, score: expect.closeTo(0.9) },
+      { row: 3, score: expect.closeTo(0.7) },
+    ]);
   });
 
   it("token similarity is 1 for one stem and high for word-form variants", () => {
@@ -108,8 +166,12 @@ describe("entity graph", () => {
 
   it("label propagation groups densely related entities", () => {
     const edges = [
-      { source: 1, target: 2, weight: 5 }, { source: 2, target: 3, weight: 5 }, { source: 1, target: 3, weight: 5 },
-      { source: 4, target: 5, weight: 5 }, { source: 5, target: 6, weight: 5 }, { source: 4, target: 6, weight: 5 },
+      { source: 1, target: 2, weight: 5 },
+      { source: 2, target: 3, weight: 5 },
+      { source: 1, target: 3, weight: 5 },
+      { source: 4, target: 5, weight: 5 },
+      { source: 5, target: 6, weight: 5 },
+      { source: 4, target: 6, weight: 5 },
       { source: 3, target: 4, weight: 1 },
     ];
     const labels = detectCommunities([1, 2, 3, 4, 5, 6], edges);
@@ -145,7 +207,9 @@ describe("local reranker and generator", () => {
     expect(answer.answer).toMatch(/^Insulin resistance precedes diabetes\. \[1\]/);
     expect(answer.answer).not.toMatch(/weather/);
     expect(answer.tokensUsed).toBeGreaterThan(0);
-    expect((await generator.generate("quantum gravity", passages, { maxTokens: 100 })).answer).toBe("None of your documents answers this question.");
+    expect((await generator.generate("quantum gravity", passages, { maxTokens: 100 })).answer).toBe(
+      "None of your documents answers this question.",
+    );
   });
 });
 

@@ -13,7 +13,12 @@ async function ownerWithTask() {
   const owner = await createUser();
   const ownerClient = await connect("tasks", owner.token);
   const word = uniqueWord();
-  const task = await addTask(ownerClient, { title: `Private ${word}`, tags: ["secret"], due_date: "2020-01-01", recurrence_pattern: "daily" });
+  const task = await addTask(ownerClient, {
+    title: `Private ${word}`,
+    tags: ["secret"],
+    due_date: "2020-01-01",
+    recurrence_pattern: "daily",
+  });
   return { owner, ownerClient, task, word };
 }
 

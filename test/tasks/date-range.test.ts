@@ -21,11 +21,7 @@ const MAX = "9999-12-31T23:59:59.999Z";
 const MIN = "0000-01-01T00:00:00.000Z";
 
 /** Each names an instant outside the range, though every part of it is in range. */
-const OUT_OF_RANGE = [
-  "9999-12-31T23:59:59-23:59",
-  "9999-12-31T23:00:00-01:00",
-  "0000-01-01T00:00:00+00:01",
-];
+const OUT_OF_RANGE = ["9999-12-31T23:59:59-23:59", "9999-12-31T23:00:00-01:00", "0000-01-01T00:00:00+00:01"];
 
 async function storedDates(user: TestUser): Promise<string[]> {
   const { results } = await env.DB.prepare(
@@ -132,13 +128,17 @@ describe("rows stored before the limit", () => {
     const late = await insert("late", "+010000-01-01T23:58:59.000Z");
     const early = await insert("early", "-000001-12-31T23:00:00.000Z");
     const ordinary = await insert("ordinary", "2099-01-01T00:00:00.000Z");
-    await env.DB.prepare("INSERT INTO reminders (task_id, user_id, remind_at) VALUES (?, ?, ?)").bind(late!.id, user.id, "+010000-01-01T00:00:00.000Z").run();
+    await env.DB.prepare("INSERT INTO reminders (task_id, user_id, remind_at) VALUES (?, ?, ?)")
+      .bind(late!.id, user.id, "+010000-01-01T00:00:00.000Z")
+      .run();
 
     const migration = env.TEST_MIGRATIONS.find((m) => m.name.includes("dates_in_storable_range"));
     expect(migration).toBeDefined();
     for (const query of migration!.queries) await env.DB.prepare(query).run();
 
-    const rows = await env.DB.prepare("SELECT id, due_date FROM tasks WHERE user_id = ? ORDER BY id").bind(user.id).all<{ id: number; due_date: string }>();
+    const rows = await env.DB.prepare("SELECT id, due_date FROM tasks WHERE user_id = ? ORDER BY id")
+      .bind(user.id)
+      .all<{ id: number; due_date: string }>();
     expect(rows.results).toEqual([
       { id: late!.id, due_date: MAX },
       { id: early!.id, due_date: MIN },

@@ -94,7 +94,11 @@ describe("list_tasks paging", () => {
     const sizes: number[] = [];
     let cursor: string | undefined;
     do {
-      const { data: page, text } = await callWithText<Page>(client, "list_tasks", { limit: 3, sort_by: sortBy, ...(cursor ? { cursor } : {}) });
+      const { data: page, text } = await callWithText<Page>(client, "list_tasks", {
+        limit: 3,
+        sort_by: sortBy,
+        ...(cursor ? { cursor } : {}),
+      });
       sizes.push(page.count);
       seen.push(...page.tasks.map((task) => task.id));
       if (page.next_cursor) expect(text).toContain(`pass cursor "${page.next_cursor}"`);
@@ -116,9 +120,12 @@ describe("list_tasks paging", () => {
     expect(page).toMatchObject({ count: 2, next_cursor: null });
   });
 
-  it.each(["garbage!!", "e30", btoa('{"o":-1}'), btoa('{"o":1.5}'), btoa("[3]")])("rejects the cursor %j with a clear error", async (cursor) => {
-    const { client } = await session();
-    const text = await callError(client, "list_tasks", { cursor });
-    expect(text).toBe("invalid_input: cursor: not a cursor returned by list_tasks; omit it to start from the first page");
-  });
+  it.each(["garbage!!", "e30", btoa('{"o":-1}'), btoa('{"o":1.5}'), btoa("[3]")])(
+    "rejects the cursor %j with a clear error",
+    async (cursor) => {
+      const { client } = await session();
+      const text = await callError(client, "list_tasks", { cursor });
+      expect(text).toBe("invalid_input: cursor: not a cursor returned by list_tasks; omit it to start from the first page");
+    },
+  );
 });

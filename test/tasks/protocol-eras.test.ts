@@ -10,7 +10,12 @@ describe.each(ERAS)("task tools over %s", (era) => {
     const user = await createUser();
     const client = await connect("tasks", user.token, era);
 
-    const task = await addTask(client, { title: `Report ${era}`, tags: ["x", " x"], due_date: "2027-01-31", recurrence_pattern: "monthly" });
+    const task = await addTask(client, {
+      title: `Report ${era}`,
+      tags: ["x", " x"],
+      due_date: "2027-01-31",
+      recurrence_pattern: "monthly",
+    });
     expect(task).toMatchObject({ id: expect.any(Number), description: `Report ${era}`, tags: ["x"] });
 
     const page = await callOk<{ tasks: Task[]; next_cursor: string | null }>(client, "list_tasks", { limit: 10 });

@@ -42,7 +42,12 @@ describe("schedule_reminder", () => {
       reminder_time: "2099-06-01T09:30:00+02:00",
     });
 
-    expect(data.reminder).toMatchObject({ id: expect.any(Number), task_id: task.id, reminder_time: "2099-06-01T07:30:00.000Z", sent_at: null });
+    expect(data.reminder).toMatchObject({
+      id: expect.any(Number),
+      task_id: task.id,
+      reminder_time: "2099-06-01T07:30:00.000Z",
+      sent_at: null,
+    });
     expect(data.task).toEqual(task);
     expect(text).toBe(`Reminder #${data.reminder.id} set for 2099-06-01T07:30:00.000Z on #${task.id} [ ] Remind me — tags: r`);
   });
@@ -59,7 +64,10 @@ describe("firing due reminders", () => {
   it("emits exactly one REMINDER_DUE event with the task and reminder once due, and nothing on later runs", async () => {
     const db = openDb(env.DB);
     const { user, client, task } = await withTask();
-    const { reminder } = await callOk<{ reminder: Reminder }>(client, "schedule_reminder", { task_id: task.id, reminder_time: "2098-03-01T08:00:00Z" });
+    const { reminder } = await callOk<{ reminder: Reminder }>(client, "schedule_reminder", {
+      task_id: task.id,
+      reminder_time: "2098-03-01T08:00:00Z",
+    });
 
     expect(eventFor(await fireDueReminders(db, "2098-03-01T07:59:59.999Z"), reminder.id)).toEqual([]);
     expect(await sentAt(reminder.id)).toBeNull();
@@ -89,7 +97,10 @@ describe("firing due reminders", () => {
   it("overlapping runs still emit each reminder once", async () => {
     const db = openDb(env.DB);
     const { user, client, task } = await withTask();
-    const { reminder } = await callOk<{ reminder: Reminder }>(client, "schedule_reminder", { task_id: task.id, reminder_time: "2097-01-01T00:00:00Z" });
+    const { reminder } = await callOk<{ reminder: Reminder }>(client, "schedule_reminder", {
+      task_id: task.id,
+      reminder_time: "2097-01-01T00:00:00Z",
+    });
 
     const runs = await Promise.all([1, 2, 3].map(() => fireDueReminders(db, "2097-01-01T00:01:00.000Z")));
 

@@ -37,7 +37,10 @@ describe("search_tasks", () => {
 
     for (const query of [`${word}meet`, `${word}meetings`, `${word.toUpperCase()}MEE`]) {
       const { tasks } = await callOk<{ tasks: Ranked[] }>(client, "search_tasks", { query });
-      expect(tasks.map((task) => task.id), query).toEqual([meeting.id]);
+      expect(
+        tasks.map((task) => task.id),
+        query,
+      ).toEqual([meeting.id]);
     }
     const none = await callWithText<{ tasks: Ranked[] }>(client, "search_tasks", { query: `${word}x` });
     expect(none.data.tasks).toEqual([]);
@@ -76,7 +79,10 @@ describe("search_tasks", () => {
     const task = await addTask(client, { title: `${word} report` });
     for (const query of [`"${word}`, `${word} OR NOT (`, `title:${word}*`, `${word} AND -report NEAR`]) {
       const { tasks } = await callOk<{ tasks: Ranked[] }>(client, "search_tasks", { query });
-      expect(tasks.map((found) => found.id), query).toEqual([task.id]);
+      expect(
+        tasks.map((found) => found.id),
+        query,
+      ).toEqual([task.id]);
     }
   });
 
@@ -90,7 +96,14 @@ describe("analytics_summary", () => {
   it("reports zeros for a user without tasks", async () => {
     const { client } = await session();
     const stats = await callOk(client, "analytics_summary");
-    expect(stats).toEqual({ total: 0, completed: 0, pending: 0, completion_rate: 0, overdue: 0, by_priority: { high: 0, medium: 0, low: 0, none: 0 } });
+    expect(stats).toEqual({
+      total: 0,
+      completed: 0,
+      pending: 0,
+      completion_rate: 0,
+      overdue: 0,
+      by_priority: { high: 0, medium: 0, low: 0, none: 0 },
+    });
   });
 
   it("counts totals, completion rate, overdue (pending and past due only) and priorities", async () => {

@@ -93,7 +93,10 @@ describe("add_tags", () => {
   it("merges with existing tags in order, dropping duplicates and empties", async () => {
     const { client } = await session();
     const task = await addTask(client, { title: "Tagged", tags: ["a", "b"] });
-    const { data, text } = await callWithText<{ task: Task }>(client, "add_tags", { task_id: task.id, tags: [" b", "c", "", "a", "d", "c"] });
+    const { data, text } = await callWithText<{ task: Task }>(client, "add_tags", {
+      task_id: task.id,
+      tags: [" b", "c", "", "a", "d", "c"],
+    });
     expect(data.task.tags).toEqual(["a", "b", "c", "d"]);
     expect(text).toContain("Tags now: a, b, c, d");
   });

@@ -69,14 +69,20 @@ describe("update_task racing delete_task in the same millisecond", () => {
     const rows = await outboxForUser(user.id);
     for (const task of tasks) {
       const mine = rows.filter((row) => row.task_id === task.id);
-      expect(mine.filter((row) => row.type === "UPDATED"), `task ${task.id}`).toHaveLength(applied.get(task.id)!);
+      expect(
+        mine.filter((row) => row.type === "UPDATED"),
+        `task ${task.id}`,
+      ).toHaveLength(applied.get(task.id)!);
       expect(mine.filter((row) => row.type === "DELETED")).toHaveLength(1);
       // Nothing happens to a task after its deletion.
       expect(mine.at(-1)!.type).toBe("DELETED");
     }
 
     vi.useRealTimers();
-    await deliver(EVENTS_QUEUE, rows.map((row) => ({ id: row.event_id, body: JSON.parse(row.payload) as unknown })));
+    await deliver(
+      EVENTS_QUEUE,
+      rows.map((row) => ({ id: row.event_id, body: JSON.parse(row.payload) as unknown })),
+    );
     for (const row of rows) expect(await auditCount(row.event_id)).toBe(1);
     const audit = await env.DB.prepare("SELECT count(*) AS n FROM audit_log WHERE user_id = ?").bind(user.id).first<{ n: number }>();
     expect(audit!.n).toBe(rows.length);

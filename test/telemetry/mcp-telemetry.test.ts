@@ -255,7 +255,13 @@ describe("MCP request telemetry", () => {
     const observed = observedApp();
 
     const revision = { "mcp-protocol-version": "2025-11-25" };
-    const builtin = await rpc(observed, "/mcp", user, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_tasks", arguments: {} } }, revision);
+    const builtin = await rpc(
+      observed,
+      "/mcp",
+      user,
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_tasks", arguments: {} } },
+      revision,
+    );
     expect(builtin.status).toBe(200);
     const sourced = await rpc(
       observed,
@@ -268,7 +274,13 @@ describe("MCP request telemetry", () => {
     await observed.settle();
 
     expect(observed.points).toHaveLength(2);
-    expect(observed.points[0]).toMatchObject({ server: "gateway", tool: "list_tasks", source: "builtin:tasks", outcome: "ok", tool_calls: 1 });
+    expect(observed.points[0]).toMatchObject({
+      server: "gateway",
+      tool: "list_tasks",
+      source: "builtin:tasks",
+      outcome: "ok",
+      tool_calls: 1,
+    });
     expect(observed.points[1]).toMatchObject({ server: "gateway", tool: `${slug}__list_tasks`, source: slug, outcome: "ok" });
     expect(observed.points[1]!.tool_calls).toBe(1);
     expect(observed.spans[1]!.attributes["mcp_edge.source"]).toBe(slug);

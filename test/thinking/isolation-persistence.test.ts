@@ -41,7 +41,9 @@ describe("thinking history across requests and users", () => {
     await think(a, 2, { branchFromThought: 1, branchId: "alice-branch" });
     await think(a, 3);
 
-    expect(await callError(b, "sequentialthinking", thought(4, { isRevision: true, revisesThought: 3 }))).toMatch(/revisesThought: thought 3 does not exist/);
+    expect(await callError(b, "sequentialthinking", thought(4, { isRevision: true, revisesThought: 3 }))).toMatch(
+      /revisesThought: thought 3 does not exist/,
+    );
     expect(await callOk(b, "reset_thinking")).toEqual({ cleared: 0 });
     expect(await think(b, 1)).toMatchObject({ thoughtHistoryLength: 1, branches: [] });
 

@@ -22,8 +22,16 @@ describe("ThinkingLog", () => {
     expect(history).toEqual([
       { seq: 1, thread: 1, createdAt: expect.any(String), thought: "t1", thoughtNumber: 1, totalThoughts: 2, nextThoughtNeeded: true },
       {
-        seq: 2, thread: 1, createdAt: expect.any(String), thought: "t3", thoughtNumber: 3, totalThoughts: 3, nextThoughtNeeded: true,
-        isRevision: true, revisesThought: 1, needsMoreThoughts: false,
+        seq: 2,
+        thread: 1,
+        createdAt: expect.any(String),
+        thought: "t3",
+        thoughtNumber: 3,
+        totalThoughts: 3,
+        nextThoughtNeeded: true,
+        isRevision: true,
+        revisesThought: 1,
+        needsMoreThoughts: false,
       },
     ]);
   });
@@ -49,10 +57,15 @@ describe("ThinkingLog", () => {
 
       expect(outcome).toMatchObject({ ok: true, result: { thoughtHistoryLength: MAX_HISTORY, branches: ["late"] } });
       expect(outcome.ok && outcome.result.thread).toEqual({ id: 1, thoughtCount: MAX_HISTORY, branches: ["late"] });
-      const bounds = state.storage.sql.exec<{ n: number; low: number; high: number }>("SELECT count(*) AS n, min(seq) AS low, max(seq) AS high FROM thoughts").one();
+      const bounds = state.storage.sql
+        .exec<{ n: number; low: number; high: number }>("SELECT count(*) AS n, min(seq) AS low, max(seq) AS high FROM thoughts")
+        .one();
       expect(bounds).toEqual({ n: MAX_HISTORY, low: 7, high: MAX_HISTORY + 6 });
       // The dropped thoughts can no longer be revised.
-      expect(instance.record(input(MAX_HISTORY + 7, { isRevision: true, revisesThought: 2 }))).toMatchObject({ ok: false, field: "revisesThought" });
+      expect(instance.record(input(MAX_HISTORY + 7, { isRevision: true, revisesThought: 2 }))).toMatchObject({
+        ok: false,
+        field: "revisesThought",
+      });
     });
   });
 

@@ -59,7 +59,10 @@ describe.each(ERAS)("sequential thinking over %s", (era) => {
   it("answers the result as JSON text too, as the reference does", async () => {
     const user = await createUser();
     const client = await connect("thinking", user.token, era);
-    const result = await client.callTool({ name: "sequentialthinking", arguments: { thought: "t", thoughtNumber: 1, totalThoughts: 1, nextThoughtNeeded: false } });
+    const result = await client.callTool({
+      name: "sequentialthinking",
+      arguments: { thought: "t", thoughtNumber: 1, totalThoughts: 1, nextThoughtNeeded: false },
+    });
     await client.close();
     expect(JSON.parse(textOf(result))).toEqual(result.structuredContent);
   });

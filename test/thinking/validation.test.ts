@@ -19,7 +19,12 @@ const SCHEMA_CASES: Case[] = [
   ["a missing thought", { thoughtNumber: 1, totalThoughts: 1, nextThoughtNeeded: true }, "thought", /expected string/],
   ["a missing nextThoughtNeeded", { thought: "t", thoughtNumber: 1, totalThoughts: 1 }, "nextThoughtNeeded", /expected boolean/],
   ["revisesThought without isRevision", thought(2, { revisesThought: 1 }), "revisesThought", /set isRevision to true/],
-  ["revisesThought with isRevision false", thought(2, { isRevision: false, revisesThought: 1 }), "revisesThought", /set isRevision to true/],
+  [
+    "revisesThought with isRevision false",
+    thought(2, { isRevision: false, revisesThought: 1 }),
+    "revisesThought",
+    /set isRevision to true/,
+  ],
   ["revisesThought 0", thought(2, { isRevision: true, revisesThought: 0 }), "revisesThought", />=1/],
   ["branchId without branchFromThought", thought(2, { branchId: "alt" }), "branchId", /needs branchFromThought/],
   ["branchFromThought without branchId", thought(2, { branchFromThought: 1 }), "branchFromThought", /needs branchId/],

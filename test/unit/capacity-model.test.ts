@@ -5,7 +5,10 @@ import { CALL_BUDGETS, CONSUMER_BATCH_BUDGET, CONSUMER_BATCH_SIZE } from "../../
 
 describe("the capacity model", () => {
   it("normalises a mix and weighs cold and warm budgets by the warm share", () => {
-    expect(normaliseMix({ list_tasks: 2, add_task: 2 })).toEqual([["list_tasks", 0.5], ["add_task", 0.5]]);
+    expect(normaliseMix({ list_tasks: 2, add_task: 2 })).toEqual([
+      ["list_tasks", 0.5],
+      ["add_task", 0.5],
+    ]);
     const half = perCallCounts([["list_tasks", 1]], 0.5);
     const { cold, warm } = CALL_BUDGETS.list_tasks;
     expect(half.d1_queries).toBe((cold.d1_queries + warm.d1_queries) / 2);

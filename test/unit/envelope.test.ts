@@ -11,12 +11,20 @@ function post(body: unknown, version?: string) {
 }
 
 describe("isRequestId", () => {
-  it.each([["abc", true], ["", true], [7, true], [-7, true], [Number.MAX_SAFE_INTEGER, true], [Number.MAX_SAFE_INTEGER + 1, false], [1.5, false], [Infinity, false], [null, false], [{}, false]])(
-    "%j → %s",
-    (value, ok) => {
-      expect(isRequestId(value)).toBe(ok);
-    },
-  );
+  it.each([
+    ["abc", true],
+    ["", true],
+    [7, true],
+    [-7, true],
+    [Number.MAX_SAFE_INTEGER, true],
+    [Number.MAX_SAFE_INTEGER + 1, false],
+    [1.5, false],
+    [Infinity, false],
+    [null, false],
+    [{}, false],
+  ])("%j → %s", (value, ok) => {
+    expect(isRequestId(value)).toBe(ok);
+  });
 });
 
 describe("envelope", () => {

@@ -24,7 +24,12 @@ import {
 import { MAX_TOKEN_ANSWER_BYTES } from "../../workers/upstream-connections/token-answer";
 
 const refreshBody = () => new URLSearchParams({ grant_type: "refresh_token", refresh_token: "r" });
-const answered = (status: number, oauthError?: string, retryAfterS?: number): ExchangeEnd => ({ kind: "answered", status, oauthError, retryAfterS });
+const answered = (status: number, oauthError?: string, retryAfterS?: number): ExchangeEnd => ({
+  kind: "answered",
+  status,
+  oauthError,
+  retryAfterS,
+});
 
 const servers: Server[] = [];
 afterAll(() => Promise.all(servers.map((server) => new Promise((done) => server.close(done)))));
@@ -60,7 +65,11 @@ describe("a refresh's exchange, over a real connection", () => {
   });
 
   it("no answer within the budget is transient, naming the budget", async () => {
-    expect(await refreshThrough(await server("never"), 200)).toEqual({ kind: "transient", reason: "did not answer within 1 s", retryAfterS: undefined });
+    expect(await refreshThrough(await server("never"), 200)).toEqual({
+      kind: "transient",
+      reason: "did not answer within 1 s",
+      retryAfterS: undefined,
+    });
   });
 
   it("a 429's Retry-After (seconds or a date) is kept, in whole seconds", async () => {
@@ -69,7 +78,11 @@ describe("a refresh's exchange, over a real connection", () => {
   });
 
   it("the OAuth error code of a refusal is read from its body", async () => {
-    const url = await server((res) => res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: "invalid_grant", error_description: "revoked" })));
+    const url = await server((res) =>
+      res
+        .writeHead(400, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: "invalid_grant", error_description: "revoked" })),
+    );
     expect(await refreshThrough(url)).toEqual({ kind: "refused", reason: "invalid_grant (400)" });
   });
 
@@ -107,7 +120,9 @@ describe("a refresh's exchange, over a real connection", () => {
   });
 
   it("the refresh request decides, not a request that failed before it", async () => {
-    const token = await server((res) => res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: "invalid_client" })));
+    const token = await server((res) =>
+      res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: "invalid_client" })),
+    );
     const exchange = new RefreshExchange(fetch, 5_000);
     await (await exchange.fetch(`${new URL(token).origin}/metadata`, {})).text();
     await (await exchange.fetch(token, { method: "POST", body: refreshBody() })).text();
@@ -123,19 +138,54 @@ describe("classifyRefreshFailure", () => {
   const cases: [string, ExchangeEnd | undefined, unknown, ReturnType<typeof transient> | { kind: "refused"; reason: string }][] = [
     ["a network error", { kind: "threw", error: new TypeError("Network connection lost.") }, undefined, transient("could not be reached")],
     ["an abort", { kind: "threw", error: new DOMException("aborted", "AbortError") }, undefined, transient("did not answer in time")],
-    ["an endpoint our URL rules refuse", { kind: "threw", error: new OAuthUrlRefused("OAuth endpoint http://10.0.0.1 refused: private") }, undefined, { kind: "refused", reason: "OAuth endpoint http://10.0.0.1 refused: private" }],
+    [
+      "an endpoint our URL rules refuse",
+      { kind: "threw", error: new OAuthUrlRefused("OAuth endpoint http://10.0.0.1 refused: private") },
+      undefined,
+      { kind: "refused", reason: "OAuth endpoint http://10.0.0.1 refused: private" },
+    ],
     ["a 502 without a body", answered(502), undefined, transient("answered 502")],
     ["a 503 with Retry-After", answered(503, undefined, 30), undefined, transient("answered 503", 30)],
     ["a 400 server_error", answered(400, "server_error"), undefined, transient("answered 400 server_error")],
-    ["a 400 temporarily_unavailable", answered(400, "temporarily_unavailable"), undefined, transient("answered 400 temporarily_unavailable")],
+    [
+      "a 400 temporarily_unavailable",
+      answered(400, "temporarily_unavailable"),
+      undefined,
+      transient("answered 400 temporarily_unavailable"),
+    ],
     ["a 400 invalid_grant", answered(400, "invalid_grant"), undefined, { kind: "refused", reason: "invalid_grant (400)" }],
     ["a 401 invalid_client", answered(401, "invalid_client"), undefined, { kind: "refused", reason: "invalid_client (401)" }],
-    ["a 400 unauthorized_client", answered(400, "unauthorized_client"), undefined, { kind: "refused", reason: "unauthorized_client (400)" }],
+    [
+      "a 400 unauthorized_client",
+      answered(400, "unauthorized_client"),
+      undefined,
+      { kind: "refused", reason: "unauthorized_client (400)" },
+    ],
     ["a 400 that is not an OAuth error", answered(400), undefined, { kind: "refused", reason: "answered 400" }],
-    ["a 200 that was not a refresh", answered(200), new Error("no state"), { kind: "refused", reason: "the authorization server did not refresh the token" }],
-    ["a 200 whose body broke off", { kind: "broke_off", status: 200, error: new TypeError("terminated") }, new Error("no state"), transient("broke off its answer")],
-    ["a 200 too long to be a token answer", { kind: "too_long", status: 200 }, new Error("no state"), { kind: "refused", reason: "answered 200 with a body over 64 KiB" }],
-    ["no request, an OAuth error thrown", undefined, new OAuthError("temporarily_unavailable", "later"), transient("answered temporarily_unavailable")],
+    [
+      "a 200 that was not a refresh",
+      answered(200),
+      new Error("no state"),
+      { kind: "refused", reason: "the authorization server did not refresh the token" },
+    ],
+    [
+      "a 200 whose body broke off",
+      { kind: "broke_off", status: 200, error: new TypeError("terminated") },
+      new Error("no state"),
+      transient("broke off its answer"),
+    ],
+    [
+      "a 200 too long to be a token answer",
+      { kind: "too_long", status: 200 },
+      new Error("no state"),
+      { kind: "refused", reason: "answered 200 with a body over 64 KiB" },
+    ],
+    [
+      "no request, an OAuth error thrown",
+      undefined,
+      new OAuthError("temporarily_unavailable", "later"),
+      transient("answered temporarily_unavailable"),
+    ],
     ["no request, invalid_grant thrown", undefined, new OAuthError("invalid_grant", "no"), { kind: "refused", reason: "invalid_grant" }],
   ];
   for (const [name, decisive, thrown, expected] of cases) {
@@ -149,18 +199,26 @@ describe("classifyRefreshFailure", () => {
 
 describe("the note a transient failure leaves", () => {
   it("reads back as the same failure, and the same error, for the calls that waited", () => {
-    for (const failure of [{ kind: "transient", reason: "answered 429 slow_down", retryAfterS: 7 }, { kind: "transient", reason: "could not be reached", retryAfterS: undefined }] as const) {
+    for (const failure of [
+      { kind: "transient", reason: "answered 429 slow_down", retryAfterS: 7 },
+      { kind: "transient", reason: "could not be reached", retryAfterS: undefined },
+    ] as const) {
       expect(readDeferral(deferralNote(failure))).toEqual(failure);
       const error = deferredRefreshError(12, "https://as.example", readDeferral(deferralNote(failure))!);
       expect(error).toEqual(deferredRefreshError(12, "https://as.example", failure));
       expect(error.code).toBe("unavailable");
-      expect(error.message).toMatch(/^Source 12: the upstream token could not be renewed — its authorization server https:\/\/as\.example .*call again shortly$/);
+      expect(error.message).toMatch(
+        /^Source 12: the upstream token could not be renewed — its authorization server https:\/\/as\.example .*call again shortly$/,
+      );
     }
-    expect(deferredRefreshError(12, null, { kind: "transient", reason: "answered 429", retryAfterS: 7 }).details).toEqual({ retry_after_ms: 7000 });
+    expect(deferredRefreshError(12, null, { kind: "transient", reason: "answered 429", retryAfterS: 7 }).details).toEqual({
+      retry_after_ms: 7000,
+    });
   });
 
   it("is not read from any other last_error", () => {
-    for (const other of [null, "refresh: invalid_grant (400)", "connect: access_denied", "refresh deferred"]) expect(readDeferral(other)).toBeUndefined();
+    for (const other of [null, "refresh: invalid_grant (400)", "connect: access_denied", "refresh deferred"])
+      expect(readDeferral(other)).toBeUndefined();
   });
 });
 

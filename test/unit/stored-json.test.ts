@@ -29,7 +29,9 @@ describe("jsonDepth", () => {
 describe("storedJsonProblem", () => {
   it("accepts exactly the maximum depth and refuses one more, saying why", () => {
     expect(storedJsonProblem(nested(MAX_JSON_DEPTH), 1_000_000)).toBeUndefined();
-    expect(storedJsonProblem(nested(MAX_JSON_DEPTH + 1), 1_000_000)).toBe(`must nest at most ${MAX_JSON_DEPTH} levels deep (each object or array is one level)`);
+    expect(storedJsonProblem(nested(MAX_JSON_DEPTH + 1), 1_000_000)).toBe(
+      `must nest at most ${MAX_JSON_DEPTH} levels deep (each object or array is one level)`,
+    );
   });
 
   it("measures size in UTF-8 bytes of the JSON text", () => {

@@ -47,7 +47,10 @@ describe("cleanText", () => {
   });
 
   it("keeps line feeds and tabs in a description, Windows line ends as line feeds, and ordinary text of any script", () => {
-    expect(cleaned("One\n\tTwo\r\nThree — ünïcødé 日本語 👍🏽 عربي")).toEqual({ text: "One\n\tTwo\nThree — ünïcødé 日本語 👍🏽 عربي", removed: "" });
+    expect(cleaned("One\n\tTwo\r\nThree — ünïcødé 日本語 👍🏽 عربي")).toEqual({
+      text: "One\n\tTwo\nThree — ünïcødé 日本語 👍🏽 عربي",
+      removed: "",
+    });
   });
 
   it("makes a title one line, a line break counted as a control character", () => {
@@ -195,7 +198,16 @@ describe("planPins", () => {
       { name: "b", definitionHash: "", definition: { ...legacy, description: "B" } },
     ];
     const tools = await hashTools([boundTool(raw({ name: "a", description: `A${TAGS}` }), LIMITS), tool("b", "B, changed")]);
-    const plan = await planPins(tools, pins, new Map([["a", ""], ["b", ""]]), false, LIMITS);
+    const plan = await planPins(
+      tools,
+      pins,
+      new Map([
+        ["a", ""],
+        ["b", ""],
+      ]),
+      false,
+      LIMITS,
+    );
     expect(plan.adopt).toEqual([{ name: "a", hash: tools[0]!.hash }]);
     const held = plan.held.map(({ name, change, approvedHash }) => ({ name, change, approvedHash }));
     expect(held).toEqual([{ name: "b", change: "changed", approvedHash: null }]);

@@ -10,7 +10,14 @@ import { connectGateway } from "../helpers/gateway";
 import { textOf } from "../helpers/mcp";
 import { Browser } from "../helpers/oauth";
 import { api } from "../helpers/rest";
-import { authorizationOf, callbackOf, connectedTasksSource, publishGatewayClientDocument, registerOAuthTasksSource, storedTokens } from "../helpers/upstream-oauth";
+import {
+  authorizationOf,
+  callbackOf,
+  connectedTasksSource,
+  publishGatewayClientDocument,
+  registerOAuthTasksSource,
+  storedTokens,
+} from "../helpers/upstream-oauth";
 import { createUser } from "../helpers/users";
 
 beforeAll(async () => {
@@ -48,7 +55,10 @@ describe("the callback", () => {
     expect(await swapped.text()).toContain("started in another browser or by another account");
     // And Alice's, opened by Mallory.
     expect((await malloryBrowser.get(aliceCallback)).status).toBe(403);
-    for (const [user, id] of [[alice, aliceSource.id], [mallory, mallorySource.id]] as const) {
+    for (const [user, id] of [
+      [alice, aliceSource.id],
+      [mallory, mallorySource.id],
+    ] as const) {
       expect((await authorizationOf(user, id)).status).toBe("needs_authorization");
       expect(await storedTokens(user.id, id)).toBeNull();
     }
@@ -83,7 +93,9 @@ describe("the callback", () => {
     const { source } = await registerOAuthTasksSource(owner);
     const browser = new Browser();
     const callback = await callbackOf(owner, source.id, browser);
-    await env.DB.prepare("UPDATE upstream_oauth_flows SET expires_at = ? WHERE source_id = ?").bind(new Date(Date.now() - 1000).toISOString(), source.id).run();
+    await env.DB.prepare("UPDATE upstream_oauth_flows SET expires_at = ? WHERE source_id = ?")
+      .bind(new Date(Date.now() - 1000).toISOString(), source.id)
+      .run();
     expect((await browser.get(callback)).status).toBe(404);
     expect((await authorizationOf(owner, source.id)).status).toBe("needs_authorization");
   });
@@ -92,7 +104,9 @@ describe("the callback", () => {
     const owner = await createUser();
     const { source } = await registerOAuthTasksSource(owner);
     const callback = new URL(await callbackOf(owner, source.id, new Browser()));
-    const row = await env.DB.prepare("SELECT * FROM upstream_oauth_flows WHERE source_id = ?").bind(source.id).first<Record<string, string>>();
+    const row = await env.DB.prepare("SELECT * FROM upstream_oauth_flows WHERE source_id = ?")
+      .bind(source.id)
+      .first<Record<string, string>>();
     const stored = JSON.stringify(row);
     expect(stored).not.toContain(callback.searchParams.get("state")!);
     expect(stored).not.toContain("code_challenge");
@@ -106,11 +120,18 @@ describe("no token leaves the Worker", () => {
     const secrets = [tokens.access_token, tokens.refresh_token!];
 
     const answers: string[] = [];
-    for (const path of [`/api/sources/${source.id}`, "/api/sources", `/api/sources/${source.id}/health`, `/api/sources/${source.id}/authorization`, "/health"]) {
+    for (const path of [
+      `/api/sources/${source.id}`,
+      "/api/sources",
+      `/api/sources/${source.id}/health`,
+      `/api/sources/${source.id}/authorization`,
+      "/health",
+    ]) {
       answers.push(JSON.stringify((await api(owner, "GET", path)).body));
     }
     const gateway = await connectGateway(owner);
-    for (const name of ["gateway_list_sources", "gateway_source_health"]) answers.push(JSON.stringify(await gateway.callTool({ name, arguments: {} })));
+    for (const name of ["gateway_list_sources", "gateway_source_health"])
+      answers.push(JSON.stringify(await gateway.callTool({ name, arguments: {} })));
     const listed = await gateway.callTool({ name: `${source.slug}__list_tasks`, arguments: {} });
     answers.push(textOf(listed), JSON.stringify(listed));
     await gateway.close();

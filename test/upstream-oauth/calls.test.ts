@@ -54,8 +54,13 @@ async function titlesThroughSource(owner: TestUser, slug: string): Promise<strin
 async function upstreamAudit(userId: number, n: number): Promise<{ action: string; scope: string | null }[]> {
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const { results } = await env.DB.prepare("SELECT payload FROM audit_log WHERE user_id = ? AND type = 'UPSTREAM_OAUTH' ORDER BY occurred_at").bind(userId).all<{ payload: string }>();
-    if (results.length >= n) return results.map((row) => (JSON.parse(row.payload) as { upstream_oauth: { action: string; scope: string | null } }).upstream_oauth);
+    const { results } = await env.DB.prepare(
+      "SELECT payload FROM audit_log WHERE user_id = ? AND type = 'UPSTREAM_OAUTH' ORDER BY occurred_at",
+    )
+      .bind(userId)
+      .all<{ payload: string }>();
+    if (results.length >= n)
+      return results.map((row) => (JSON.parse(row.payload) as { upstream_oauth: { action: string; scope: string | null } }).upstream_oauth);
     if (Date.now() > deadline) throw new Error(`expected ${n} UPSTREAM_OAUTH rows, found ${results.length}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -98,7 +103,9 @@ describe("calls of an OAuth-protected source", () => {
     const [aliceTokens, bobTokens] = await Promise.all([storedTokens(alice.id, aliceSource.id), storedTokens(bob.id, bobSource.id)]);
     expect(aliceTokens!.access_token).not.toBe(bobTokens!.access_token);
     // Each user's row is sealed to that user and source: copied to the other's source it does not open.
-    const aliceRow = await env.DB.prepare("SELECT tokens FROM source_authorizations WHERE source_id = ?").bind(aliceSource.id).first<{ tokens: string }>();
+    const aliceRow = await env.DB.prepare("SELECT tokens FROM source_authorizations WHERE source_id = ?")
+      .bind(aliceSource.id)
+      .first<{ tokens: string }>();
     await env.DB.prepare("UPDATE source_authorizations SET tokens = ? WHERE source_id = ?").bind(aliceRow!.tokens, bobSource.id).run();
     await expect(storedTokens(bob.id, bobSource.id)).rejects.toThrow();
   });
@@ -178,7 +185,12 @@ describe("disconnect and delete", () => {
     // The upstream Worker keeps no token cache in the tests (test/upstreams/upstream-worker.ts).
     const direct = await fetch(`${UPSTREAM_ORIGIN}/mcp/tasks`, {
       method: "POST",
-      headers: { authorization: `Bearer ${tokens.access_token}`, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
+      headers: {
+        authorization: `Bearer ${tokens.access_token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-11-25",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     expect(direct.status, "the revoked token no longer works upstream").toBe(401);
@@ -195,7 +207,9 @@ describe("disconnect and delete", () => {
       body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: tokens.refresh_token!, client_id: CLIENT_ID }).toString(),
     });
     expect(refresh.status).toBe(400);
-    expect(await env.DB.prepare("SELECT count(*) AS n FROM source_authorizations WHERE source_id = ?").bind(source.id).first<{ n: number }>()).toEqual({ n: 0 });
+    expect(
+      await env.DB.prepare("SELECT count(*) AS n FROM source_authorizations WHERE source_id = ?").bind(source.id).first<{ n: number }>(),
+    ).toEqual({ n: 0 });
   });
 
   it("another user cannot see, start or end a source's connection", async () => {
@@ -207,7 +221,12 @@ describe("disconnect and delete", () => {
       ["POST", "authorize"],
       ["DELETE", "authorization"],
     ] as const) {
-      const res = await api<{ error: { code: string } }>(stranger, method, `/api/sources/${source.id}/${path}`, method === "POST" ? { body: {} } : {});
+      const res = await api<{ error: { code: string } }>(
+        stranger,
+        method,
+        `/api/sources/${source.id}/${path}`,
+        method === "POST" ? { body: {} } : {},
+      );
       expect(res.status, `${method} ${path}`).toBe(404);
     }
   });

@@ -61,7 +61,9 @@ describe("connecting", () => {
     const run = await connectSource(owner, source.id);
     expect(run.consentShown).toBe(true);
     // mcp-edge's start link → (sign-in) → the upstream's /authorize with PKCE S256 and resource → the callback.
-    const authorize = new URL(run.visited.find((url) => new URL(url).pathname === "/authorize" && new URL(url).searchParams.has("code_challenge"))!);
+    const authorize = new URL(
+      run.visited.find((url) => new URL(url).pathname === "/authorize" && new URL(url).searchParams.has("code_challenge"))!,
+    );
     expect(authorize.searchParams.get("code_challenge_method")).toBe("S256");
     expect(authorize.origin).toBe(UPSTREAM_ORIGIN);
     expect(authorize.searchParams.get("resource")).toBe(`${UPSTREAM_ORIGIN}/mcp/tasks`);

@@ -26,26 +26,49 @@ async function disconnectedSource(owner: TestUser): Promise<{ id: number; slug: 
   return source;
 }
 
-async function modernClient(owner: TestUser, capabilities: Record<string, unknown>): Promise<{ client: Client; asked: Record<string, unknown>[] }> {
-  const client = new Client({ name: "elicitation-test", version: "1.0.0" }, { capabilities, versionNegotiation: { mode: { pin: "2026-07-28" } } });
+async function modernClient(
+  owner: TestUser,
+  capabilities: Record<string, unknown>,
+): Promise<{ client: Client; asked: Record<string, unknown>[] }> {
+  const client = new Client(
+    { name: "elicitation-test", version: "1.0.0" },
+    { capabilities, versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  );
   const asked: Record<string, unknown>[] = [];
   client.setRequestHandler("elicitation/create", (request) => {
     asked.push(request.params as Record<string, unknown>);
     return { action: "accept" };
   });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp`), { fetch: workerFetch, requestInit: { headers: owner.headers } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp`), { fetch: workerFetch, requestInit: { headers: owner.headers } }),
+  );
   return { client, asked };
 }
 
 function legacyCall(owner: TestUser, name: string, meta?: Record<string, unknown>): Promise<Response> {
   return workerFetch(`${ORIGIN}/mcp`, {
     method: "POST",
-    headers: { ...owner.headers, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name, arguments: {}, ...(meta ? { _meta: meta } : {}) } }),
+    headers: {
+      ...owner.headers,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-11-25",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name, arguments: {}, ...(meta ? { _meta: meta } : {}) },
+    }),
   });
 }
 
-async function jsonRpcOf(res: Response): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string; data?: { elicitations: { mode: string; url: string }[] } } }> {
+async function jsonRpcOf(
+  res: Response,
+): Promise<{
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: { elicitations: { mode: string; url: string }[] } };
+}> {
   const text = await res.text();
   const data = text.startsWith("{") ? text : (text.split("\n").find((line) => line.startsWith("data: ")) ?? "data: {}").slice(6);
   return JSON.parse(data);
@@ -81,7 +104,10 @@ describe("URL elicitation of the connect link", () => {
     const name = `${source.slug}__list_tasks`;
     const declared = await jsonRpcOf(await legacyCall(owner, name, { [CLIENT_CAPABILITIES]: { elicitation: { url: {} } } }));
     expect(declared.error?.code).toBe(-32042);
-    expect(declared.error?.data?.elicitations[0]).toMatchObject({ mode: "url", url: `${ORIGIN}/oauth/upstream/connect?source_id=${source.id}` });
+    expect(declared.error?.data?.elicitations[0]).toMatchObject({
+      mode: "url",
+      url: `${ORIGIN}/oauth/upstream/connect?source_id=${source.id}`,
+    });
 
     const plain = await jsonRpcOf(await legacyCall(owner, name));
     expect(plain.error).toBeUndefined();

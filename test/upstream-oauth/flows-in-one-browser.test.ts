@@ -59,7 +59,9 @@ function expectCapHeld(answers: ApiResponse<StartBody>[]): void {
 }
 
 async function openFlowsInD1(userId: number): Promise<number> {
-  const row = await env.DB.prepare("SELECT count(*) AS n FROM upstream_oauth_flows WHERE user_id = ? AND expires_at > ?").bind(userId, new Date().toISOString()).first<{ n: number }>();
+  const row = await env.DB.prepare("SELECT count(*) AS n FROM upstream_oauth_flows WHERE user_id = ? AND expires_at > ?")
+    .bind(userId, new Date().toISOString())
+    .first<{ n: number }>();
   return row?.n ?? 0;
 }
 
@@ -125,7 +127,9 @@ describe("two connects in one browser", () => {
     expect(opened.status).toBe(302);
     const bindings = opened.headers.getSetCookie().filter((line) => line.startsWith("__Host-mcpe-upstream-flow"));
     expect(bindings).toHaveLength(1);
-    expect(bindings[0]).toMatch(/^__Host-mcpe-upstream-flow-[0-9a-f]{16}=[A-Za-z0-9_-]{43}; Path=\/; Secure; HttpOnly; SameSite=Lax; Max-Age=600$/);
+    expect(bindings[0]).toMatch(
+      /^__Host-mcpe-upstream-flow-[0-9a-f]{16}=[A-Za-z0-9_-]{43}; Path=\/; Secure; HttpOnly; SameSite=Lax; Max-Age=600$/,
+    );
     expect(flowCookies(browser).size).toBe(2);
   });
 
@@ -159,7 +163,12 @@ describe("connects in progress per user", () => {
     const firstCallback = await callbackOf(owner, source.id, browser);
     for (let started = 1; started < MAX_OPEN_FLOWS; started++) await connectLink(owner, source.id);
 
-    const refused = await api<{ error: { code: string; message: string; retry_after_ms?: number } }>(owner, "POST", `/api/sources/${source.id}/authorize`, { body: {} });
+    const refused = await api<{ error: { code: string; message: string; retry_after_ms?: number } }>(
+      owner,
+      "POST",
+      `/api/sources/${source.id}/authorize`,
+      { body: {} },
+    );
     expect(refused.status).toBe(429);
     expect(refused.body.error.code).toBe("rate_limited");
     expect(refused.body.error.message).toContain(`${MAX_OPEN_FLOWS} connects in progress`);
@@ -176,7 +185,9 @@ describe("connects in progress per user", () => {
     await connectLink(owner, source.id);
     expect((await api(owner, "POST", `/api/sources/${source.id}/authorize`, { body: {} })).status).toBe(429);
     // Expired ones do not count.
-    await env.DB.prepare("UPDATE upstream_oauth_flows SET expires_at = ? WHERE user_id = ?").bind(new Date(Date.now() - 1000).toISOString(), owner.id).run();
+    await env.DB.prepare("UPDATE upstream_oauth_flows SET expires_at = ? WHERE user_id = ?")
+      .bind(new Date(Date.now() - 1000).toISOString(), owner.id)
+      .run();
     await connectLink(owner, source.id);
   });
 
@@ -207,7 +218,13 @@ describe("connects in progress per user", () => {
         returnTo: "page",
         expiresAt: new Date(Date.now() + FLOW_TTL_MS).toISOString(),
       },
-      { status: "needs_authorization", tokens: null, tokenExpiresAt: null, lastError: "connect: overwritten", updatedAt: new Date().toISOString() },
+      {
+        status: "needs_authorization",
+        tokens: null,
+        tokenExpiresAt: null,
+        lastError: "connect: overwritten",
+        updatedAt: new Date().toISOString(),
+      },
       MAX_OPEN_FLOWS,
       new Date().toISOString(),
     );

@@ -19,7 +19,11 @@ describe("oauthFetch", () => {
   it("refuses a cloud-metadata or link-local endpoint before sending anything, even where private upstreams are allowed", async () => {
     const { sent, base } = recording();
     const guarded = oauthFetch(base, true);
-    for (const url of ["http://169.254.169.254/.well-known/oauth-authorization-server", "http://[fe80::1]/token", "http://metadata.google.internal/x"]) {
+    for (const url of [
+      "http://169.254.169.254/.well-known/oauth-authorization-server",
+      "http://[fe80::1]/token",
+      "http://metadata.google.internal/x",
+    ]) {
       await expect(guarded(url)).rejects.toBeInstanceOf(OAuthUrlRefused);
     }
     expect(sent).toEqual([]);

@@ -23,7 +23,11 @@ describe("an upstream whose authorization server is another issuer", () => {
     const owner = await createUser();
     const source = await registerNotes(owner);
     expect(source.last_discovery_error).toMatch(/^authorization_required: /);
-    expect(await authorizationOf(owner, source.id)).toMatchObject({ status: "needs_authorization", authorization_server: upstreams().notes_issuer, resource: upstreams().notes_mcp });
+    expect(await authorizationOf(owner, source.id)).toMatchObject({
+      status: "needs_authorization",
+      authorization_server: upstreams().notes_issuer,
+      resource: upstreams().notes_mcp,
+    });
 
     await connectNotes(owner, source.id, "carol-at-notes");
     const authorization = await authorizationOf(owner, source.id);
@@ -101,12 +105,16 @@ describe("an upstream whose authorization server is another issuer", () => {
 
   it("never fetches an authorization server the source URL rules refuse (a metadata address named by the upstream)", async () => {
     const owner = await createUser();
-    const res = await api<SourceDetailBody>(owner, "POST", "/api/sources", { body: { name: "Misleading", url: upstreams().notes_mcp.replace(/\/mcp$/, "/mislead/mcp") } });
+    const res = await api<SourceDetailBody>(owner, "POST", "/api/sources", {
+      body: { name: "Misleading", url: upstreams().notes_mcp.replace(/\/mcp$/, "/mislead/mcp") },
+    });
     expect(res.status).toBe(201);
     // Not recorded as an OAuth source: its 401 stays an ordinary failure.
     expect(res.body.source.last_discovery_error).toMatch(/^unauthorized: /);
     expect((await api(owner, "GET", `/api/sources/${res.body.source.id}/authorization`)).status).toBe(404);
-    const row = await env.DB.prepare("SELECT upstream_auth FROM sources WHERE id = ?").bind(res.body.source.id).first<{ upstream_auth: string }>();
+    const row = await env.DB.prepare("SELECT upstream_auth FROM sources WHERE id = ?")
+      .bind(res.body.source.id)
+      .first<{ upstream_auth: string }>();
     expect(row?.upstream_auth).toBe("none");
   });
 

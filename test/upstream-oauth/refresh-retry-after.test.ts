@@ -33,7 +33,9 @@ describe("Retry-After from a refresh that failed for now", () => {
 
     const second = await callThroughGateway(owner, `${source.slug}__whoami`);
     expect(second.isError).toBe(true);
-    expect(textOf(second)).toMatch(new RegExp(`^unavailable: Source ${source.id}: .* answered 429 slow_down \\(retry after \\d+ s\\)\\. The connection is kept`));
+    expect(textOf(second)).toMatch(
+      new RegExp(`^unavailable: Source ${source.id}: .* answered 429 slow_down \\(retry after \\d+ s\\)\\. The connection is kept`),
+    );
     const left = (second._meta as ErrorMeta).error?.retry_after_ms;
     expect(left).toBeGreaterThan(0);
     expect(left).toBeLessThanOrEqual(30_000);
@@ -74,7 +76,9 @@ describe("Retry-After from a refresh that failed for now", () => {
     const { owner, source, subject, clientId } = connected;
     await failRefreshes(clientId, SLOW_DOWN);
     // Within the refresh margin (60 s) but not expired: each call would try to renew it ahead of time.
-    await env.DB.prepare("UPDATE source_authorizations SET token_expires_at = ? WHERE source_id = ?").bind(new Date(Date.now() + 45_000).toISOString(), source.id).run();
+    await env.DB.prepare("UPDATE source_authorizations SET token_expires_at = ? WHERE source_id = ?")
+      .bind(new Date(Date.now() + 45_000).toISOString(), source.id)
+      .run();
 
     expect(await whoami(owner, source.slug)).toBe(subject);
     expect(await whoami(owner, source.slug)).toBe(subject);

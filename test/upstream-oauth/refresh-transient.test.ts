@@ -18,10 +18,27 @@ import { answerRefreshes, failRefreshes, whoami } from "../helpers/notes-upstrea
 import { authorizationOf, expireAccessToken, storedTokens } from "../helpers/upstream-oauth";
 
 const TRANSIENT: { name: string; fault: TokenFault; reason: RegExp; retryAfterMs?: number }[] = [
-  { name: "a 503 whose body is not JSON", fault: { status: 503, body: "<html>down for maintenance</html>", contentType: "text/html" }, reason: /answered 503/ },
-  { name: "a 500 server_error", fault: { status: 500, body: JSON.stringify({ error: "server_error" }) }, reason: /answered 500 server_error/ },
-  { name: "a 429 with Retry-After", fault: { status: 429, body: JSON.stringify({ error: "slow_down" }), retryAfter: "7" }, reason: /answered 429 slow_down \(retry after 7 s\)/, retryAfterMs: 7000 },
-  { name: "a 400 temporarily_unavailable", fault: { status: 400, body: JSON.stringify({ error: "temporarily_unavailable" }) }, reason: /answered 400 temporarily_unavailable/ },
+  {
+    name: "a 503 whose body is not JSON",
+    fault: { status: 503, body: "<html>down for maintenance</html>", contentType: "text/html" },
+    reason: /answered 503/,
+  },
+  {
+    name: "a 500 server_error",
+    fault: { status: 500, body: JSON.stringify({ error: "server_error" }) },
+    reason: /answered 500 server_error/,
+  },
+  {
+    name: "a 429 with Retry-After",
+    fault: { status: 429, body: JSON.stringify({ error: "slow_down" }), retryAfter: "7" },
+    reason: /answered 429 slow_down \(retry after 7 s\)/,
+    retryAfterMs: 7000,
+  },
+  {
+    name: "a 400 temporarily_unavailable",
+    fault: { status: 400, body: JSON.stringify({ error: "temporarily_unavailable" }) },
+    reason: /answered 400 temporarily_unavailable/,
+  },
   // The server may have issued tokens it could not deliver; the kept refresh token is tried again.
   { name: "a 200 whose body breaks off", fault: { breakOff: true }, reason: /broke off its answer/ },
 ];
@@ -37,7 +54,9 @@ describe("a refresh the authorization server cannot answer for now", () => {
       const result = await callThroughGateway(owner, `${source.slug}__whoami`);
       expect(result.isError).toBe(true);
       const text = textOf(result);
-      expect(text).toMatch(new RegExp(`^unavailable: Source ${source.id}: the upstream token could not be renewed — its authorization server `));
+      expect(text).toMatch(
+        new RegExp(`^unavailable: Source ${source.id}: the upstream token could not be renewed — its authorization server `),
+      );
       expect(text).toMatch(reason);
       expect(text).toContain("call again shortly");
       const meta = result._meta as ErrorMeta;
@@ -64,7 +83,9 @@ describe("a refresh the authorization server cannot answer for now", () => {
     );
     expect(failure).toBeInstanceOf(AppError);
     expect((failure as AppError).code).toBe("unavailable");
-    expect((failure as AppError).message).toMatch(new RegExp(`^Source ${source.id}: .* did not answer within 1 s\\. The connection is kept; call again shortly$`));
+    expect((failure as AppError).message).toMatch(
+      new RegExp(`^Source ${source.id}: .* did not answer within 1 s\\. The connection is kept; call again shortly$`),
+    );
     await expectKept(connected, /did not answer within 1 s/);
 
     await answerRefreshes(clientId);
@@ -99,7 +120,9 @@ describe("a refresh the authorization server cannot answer for now", () => {
     const { owner, source, subject, clientId } = connected;
     await failRefreshes(clientId, { status: 503 });
     // Within the refresh margin (60 s) but not expired.
-    await env.DB.prepare("UPDATE source_authorizations SET token_expires_at = ? WHERE source_id = ?").bind(new Date(Date.now() + 30_000).toISOString(), source.id).run();
+    await env.DB.prepare("UPDATE source_authorizations SET token_expires_at = ? WHERE source_id = ?")
+      .bind(new Date(Date.now() + 30_000).toISOString(), source.id)
+      .run();
 
     expect(await whoami(owner, source.slug)).toBe(subject);
     await expectKept(connected, /answered 503/);
@@ -130,7 +153,10 @@ describe("a refresh the authorization server refuses", () => {
 
     const result = await callThroughGateway(owner, `${source.slug}__whoami`);
     expect((result._meta as { error_type?: string }).error_type).toBe("authorization_required");
-    expect(await authorizationOf(owner, source.id)).toMatchObject({ status: "authorization_expired", last_error: "refresh: answered 200 with a body over 64 KiB" });
+    expect(await authorizationOf(owner, source.id)).toMatchObject({
+      status: "authorization_expired",
+      last_error: "refresh: answered 200 with a body over 64 KiB",
+    });
     expect(await storedTokens(owner.id, source.id)).toBeNull();
     await answerRefreshes(clientId);
   });

@@ -159,7 +159,13 @@ describe("a token goes only where its resource covers the URL called", () => {
       transport: "streamable_http",
     };
 
-    const called = await object.callTool(config, { name: "list_tasks", argumentsJson: "{}", idempotent: true, output: "none", maxResultBytes: 4_194_304 });
+    const called = await object.callTool(config, {
+      name: "list_tasks",
+      argumentsJson: "{}",
+      idempotent: true,
+      output: "none",
+      maxResultBytes: 4_194_304,
+    });
     expect(called.meta.error_type).toBe("authorization_required");
     expect(called.resultJson).toContain(`was made for ${TASKS_RESOURCE}, not for ${listener.mcpUrl}`);
     const discovered = await object.discover(config);
@@ -167,7 +173,15 @@ describe("a token goes only where its resource covers the URL called", () => {
     const stateless = await callStatelessSource(
       { fetch: (input, init) => fetch(input, init), breakers: isolateState.breakers, object: () => object, waitUntil: () => undefined },
       config,
-      { name: "list_tasks", args: {}, idempotent: true, output: "none", protocolVersion: "2025-11-25", discover: undefined, maxResultBytes: 4_194_304 },
+      {
+        name: "list_tasks",
+        args: {},
+        idempotent: true,
+        output: "none",
+        protocolVersion: "2025-11-25",
+        discover: undefined,
+        maxResultBytes: 4_194_304,
+      },
     );
     expect(stateless.meta.error_type).toBe("authorization_required");
     expect(await receivedBy(listener), "nothing was sent").toEqual([]);

@@ -175,7 +175,9 @@ function toolsOf(behaviour: Behaviour, key = ""): Tool[] {
     case "empty":
       return [];
     case "conflict":
-      return [{ name: "current_time", description: "The fixture's clashing current_time", inputSchema: { type: "object", properties: {} } }];
+      return [
+        { name: "current_time", description: "The fixture's clashing current_time", inputSchema: { type: "object", properties: {} } },
+      ];
     case "hang":
       return [{ name: "wait_forever", description: "Never answers", inputSchema: OBJECT_SCHEMA }];
     case "malformed":
@@ -191,7 +193,11 @@ function toolsOf(behaviour: Behaviour, key = ""): Tool[] {
         {
           name: "whoami",
           description: "Returns its arguments, including the user_id it was given",
-          inputSchema: { type: "object", properties: { user_id: { type: "integer" }, note: { type: "string" } }, required: ["user_id", "note"] },
+          inputSchema: {
+            type: "object",
+            properties: { user_id: { type: "integer" }, note: { type: "string" } },
+            required: ["user_id", "note"],
+          },
         },
       ];
     case "stall":

@@ -78,21 +78,51 @@ export default async function setup(): Promise<() => Promise<void>> {
     ),
     start(
       "bridge_fixture",
-      [BRIDGE, "bridge", "--port", String(ports.bridgeFixture), `--token=${ports.bridgeToken}`, "--manifest", "test/upstreams/fixture-plugin.json"],
+      [
+        BRIDGE,
+        "bridge",
+        "--port",
+        String(ports.bridgeFixture),
+        `--token=${ports.bridgeToken}`,
+        "--manifest",
+        "test/upstreams/fixture-plugin.json",
+      ],
       ports.bridgeFixture,
     ),
     // Plugin directories, as the original tools provider lays them out (test/upstreams/plugins/README.md).
-    start("bridge_plugins", [BRIDGE, "bridge", "--port", String(ports.bridgePlugins), `--token=${ports.bridgeToken}`, "--plugins", "test/upstreams/plugins"], ports.bridgePlugins),
+    start(
+      "bridge_plugins",
+      [BRIDGE, "bridge", "--port", String(ports.bridgePlugins), `--token=${ports.bridgeToken}`, "--plugins", "test/upstreams/plugins"],
+      ports.bridgePlugins,
+    ),
     // The provider's manifest exactly as documented; an empty PATH, so its `uvx` is never found here.
     start(
       "bridge_provider",
-      [BRIDGE, "bridge", "--port", String(ports.bridgeProvider), `--token=${ports.bridgeToken}`, "--plugins", "test/upstreams/provider-plugins"],
+      [
+        BRIDGE,
+        "bridge",
+        "--port",
+        String(ports.bridgeProvider),
+        `--token=${ports.bridgeToken}`,
+        "--plugins",
+        "test/upstreams/provider-plugins",
+      ],
       ports.bridgeProvider,
       { PATH: mkdtempSync(join(tmpdir(), "mcp-edge-empty-path-")) },
     ),
     start(
       "bridge_capped",
-      [BRIDGE, "bridge", "--port", String(ports.bridgeCapped), `--token=${ports.bridgeToken}`, "--max-processes", "1", "--manifest", "test/upstreams/fixture-plugin.json"],
+      [
+        BRIDGE,
+        "bridge",
+        "--port",
+        String(ports.bridgeCapped),
+        `--token=${ports.bridgeToken}`,
+        "--max-processes",
+        "1",
+        "--manifest",
+        "test/upstreams/fixture-plugin.json",
+      ],
       ports.bridgeCapped,
     ),
   ];

@@ -77,7 +77,13 @@ export function routeMetadataHost(port: number): { node: (req: IncomingMessage, 
       delete headers["mf-custom-node-service"];
       let answered = false;
       const outgoing = request(
-        { host: toDocuments ? "127.0.0.1" : original.hostname, port: toDocuments ? port : Number(original.port || 80), method: req.method, path: req.url, headers },
+        {
+          host: toDocuments ? "127.0.0.1" : original.hostname,
+          port: toDocuments ? port : Number(original.port || 80),
+          method: req.method,
+          path: req.url,
+          headers,
+        },
         (answer) => {
           res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.headers);
           answer.pipe(res);

@@ -74,11 +74,25 @@ function failure(name: string): "rate-limited" | "no-quota" | "broken" | "garble
 
 function openAiError(res: ServerResponse, kind: "rate-limited" | "no-quota" | "broken"): void {
   if (kind === "rate-limited") {
-    send(res, 429, { error: { message: "Rate limit reached for requests", type: "requests", param: null, code: "rate_limit_exceeded" } }, { "retry-after": String(RETRY_AFTER_SECONDS) });
+    send(
+      res,
+      429,
+      { error: { message: "Rate limit reached for requests", type: "requests", param: null, code: "rate_limit_exceeded" } },
+      { "retry-after": String(RETRY_AFTER_SECONDS) },
+    );
   } else if (kind === "no-quota") {
-    send(res, 429, { error: { message: "You exceeded your current quota, please check your plan and billing details.", type: "insufficient_quota", param: null, code: "insufficient_quota" } });
+    send(res, 429, {
+      error: {
+        message: "You exceeded your current quota, please check your plan and billing details.",
+        type: "insufficient_quota",
+        param: null,
+        code: "insufficient_quota",
+      },
+    });
   } else {
-    send(res, 500, { error: { message: "The server had an error while processing your request.", type: "server_error", param: null, code: null } });
+    send(res, 500, {
+      error: { message: "The server had an error while processing your request.", type: "server_error", param: null, code: null },
+    });
   }
 }
 
@@ -107,16 +121,27 @@ function openAiChat(res: ServerResponse, body: Json): void {
   if (body["stream"] !== true) {
     if (failure(model) === "garbled") return send(res, 200, { id: "chatcmpl-1", object: "chat.completion", answer: reply.text });
     const message = { role: "assistant", content: toolCalls ? null : reply.text, ...(toolCalls ? { tool_calls: toolCalls } : {}) };
-    return send(res, 200, { id: "chatcmpl-1", object: "chat.completion", created: 1_795_000_000, model, choices: [{ index: 0, message, finish_reason: finish }], usage });
+    return send(res, 200, {
+      id: "chatcmpl-1",
+      object: "chat.completion",
+      created: 1_795_000_000,
+      model,
+      choices: [{ index: 0, message, finish_reason: finish }],
+      usage,
+    });
   }
   res.writeHead(200, { "content-type": "text/event-stream" });
   const chunk = (delta: Json, finishReason: string | null, extra: Json = {}) =>
-    res.write(`data: ${JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1_795_000_000, model, choices: [{ index: 0, delta, finish_reason: finishReason }], ...extra })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1_795_000_000, model, choices: [{ index: 0, delta, finish_reason: finishReason }], ...extra })}\n\n`,
+    );
   chunk({ role: "assistant", content: "" }, null);
   if (toolCalls) chunk({ tool_calls: toolCalls.map((call, index) => ({ index, ...call })) }, null);
   else chunk({ content: reply.text }, null);
   chunk({}, finish);
-  res.write(`data: ${JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1_795_000_000, model, choices: [], usage })}\n\n`);
+  res.write(
+    `data: ${JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1_795_000_000, model, choices: [], usage })}\n\n`,
+  );
   res.end("data: [DONE]\n\n");
 }
 
@@ -135,7 +160,9 @@ function openAi(res: ServerResponse, route: string, body: Json): void {
   if (route === "rerank") {
     const documents = Array.isArray(body["documents"]) ? (body["documents"] as unknown[]).map(String) : [];
     if (kind === "garbled") return send(res, 200, { ranking: [] });
-    const results = documents.map((doc, index) => ({ index, relevance_score: overlap(String(body["query"]), doc) })).sort((a, b) => b.relevance_score - a.relevance_score);
+    const results = documents
+      .map((doc, index) => ({ index, relevance_score: overlap(String(body["query"]), doc) }))
+      .sort((a, b) => b.relevance_score - a.relevance_score);
     return send(res, 200, { id: randomUUID(), results, model, usage: { total_tokens: documents.length } });
   }
   if (route === "chat/completions") return openAiChat(res, body);
@@ -154,14 +181,19 @@ function cloudflareOk(res: ServerResponse, result: unknown): void {
 
 function workersAi(res: ServerResponse, model: string, body: Json): void {
   const kind = failure(model);
-  if (kind === "rate-limited") return cloudflareError(res, 429, 3040, "Capacity temporarily exceeded, please try again.", { "retry-after": String(RETRY_AFTER_SECONDS) });
+  if (kind === "rate-limited")
+    return cloudflareError(res, 429, 3040, "Capacity temporarily exceeded, please try again.", {
+      "retry-after": String(RETRY_AFTER_SECONDS),
+    });
   if (kind === "no-quota") return cloudflareError(res, 429, 3036, "You have used up your daily free allocation of 10,000 neurons.");
   if (kind === "broken") return cloudflareError(res, 500, 3043, "Internal server error");
   if (model.includes("missing")) return cloudflareError(res, 400, 5007, `No such model ${model} or task`);
   if (kind === "garbled") return cloudflareOk(res, { output: "not what the schema says" });
   if (model.includes("bge-reranker")) {
     const contexts = Array.isArray(body["contexts"]) ? (body["contexts"] as Json[]) : [];
-    const scored = contexts.map((c, id) => ({ id, score: overlap(String(body["query"]), String(c["text"] ?? "")) })).sort((a, b) => b.score - a.score);
+    const scored = contexts
+      .map((c, id) => ({ id, score: overlap(String(body["query"]), String(c["text"] ?? "")) }))
+      .sort((a, b) => b.score - a.score);
     return cloudflareOk(res, { response: scored.slice(0, typeof body["top_k"] === "number" ? body["top_k"] : scored.length) });
   }
   if (model.includes("bge-") || model.includes("embedding")) {
@@ -169,7 +201,10 @@ function workersAi(res: ServerResponse, model: string, body: Json): void {
     const dimensions = 768 + (kind === "wrong-size" ? 1 : 0);
     return cloudflareOk(res, { shape: [text.length, dimensions], data: text.map((t) => vectorOf(t, dimensions)), pooling: "cls" });
   }
-  const reply = chatReply({ ...body, tools: Array.isArray(body["tools"]) ? (body["tools"] as Json[]).map((t) => ("function" in t ? t : { function: t })) : [] });
+  const reply = chatReply({
+    ...body,
+    tools: Array.isArray(body["tools"]) ? (body["tools"] as Json[]).map((t) => ("function" in t ? t : { function: t })) : [],
+  });
   const usage = { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 };
   if (body["stream"] === true) {
     res.writeHead(200, { "content-type": "text/event-stream" });
@@ -219,7 +254,8 @@ function vectorize(res: ServerResponse, key: string, index: string, operation: s
   if (operation === "query") {
     const query = body as Json;
     const vector = (query["vector"] as number[] | undefined) ?? [];
-    if (dimensions !== undefined && vector.length !== dimensions) return cloudflareError(res, 400, 1000, `query vector has ${vector.length} dimensions; the index has ${dimensions}`);
+    if (dimensions !== undefined && vector.length !== dimensions)
+      return cloudflareError(res, 400, 1000, `query vector has ${vector.length} dimensions; the index has ${dimensions}`);
     if (kind === "garbled") return cloudflareOk(res, { hits: [] });
     const namespace = typeof query["namespace"] === "string" ? query["namespace"] : "";
     const matches = [...store]
@@ -245,7 +281,9 @@ function handle(req: IncomingMessage, res: ServerResponse, raw: string): void {
     try {
       body = JSON.parse(raw);
     } catch {
-      return send(res, 400, { error: { message: "We could not parse the JSON body of your request.", type: "invalid_request_error", param: null, code: null } });
+      return send(res, 400, {
+        error: { message: "We could not parse the JSON body of your request.", type: "invalid_request_error", param: null, code: null },
+      });
     }
   }
   const list = recorded.get(run) ?? [];

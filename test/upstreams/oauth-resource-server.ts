@@ -62,7 +62,13 @@ async function startIssuer(port: number, resources: readonly string[], options: 
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx, indicator) => {
           if (!resources.includes(indicator)) throw new Error(`unknown resource ${indicator}`);
-          return { scope: `${READ} ${WRITE}`, audience: indicator, accessTokenTTL: 3600, accessTokenFormat: "jwt", jwt: { sign: { alg: "RS256" } } };
+          return {
+            scope: `${READ} ${WRITE}`,
+            audience: indicator,
+            accessTokenTTL: 3600,
+            accessTokenFormat: "jwt",
+            jwt: { sign: { alg: "RS256" } },
+          };
         },
       },
     },
@@ -81,11 +87,18 @@ function notesServer(subject: string): Server {
   const server = new Server({ name: "notes", version: "1.0.0" }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: [
-      { name: "whoami", description: "The subject of the caller's token", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } },
+      {
+        name: "whoami",
+        description: "The subject of the caller's token",
+        inputSchema: { type: "object" },
+        annotations: { readOnlyHint: true },
+      },
       { name: "add_note", description: "Needs notes:write", inputSchema: { type: "object", properties: { text: { type: "string" } } } },
     ],
   }));
-  server.setRequestHandler(CallToolRequestSchema, (request) => ({ content: [{ type: "text", text: request.params.name === "whoami" ? subject : "noted" }] }));
+  server.setRequestHandler(CallToolRequestSchema, (request) => ({
+    content: [{ type: "text", text: request.params.name === "whoami" ? subject : "noted" }],
+  }));
   return server;
 }
 
@@ -98,25 +111,41 @@ async function startResourceServer(port: number, issuer: string): Promise<HttpSe
   const sessions = new Map<string, { subject: string; transport: StreamableHTTPServerTransport }>();
   const refuse = (res: ServerResponse, path: string, status: number, challenge: string) =>
     res
-      .writeHead(status, { "www-authenticate": `Bearer ${challenge}resource_metadata="${base}/.well-known/oauth-protected-resource${path}"`, "content-type": "application/json" })
+      .writeHead(status, {
+        "www-authenticate": `Bearer ${challenge}resource_metadata="${base}/.well-known/oauth-protected-resource${path}"`,
+        "content-type": "application/json",
+      })
       .end(JSON.stringify({ error: status === 401 ? "invalid_token" : "insufficient_scope" }));
   const http = createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? "/", base);
       const metadataOf = PATHS.find((path) => url.pathname === `/.well-known/oauth-protected-resource${path}`);
       if (metadataOf) {
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ resource: `${base}${metadataOf}`, authorization_servers: [issuer], scopes_supported: [READ], bearer_methods_supported: ["header"] }));
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(
+            JSON.stringify({
+              resource: `${base}${metadataOf}`,
+              authorization_servers: [issuer],
+              scopes_supported: [READ],
+              bearer_methods_supported: ["header"],
+            }),
+          );
         return;
       }
       // /mislead/mcp: metadata naming an authorization server on the cloud metadata address, which
       // the gateway must never fetch (its OAuth fetches follow the source URL rules).
       if (url.pathname === "/.well-known/oauth-protected-resource/mislead/mcp") {
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ resource: `${base}/mislead/mcp`, authorization_servers: ["http://169.254.169.254"] }));
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ resource: `${base}/mislead/mcp`, authorization_servers: ["http://169.254.169.254"] }));
         return;
       }
       if (url.pathname === "/mislead/mcp") {
         await readBody(req);
-        res.writeHead(401, { "www-authenticate": `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mislead/mcp"` }).end();
+        res
+          .writeHead(401, { "www-authenticate": `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mislead/mcp"` })
+          .end();
         return;
       }
       const path = PATHS.find((candidate) => candidate === url.pathname);
@@ -143,7 +172,10 @@ async function startResourceServer(port: number, issuer: string): Promise<HttpSe
         if (typeof id === "string") {
           const session = sessions.get(id);
           // A session serves the account that opened it, and no other.
-          if (!session || session.subject !== subject) return void res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }));
+          if (!session || session.subject !== subject)
+            return void res
+              .writeHead(404, { "content-type": "application/json" })
+              .end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }));
           return session.transport.handleRequest(req, res, body);
         }
         if (req.method !== "POST") return void res.writeHead(400).end();

@@ -31,7 +31,12 @@ async function signingKey(kid: string): Promise<{ privateKey: CryptoKey; publicJ
   return { privateKey, publicJwk, privateJwk };
 }
 
-async function resign(idToken: string, tamper: Tamper, own: { privateKey: CryptoKey; kid: string }, foreign: { privateKey: CryptoKey; kid: string }): Promise<string> {
+async function resign(
+  idToken: string,
+  tamper: Tamper,
+  own: { privateKey: CryptoKey; kid: string },
+  foreign: { privateKey: CryptoKey; kid: string },
+): Promise<string> {
   const payload: JWTPayload = { ...decodeJwt(idToken) };
   for (const [claim, value] of Object.entries(tamper.claims ?? {})) {
     if (value === null) delete payload[claim];
@@ -79,7 +84,15 @@ export async function startOidcProvider(port: number): Promise<Server> {
     const code = ctx.oidc.params?.["code"];
     const tamper = typeof code === "string" ? tampers.get(code) : undefined;
     if (!tamper || typeof body !== "object" || body === null || !("id_token" in body) || typeof body.id_token !== "string") return;
-    ctx.body = { ...body, id_token: await resign(body.id_token, tamper, { privateKey: own.privateKey, kid: own.publicJwk.kid! }, { privateKey: foreign.privateKey, kid: foreign.publicJwk.kid! }) };
+    ctx.body = {
+      ...body,
+      id_token: await resign(
+        body.id_token,
+        tamper,
+        { privateKey: own.privateKey, kid: own.publicJwk.kid! },
+        { privateKey: foreign.privateKey, kid: foreign.publicJwk.kid! },
+      ),
+    };
   });
 
   const app = provider.callback();
@@ -90,13 +103,16 @@ export async function startOidcProvider(port: number): Promise<Server> {
       app(req, res);
       return;
     }
-    readBody(req).then((text) => {
-      const key = decodeURIComponent(control[2]!);
-      const value: unknown = JSON.parse(text);
-      if (control[1] === "accounts") accounts.set(key, value as Record<string, unknown>);
-      else tampers.set(key, value as Tamper);
-      res.writeHead(204).end();
-    }, () => res.writeHead(400).end());
+    readBody(req).then(
+      (text) => {
+        const key = decodeURIComponent(control[2]!);
+        const value: unknown = JSON.parse(text);
+        if (control[1] === "accounts") accounts.set(key, value as Record<string, unknown>);
+        else tampers.set(key, value as Tamper);
+        res.writeHead(204).end();
+      },
+      () => res.writeHead(400).end(),
+    );
   });
   return listenOnLoopback(server, port);
 }

@@ -28,18 +28,21 @@ export function withTokenFaults(app: RequestListener, base: string, tokenPath: s
   const failed = new Map<string, number>();
 
   const control = (req: IncomingMessage, res: ServerResponse, clientId: string) => {
-    readBody(req).then((text) => {
-      if (req.method === "PUT") {
-        faults.set(clientId, JSON.parse(text) as TokenFault);
-        failed.set(clientId, 0);
-        return void res.writeHead(204).end();
-      }
-      faults.delete(clientId);
-      for (const waiting of held.get(clientId) ?? []) waiting.writeHead(503, { "content-type": "text/plain" }).end("released");
-      held.delete(clientId);
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ failed: failed.get(clientId) ?? 0 }));
-      failed.delete(clientId);
-    }, () => res.writeHead(400).end());
+    readBody(req).then(
+      (text) => {
+        if (req.method === "PUT") {
+          faults.set(clientId, JSON.parse(text) as TokenFault);
+          failed.set(clientId, 0);
+          return void res.writeHead(204).end();
+        }
+        faults.delete(clientId);
+        for (const waiting of held.get(clientId) ?? []) waiting.writeHead(503, { "content-type": "text/plain" }).end("released");
+        held.delete(clientId);
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ failed: failed.get(clientId) ?? 0 }));
+        failed.delete(clientId);
+      },
+      () => res.writeHead(400).end(),
+    );
   };
 
   const fail = (res: ServerResponse, clientId: string, fault: TokenFault) => {
@@ -67,14 +70,17 @@ export function withTokenFaults(app: RequestListener, base: string, tokenPath: s
     const clientControl = CONTROL.exec(url.pathname);
     if (clientControl && (req.method === "PUT" || req.method === "DELETE")) return control(req, res, decodeURIComponent(clientControl[1]!));
     if (faults.size === 0 || req.method !== "POST" || url.pathname !== tokenPath) return app(req, res);
-    readBody(req).then((text) => {
-      const form = new URLSearchParams(text);
-      const clientId = clientOf(req, form);
-      const fault = form.get("grant_type") === "refresh_token" && clientId !== undefined ? faults.get(clientId) : undefined;
-      if (fault) return fail(res, clientId!, fault);
-      // The body is read: the provider takes it from `req.body` (its documented fallback for a parsed body).
-      Object.assign(req, { body: text });
-      app(req, res);
-    }, () => res.writeHead(400).end());
+    readBody(req).then(
+      (text) => {
+        const form = new URLSearchParams(text);
+        const clientId = clientOf(req, form);
+        const fault = form.get("grant_type") === "refresh_token" && clientId !== undefined ? faults.get(clientId) : undefined;
+        if (fault) return fail(res, clientId!, fault);
+        // The body is read: the provider takes it from `req.body` (its documented fallback for a parsed body).
+        Object.assign(req, { body: text });
+        app(req, res);
+      },
+      () => res.writeHead(400).end(),
+    );
   };
 }

@@ -26,10 +26,7 @@ export const activityCall = z.object({
   at: z.string().describe("When the call was made (ISO 8601 UTC)"),
   server: z.string().describe("The server whose tool ran: a built-in server (tasks, rag, thinking, gateway) or the source's slug"),
   tool: z.string().describe("The tool's own name on that server"),
-  source: z
-    .object({ id: z.int(), slug: z.string() })
-    .nullable()
-    .describe("The gateway source called; null for a built-in tool"),
+  source: z.object({ id: z.int(), slug: z.string() }).nullable().describe("The gateway source called; null for a built-in tool"),
   outcome: z.enum(GATEWAY_OUTCOMES).describe("ok, tool_error (the tool answered isError), or the typed failure that ended the call"),
   duration_ms: z.int(),
   client: activityClient,

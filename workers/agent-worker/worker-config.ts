@@ -47,13 +47,18 @@ export function principalFetch(binding: AgentEnv["MCP_EDGE"], principal: Princip
 }
 
 /** How this turn's MCP requests go out, and with which Authorization header. */
-export function turnMcpAccess(env: Pick<AgentEnv, "SELF_ORIGIN" | "MCP_URL" | "MCP_EDGE" | "MCP_TOKEN">, principal: PrincipalWire): TurnMcpAccess {
+export function turnMcpAccess(
+  env: Pick<AgentEnv, "SELF_ORIGIN" | "MCP_URL" | "MCP_EDGE" | "MCP_TOKEN">,
+  principal: PrincipalWire,
+): TurnMcpAccess {
   if (isOwnOrigin(env)) return { fetch: principalFetch(env.MCP_EDGE, principal), authorization: undefined };
   const secret = env.MCP_TOKEN?.trim();
   return { fetch: undefined, authorization: secret ? `Bearer ${secret}` : undefined };
 }
 
-export function sessionOptions(env: Pick<AgentEnv, "MCP_URL" | "AI" | "AGENT_MODEL" | "AGENT_OPENAI_BASE_URL" | "AGENT_OPENAI_API_KEY">): ChatSessionOptions {
+export function sessionOptions(
+  env: Pick<AgentEnv, "MCP_URL" | "AI" | "AGENT_MODEL" | "AGENT_OPENAI_BASE_URL" | "AGENT_OPENAI_API_KEY">,
+): ChatSessionOptions {
   return {
     mcpUrl: env.MCP_URL,
     model: {

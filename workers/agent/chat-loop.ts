@@ -92,7 +92,8 @@ export async function runTurn(input: TurnInput): Promise<TurnOutput> {
     abortSignal: AbortSignal.timeout(TURN_TIMEOUT_MS),
     // The error also arrives as an "error" part below; this replaces the SDK's own console dump
     // (a stack trace) with one structured line.
-    onError: ({ error }) => log.error("agent model call failed", { provider: input.model.provider, model: input.model.modelId, error: errorText(error) }),
+    onError: ({ error }) =>
+      log.error("agent model call failed", { provider: input.model.provider, model: input.model.modelId, error: errorText(error) }),
   });
 
   for await (const part of result.fullStream) {
@@ -102,19 +103,36 @@ export async function runTurn(input: TurnInput): Promise<TurnOutput> {
         break;
       case "tool-call": {
         const args = typeof part.input === "object" && part.input !== null ? (part.input as Record<string, unknown>) : {};
-        calls.set(part.toolCallId, { id: part.toolCallId, name: part.toolName, arguments: args, is_error: false, duration_ms: 0, result: "" });
+        calls.set(part.toolCallId, {
+          id: part.toolCallId,
+          name: part.toolName,
+          arguments: args,
+          is_error: false,
+          duration_ms: 0,
+          result: "",
+        });
         emit({ event: "tool_call", data: { id: part.toolCallId, name: part.toolName, arguments: args } });
         break;
       }
       case "tool-result":
       case "tool-error": {
         const done = finished.get(part.toolCallId);
-        const call = calls.get(part.toolCallId) ?? { id: part.toolCallId, name: part.toolName, arguments: {}, is_error: false, duration_ms: 0, result: "" };
+        const call = calls.get(part.toolCallId) ?? {
+          id: part.toolCallId,
+          name: part.toolName,
+          arguments: {},
+          is_error: false,
+          duration_ms: 0,
+          result: "",
+        };
         call.is_error = part.type === "tool-error" || (done?.isError ?? false);
         call.duration_ms = done?.durationMs ?? 0;
         call.result = part.type === "tool-error" ? errorText(part.error) : (done?.text ?? String(part.output));
         calls.set(call.id, call);
-        emit({ event: "tool_result", data: { id: call.id, name: call.name, is_error: call.is_error, duration_ms: call.duration_ms, result: call.result } });
+        emit({
+          event: "tool_result",
+          data: { id: call.id, name: call.name, is_error: call.is_error, duration_ms: call.duration_ms, result: call.result },
+        });
         break;
       }
       case "error":

@@ -9,7 +9,6 @@ import type { ChatIdentity } from "./agent.types";
 
 export const IDENTITY_KEYS = ["user_id", "userId", "user"] as const;
 
-
 export interface IdentityShape {
   /** The schema shown to the model: identity properties removed (also from `required`). */
   schema: JsonObject;
@@ -27,7 +26,10 @@ function expectedType(property: unknown): "string" | "number" {
 export function hideIdentity(inputSchema: JsonObject): IdentityShape {
   const properties = isJsonObject(inputSchema["properties"]) ? inputSchema["properties"] : undefined;
   if (!properties) return { schema: inputSchema, keys: [] };
-  const keys = IDENTITY_KEYS.filter((key) => key in properties).map((name) => ({ name: name as string, type: expectedType(properties[name]) }));
+  const keys = IDENTITY_KEYS.filter((key) => key in properties).map((name) => ({
+    name: name as string,
+    type: expectedType(properties[name]),
+  }));
   if (keys.length === 0) return { schema: inputSchema, keys: [] };
   const hidden = new Set<string>(keys.map((key) => key.name));
   const visible = Object.fromEntries(Object.entries(properties).filter(([name]) => !hidden.has(name)));

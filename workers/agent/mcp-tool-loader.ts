@@ -171,7 +171,11 @@ export async function loadMcpTools(target: McpTarget): Promise<LoadedMcp> {
   })();
   try {
     const { tools } = await Promise.race([pending, deadline]);
-    const specs = tools.map((tool) => ({ name: tool.name, description: tool.description ?? tool.title ?? "", inputSchema: { ...tool.inputSchema } }));
+    const specs = tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description ?? tool.title ?? "",
+      inputSchema: { ...tool.inputSchema },
+    }));
     const live = new McpConnection(url.href, connection!, target.callTimeoutMs);
     const warnings: string[] = [];
     if (specs.length === 0) {

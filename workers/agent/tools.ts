@@ -44,7 +44,10 @@ export function ownTools(listed: () => readonly AgentTool[]): AgentTool[] {
     {
       name: "current_time",
       description: "The user's current local date and time (and the UTC instant). Optional time_zone: an IANA zone such as Asia/Karachi.",
-      inputSchema: { type: "object", properties: { time_zone: { type: "string", description: "IANA time zone; the user's own when omitted" } } },
+      inputSchema: {
+        type: "object",
+        properties: { time_zone: { type: "string", description: "IANA time zone; the user's own when omitted" } },
+      },
       source: "agent",
       async execute(args, context) {
         const asked = typeof args["time_zone"] === "string" ? args["time_zone"] : undefined;
@@ -59,7 +62,9 @@ export function ownTools(listed: () => readonly AgentTool[]): AgentTool[] {
       inputSchema: { type: "object", properties: {} },
       source: "agent",
       async execute() {
-        const lines = listed().map((tool) => `- ${tool.name} (${tool.source === "agent" ? "agent" : `MCP ${tool.source}`}): ${firstSentence(tool.description)}`);
+        const lines = listed().map(
+          (tool) => `- ${tool.name} (${tool.source === "agent" ? "agent" : `MCP ${tool.source}`}): ${firstSentence(tool.description)}`,
+        );
         return { text: lines.join("\n"), isError: false };
       },
     },

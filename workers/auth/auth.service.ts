@@ -38,7 +38,10 @@ export function verifiedTokens(): VerifiedTokens {
 
 export function bearerToken(header: string | undefined | null): string {
   if (!header) {
-    throw new AppError("unauthorized", "Missing Authorization header: send `Authorization: Bearer <token>` (sign in with OAuth, or create an API token with `npm run token -- create --user <name>`)");
+    throw new AppError(
+      "unauthorized",
+      "Missing Authorization header: send `Authorization: Bearer <token>` (sign in with OAuth, or create an API token with `npm run token -- create --user <name>`)",
+    );
   }
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw new AppError("unauthorized", "Malformed Authorization header: expected `Bearer <token>`");
@@ -117,6 +120,9 @@ export class Authentication {
  */
 export function assertAudience(principal: Principal, resource: string): void {
   if (principal.via === "oauth" && !(principal.audience && audienceCovers(principal.audience, resource))) {
-    throw new AppError("unauthorized", `This access token was issued for ${principal.audience ?? "another resource"}; it is not accepted at ${resource}`);
+    throw new AppError(
+      "unauthorized",
+      `This access token was issued for ${principal.audience ?? "another resource"}; it is not accepted at ${resource}`,
+    );
   }
 }

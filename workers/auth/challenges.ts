@@ -10,7 +10,12 @@ import { insufficientScope } from "@cloudflare/workers-oauth-provider";
 import { type ResourcePath, resourceMetadataUrl, resourceUrl } from "./resources";
 import type { Scope } from "./scopes";
 
-export function authenticationChallenge(issuer: string | undefined, path: ResourcePath, tokenSent: boolean, asked: readonly Scope[]): string {
+export function authenticationChallenge(
+  issuer: string | undefined,
+  path: ResourcePath,
+  tokenSent: boolean,
+  asked: readonly Scope[],
+): string {
   const parts = ['Bearer realm="OAuth"'];
   if (tokenSent) parts.push('error="invalid_token"');
   if (issuer) parts.push(`resource_metadata="${resourceMetadataUrl(issuer, path)}"`);

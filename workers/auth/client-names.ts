@@ -21,7 +21,12 @@ export function cleanClientName(name: string, fallback = ""): string {
   const cleaned = name.replace(BREAKS, " ").replace(INVISIBLE, "").replace(/\s+/gu, " ").trim();
   if (cleaned === "") return fallback === "" ? "" : cleanClientName(fallback);
   const chars = Array.from(cleaned);
-  return chars.length <= MAX_CLIENT_NAME_CHARS ? cleaned : `${chars.slice(0, MAX_CLIENT_NAME_CHARS - 1).join("").trimEnd()}…`;
+  return chars.length <= MAX_CLIENT_NAME_CHARS
+    ? cleaned
+    : `${chars
+        .slice(0, MAX_CLIENT_NAME_CHARS - 1)
+        .join("")
+        .trimEnd()}…`;
 }
 
 /**

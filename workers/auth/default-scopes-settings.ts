@@ -33,12 +33,15 @@ function narrowedScopes(path: McpResourcePath, text: string): Scope[] {
   if (unknown.length > 0) throw misconfigured(`"${path}" names the unknown scope ${unknown.join(", ")}`);
   const serves = resourceFacts(path).serves;
   const foreign = names.filter((name) => !(serves as readonly string[]).includes(name));
-  if (foreign.length > 0) throw misconfigured(`"${path}" names ${foreign.join(", ")}, which its tools do not use (it serves ${serves.join(" ")})`);
+  if (foreign.length > 0)
+    throw misconfigured(`"${path}" names ${foreign.join(", ")}, which its tools do not use (it serves ${serves.join(" ")})`);
   const scopes = normalizeScopes(names);
   // A client that sends no `resource` is bound to the resource its scopes point at (resources.ts#inferResource).
   const inferred = inferResource(scopes);
   if (inferred !== path) {
-    throw misconfigured(`"${path}": ${scopes.join(" ")} would bind a client that sends no resource to ${inferred}; add a gateway:* scope or scopes of another server`);
+    throw misconfigured(
+      `"${path}": ${scopes.join(" ")} would bind a client that sends no resource to ${inferred}; add a gateway:* scope or scopes of another server`,
+    );
   }
   return scopes;
 }

@@ -16,7 +16,11 @@ export interface ProtectedResourceMetadata {
   resource_name: string;
 }
 
-export function protectedResourceMetadata(issuer: string, path: ResourcePath, env: Pick<Env, "OAUTH_DEFAULT_SCOPES">): ProtectedResourceMetadata {
+export function protectedResourceMetadata(
+  issuer: string,
+  path: ResourcePath,
+  env: Pick<Env, "OAUTH_DEFAULT_SCOPES">,
+): ProtectedResourceMetadata {
   const asked = defaultScopes(env, path);
   return {
     resource: resourceUrl(issuer, path),

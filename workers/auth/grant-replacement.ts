@@ -78,7 +78,10 @@ export async function issueCode(
 /** After the library answered an authorization_code exchange with 200: end the grants its code replaces. */
 export async function endReplacedGrants(oauth: OAuthHelpers, env: Env, response: Response): Promise<void> {
   if (response.status !== 200) return;
-  const body: unknown = await response.clone().json().catch(() => undefined);
+  const body: unknown = await response
+    .clone()
+    .json()
+    .catch(() => undefined);
   const token = isJsonObject(body) ? body["access_token"] : undefined;
   const grant = typeof token === "string" ? grantOf(token) : undefined;
   if (!grant) return;

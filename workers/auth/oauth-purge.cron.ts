@@ -58,7 +58,10 @@ export async function purgeExpiredOAuthData(env: Env, now = new Date(), batchSiz
     log.warn("oauth purge cursor refused; sweeping from the start", { error: error.message });
     result = await server.purgeExpiredData(env, { batchSize });
   }
-  const next: PurgeState = result.done || !result.cursor ? { next_sweep_at: new Date(now.getTime() + SWEEP_INTERVAL_MS).toISOString() } : { cursor: result.cursor };
+  const next: PurgeState =
+    result.done || !result.cursor
+      ? { next_sweep_at: new Date(now.getTime() + SWEEP_INTERVAL_MS).toISOString() }
+      : { cursor: result.cursor };
   await env.OAUTH_KV.put(PURGE_STATE_KEY, JSON.stringify(next), { expirationTtl: STATE_TTL_SECONDS });
   return { ran: true, grantsPurged: result.grantsPurged, tokensPurged: result.tokensPurged, sweepDone: result.done };
 }

@@ -94,7 +94,10 @@ async function tokenEndpoint(c: OAuthContext, at: string): Promise<Response> {
   const response = await libraryServed(c, at, new Request(request, { body: text }));
   const refreshToken = form.get("grant_type") === "refresh_token" ? form.get("refresh_token") : null;
   if (response.status === 400 && refreshToken) {
-    const error: unknown = await response.clone().json().catch(() => undefined);
+    const error: unknown = await response
+      .clone()
+      .json()
+      .catch(() => undefined);
     if (typeof error === "object" && error !== null && "error" in error && error.error === "invalid_grant") {
       await revokeOnReplay(signIn.oauth(at), c.env, refreshToken, clientId);
     }
@@ -112,7 +115,10 @@ async function registrationEndpoint(c: OAuthContext, at: string): Promise<Respon
   if (request.method === "POST") {
     const caller = request.headers.get("cf-connecting-ip") ?? "unknown";
     const { success } = await c.env.DCR_RATE_LIMITER.limit({ key: `dcr:${caller}` });
-    if (!success) return oauthError("temporarily_unavailable", "Too many client registrations from this address; try again in a minute", 429, { "Retry-After": "60" });
+    if (!success)
+      return oauthError("temporarily_unavailable", "Too many client registrations from this address; try again in a minute", 429, {
+        "Retry-After": "60",
+      });
     const text = await readLimitedText(request);
     if (text === undefined) return oauthError("invalid_client_metadata", "The registration request is too large", 413);
     // The body may change length (a cleaned client_name, a dropped client_uri): its old Content-Length must not travel on.

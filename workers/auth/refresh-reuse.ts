@@ -60,7 +60,10 @@ export interface TokenRequestFacts {
 /** After a successful token response: remember the refresh token it issued, its client and the token it replaced. */
 export async function rememberIssuedRefreshToken(env: Env, response: Response, request: TokenRequestFacts): Promise<void> {
   if (response.status !== 200) return;
-  const body: unknown = await response.clone().json().catch(() => undefined);
+  const body: unknown = await response
+    .clone()
+    .json()
+    .catch(() => undefined);
   const token = isJsonObject(body) ? body["refresh_token"] : undefined;
   const grant = typeof token === "string" ? grantOf(token) : undefined;
   if (typeof token !== "string" || !grant) return;

@@ -82,7 +82,11 @@ export function mountChatRoutes(app: Hono<AppEnv>): void {
     if (wantsStream(c)) {
       const stream = await withAgent(c, (agent, principal) => agent.chatStream(principal, request));
       return new Response(stream, {
-        headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" },
+        headers: {
+          "content-type": "text/event-stream; charset=utf-8",
+          "cache-control": "no-cache, no-transform",
+          "x-accel-buffering": "no",
+        },
       });
     }
     return c.json(resultOf(await withAgent(c, (agent, principal) => agent.chat(principal, request))));

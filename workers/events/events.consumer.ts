@@ -32,7 +32,10 @@ export async function consumeEvents(db: Db, queue: string, messages: readonly Co
 
   const processedAt = nowIso();
   const statements: Statement[] = [
-    ...recordStatements(valid.map(({ event }) => event), processedAt),
+    ...recordStatements(
+      valid.map(({ event }) => event),
+      processedAt,
+    ),
     ...invalid.map(({ message, reason }) =>
       db.insert(deadLetters).values({ queue, messageId: message.id, body: safeStringify(message.body), reason }),
     ),
@@ -76,7 +79,10 @@ function recordStatements(events: readonly QueueEvent[], processedAt: string): S
     return sql`INSERT OR IGNORE INTO audit_log (event_id, type, user_id, task_id, occurred_at, processed_at, payload) VALUES ${values}`;
   });
   const updates = chunks(events, IDS_PER_STATEMENT).map((rows) => {
-    const ids = sql.join(rows.map((event) => sql`${event.event_id}`), sql`, `);
+    const ids = sql.join(
+      rows.map((event) => sql`${event.event_id}`),
+      sql`, `,
+    );
     return sql`UPDATE outbox SET delivered_at = ${processedAt} WHERE delivered_at IS NULL AND event_id IN (${ids})`;
   });
   return [...inserts, ...updates];

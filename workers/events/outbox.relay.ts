@@ -76,7 +76,9 @@ function parsePayload(payload: string, parse: QueueEventParser): QueueEvent | un
  */
 async function deadLetterRow(db: Db, row: { eventId: string; payload: string }, at: string): Promise<void> {
   await batch(db, [
-    db.insert(deadLetters).values({ queue: "outbox", messageId: row.eventId, body: row.payload, reason: "outbox payload is not a valid domain event" }),
+    db
+      .insert(deadLetters)
+      .values({ queue: "outbox", messageId: row.eventId, body: row.payload, reason: "outbox payload is not a valid domain event" }),
     db.update(outbox).set({ deliveredAt: at, lastError: "dead-lettered: invalid payload" }).where(eq(outbox.eventId, row.eventId)),
   ]);
   log.error("invalid outbox payload dead-lettered", { event_id: row.eventId });

@@ -13,7 +13,12 @@ export const RELAY_GRACE_MS = 60_000;
  */
 export async function outboxStatus(db: Db, userId?: number, now = Date.now()): Promise<{ status: "ok" | "delayed"; backlog?: number }> {
   const cutoff = new Date(now - RELAY_GRACE_MS).toISOString();
-  const late = await db.select({ id: outbox.eventId }).from(outbox).where(and(isNull(outbox.deliveredAt), lt(outbox.createdAt, cutoff))).limit(1).get();
+  const late = await db
+    .select({ id: outbox.eventId })
+    .from(outbox)
+    .where(and(isNull(outbox.deliveredAt), lt(outbox.createdAt, cutoff)))
+    .limit(1)
+    .get();
   const status = late ? "delayed" : "ok";
   if (userId === undefined) return { status };
   const mine = await db

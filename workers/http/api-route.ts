@@ -29,10 +29,7 @@ export interface ApiRoute<P extends AnyObject = AnyObject, Q extends AnyObject =
   body?: B;
   response: z.ZodType;
   status?: 200 | 201;
-  handle(
-    input: { params: z.output<P>; query: z.output<Q>; body: z.output<B> },
-    c: Context<AppEnv>,
-  ): Promise<unknown>;
+  handle(input: { params: z.output<P>; query: z.output<Q>; body: z.output<B> }, c: Context<AppEnv>): Promise<unknown>;
 }
 
 /**
@@ -73,7 +70,11 @@ const errorSchema = {
       properties: {
         code: { type: "string" },
         message: { type: "string" },
-        retry_after_ms: { type: "integer", description: "When a refusal may succeed if repeated (busy, rate_limited): wait this long; also in the Retry-After header, in seconds" },
+        retry_after_ms: {
+          type: "integer",
+          description:
+            "When a refusal may succeed if repeated (busy, rate_limited): wait this long; also in the Retry-After header, in seconds",
+        },
         details: { type: "object" },
       },
       required: ["code", "message"],
@@ -130,7 +131,14 @@ export function buildOpenApi(routes: readonly ApiRoute[], info: { title: string;
         bearer: { type: "http", scheme: "bearer", description: "An `mcpe_` API token (its scopes apply) or an OAuth access token" },
         oauth2: {
           type: "oauth2",
-          flows: { authorizationCode: { authorizationUrl: "/authorize", tokenUrl: "/oauth/token", refreshUrl: "/oauth/token", scopes: SCOPE_DESCRIPTIONS } },
+          flows: {
+            authorizationCode: {
+              authorizationUrl: "/authorize",
+              tokenUrl: "/oauth/token",
+              refreshUrl: "/oauth/token",
+              scopes: SCOPE_DESCRIPTIONS,
+            },
+          },
         },
       },
     },

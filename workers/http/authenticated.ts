@@ -73,9 +73,13 @@ export function accessFor(c: Context<AppEnv>, principal: Principal): Access {
     principal,
     refuse: (needed: readonly Scope[]) => {
       const { issuer, path } = requestResource(c);
-      const error = new AppError("forbidden", `This token does not grant ${needed.join(" ")}: sign in again asking for ${needed.length > 1 ? "these scopes" : "this scope"}`, {
-        details: { required_scopes: [...needed] },
-      });
+      const error = new AppError(
+        "forbidden",
+        `This token does not grant ${needed.join(" ")}: sign in again asking for ${needed.length > 1 ? "these scopes" : "this scope"}`,
+        {
+          details: { required_scopes: [...needed] },
+        },
+      );
       const response = errorResponse(c, error);
       response.headers.set("WWW-Authenticate", insufficientScopeChallenge(issuer, path, needed));
       response.headers.set("Cache-Control", "no-store");

@@ -19,7 +19,11 @@ export function errorBody(error: AppError) {
 export function errorResponse(c: Context, thrown: unknown): Response {
   const error = toAppError(thrown);
   if (error.code === "internal") {
-    log.error("unhandled error", { path: new URL(c.req.url).pathname, cause: String(error.cause ?? error), stack: error.cause instanceof Error ? error.cause.stack : undefined });
+    log.error("unhandled error", {
+      path: new URL(c.req.url).pathname,
+      cause: String(error.cause ?? error),
+      stack: error.cause instanceof Error ? error.cause.stack : undefined,
+    });
   }
   const headers: Record<string, string> = {};
   if (error.code === "unauthorized") headers["WWW-Authenticate"] = 'Bearer realm="OAuth"';

@@ -37,7 +37,8 @@ function handedOverPrincipalOf(env: Env): Principal | undefined {
 
 export const handedOverPrincipal: MiddlewareHandler<AppEnv> = async (c, next) => {
   const principal = handedOverPrincipalOf(c.env);
-  if (!principal) return unauthorizedResponse(c, new AppError("unauthorized", "This request carries no principal handed over by the agent"));
+  if (!principal)
+    return unauthorizedResponse(c, new AppError("unauthorized", "This request carries no principal handed over by the agent"));
   const { issuer, path } = requestResource(c);
   try {
     if (principal.via === "oauth" && issuer === undefined) throw new AppError("unauthorized", "OAuth is unavailable on this origin");

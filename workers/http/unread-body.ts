@@ -20,7 +20,8 @@ export async function finishUnreadBody(request: Request): Promise<void> {
   if (body === null || request.bodyUsed || body.locked) return;
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
   try {
-    if (Number.isSafeInteger(declared) && declared <= DRAIN_MAX_BYTES && !request.headers.has("transfer-encoding")) await request.arrayBuffer();
+    if (Number.isSafeInteger(declared) && declared <= DRAIN_MAX_BYTES && !request.headers.has("transfer-encoding"))
+      await request.arrayBuffer();
     else await body.cancel();
   } catch {
     // The client went away meanwhile: there is nothing left to finish.

@@ -66,7 +66,10 @@ export function providerError(what: string, failure: ProviderFailure): AppError 
   const code = safeCode(failure.code);
   const options = { cause: failure.cause };
   if (code !== undefined && QUOTA_CODES.has(code)) {
-    return new AppError("unavailable", `${what}: the provider's quota is used up (${code})`, { ...options, details: { provider_code: code } });
+    return new AppError("unavailable", `${what}: the provider's quota is used up (${code})`, {
+      ...options,
+      details: { provider_code: code },
+    });
   }
   if (failure.status === 429 || (failure.status === 503 && failure.retryAfterMs !== undefined)) {
     const wait = failure.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
@@ -75,9 +78,13 @@ export function providerError(what: string, failure: ProviderFailure): AppError 
       details: { retry_after_ms: wait, ...(code ? { provider_code: code } : {}) },
     });
   }
-  if (failure.status === 408 || failure.status === 504) return new AppError("timeout", `${what} timed out (HTTP ${failure.status})`, options);
+  if (failure.status === 408 || failure.status === 504)
+    return new AppError("timeout", `${what} timed out (HTTP ${failure.status})`, options);
   const status = failure.status === undefined ? "failed" : `answered HTTP ${failure.status}`;
-  return new AppError("upstream_error", `${what} ${status}${code ? ` (${code})` : ""}`, { ...options, ...(code ? { details: { provider_code: code } } : {}) });
+  return new AppError("upstream_error", `${what} ${status}${code ? ` (${code})` : ""}`, {
+    ...options,
+    ...(code ? { details: { provider_code: code } } : {}),
+  });
 }
 
 /**

@@ -7,7 +7,8 @@ import { AppError } from "./errors";
 
 type Issue = z.core.$ZodIssue;
 
-const within = (parent: Issue, issues: readonly Issue[]): Issue[] => issues.map((issue) => ({ ...issue, path: [...parent.path, ...issue.path] }));
+const within = (parent: Issue, issues: readonly Issue[]): Issue[] =>
+  issues.map((issue) => ({ ...issue, path: [...parent.path, ...issue.path] }));
 
 /** The option of a union the value's own type matched: the only one that did not fail on the value's type itself. */
 function matchedOption(issue: z.core.$ZodIssueInvalidUnion): Issue[] | undefined {

@@ -197,10 +197,22 @@ export class AnswerLimits {
       const response = await inner(url, marked.init);
       if (marked.key !== undefined) {
         const call = this.pending.get(marked.key);
-        return call ? bounded(response, () => call.maxBytes, (error) => call.abort.abort(error)) : response;
+        return call
+          ? bounded(
+              response,
+              () => call.maxBytes,
+              (error) => call.abort.abort(error),
+            )
+          : response;
       }
       const method = (marked.init?.method ?? "GET").toUpperCase();
-      return method === "GET" ? bounded(response, () => this.smallestPending(), (error) => this.failPending(error)) : response;
+      return method === "GET"
+        ? bounded(
+            response,
+            () => this.smallestPending(),
+            (error) => this.failPending(error),
+          )
+        : response;
     };
   }
 

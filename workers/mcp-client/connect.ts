@@ -121,7 +121,11 @@ function refusesLegacy(error: unknown): boolean {
   return error instanceof SdkHttpError && error.status === 400 && jsonRpcErrorOf(error)?.code === UNSUPPORTED_PROTOCOL_VERSION;
 }
 
-async function handshake(endpoint: McpEndpoint, options: ConnectOptions, mode: "legacy" | "auto" | { pin: string }): Promise<McpClientConnection> {
+async function handshake(
+  endpoint: McpEndpoint,
+  options: ConnectOptions,
+  mode: "legacy" | "auto" | { pin: string },
+): Promise<McpClientConnection> {
   const transport = openTransport(endpoint, mode === "legacy" ? options.resume : undefined);
   const client = newClient(options, mode);
   try {

@@ -3,7 +3,14 @@
  * JSON-RPC errors, a refused fetch, a timeout) into a typed `McpClientError`. The gateway, the
  * chat agent and the command line all read failures through it.
  */
-import { InsufficientScopeError, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, UnauthorizedError } from "@modelcontextprotocol/client";
+import {
+  InsufficientScopeError,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  UnauthorizedError,
+} from "@modelcontextprotocol/client";
 import { BRIDGE_AT_CAPACITY, BRIDGE_PROCESS_EXITED } from "./bridge-protocol";
 
 /** The 2026-07-28 error a modern-only server answers a 2025-era request (its `initialize` included) with. */
@@ -48,7 +55,10 @@ export function describeError(error: unknown): string {
   let text = error.message;
   let cause: unknown = error.cause;
   for (let depth = 0; depth < 3 && cause instanceof Error; depth++, cause = cause.cause) {
-    const more = "code" in cause && typeof cause.code === "string" && !cause.message.includes(cause.code) ? `${cause.message} ${cause.code}` : cause.message;
+    const more =
+      "code" in cause && typeof cause.code === "string" && !cause.message.includes(cause.code)
+        ? `${cause.message} ${cause.code}`
+        : cause.message;
     if (!text.includes(more)) text += ` (${more})`;
   }
   return text;
@@ -89,24 +99,41 @@ export function classifyMcpError(error: unknown, beforeSend: boolean): McpClient
   // 401 with UnauthorizedError or an HTTP error of status 401, and a 403 insufficient_scope with this.
   if (error instanceof InsufficientScopeError) {
     const scope = error.requiredScope?.slice(0, 1000);
-    return new McpClientError("insufficient_scope", `upstream needs more permission${scope ? ` (scope ${scope})` : ""}`, false, beforeSend, {
-      cause: error,
-      httpStatus: 403,
-      requiredScope: scope,
-    });
+    return new McpClientError(
+      "insufficient_scope",
+      `upstream needs more permission${scope ? ` (scope ${scope})` : ""}`,
+      false,
+      beforeSend,
+      {
+        cause: error,
+        httpStatus: 403,
+        requiredScope: scope,
+      },
+    );
   }
   if (error instanceof UnauthorizedError || (error instanceof SdkHttpError && error.status === 401)) {
-    return new McpClientError("unauthorized", "upstream refused the credentials (HTTP 401)", false, beforeSend, { cause: error, httpStatus: 401 });
+    return new McpClientError("unauthorized", "upstream refused the credentials (HTTP 401)", false, beforeSend, {
+      cause: error,
+      httpStatus: 401,
+    });
   }
   if (error instanceof SdkHttpError) {
     // Full, not failing: the server is alive and said when to come back, so no breaker, no quick retry.
     const full = capacityRefusal(error);
     if (full !== undefined) return new McpClientError("busy", full, false, beforeSend, { cause: error, httpStatus: error.status });
-    return new McpClientError("connection", `upstream answered HTTP ${error.status}`, true, beforeSend, { cause: error, httpStatus: error.status });
+    return new McpClientError("connection", `upstream answered HTTP ${error.status}`, true, beforeSend, {
+      cause: error,
+      httpStatus: error.status,
+    });
   }
   if (error instanceof SdkError) {
-    if (error.code === SdkErrorCode.RequestTimeout) return new McpClientError("timeout", "upstream did not answer in time", true, beforeSend, options);
-    if (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.SendFailed || error.code === SdkErrorCode.NotConnected) {
+    if (error.code === SdkErrorCode.RequestTimeout)
+      return new McpClientError("timeout", "upstream did not answer in time", true, beforeSend, options);
+    if (
+      error.code === SdkErrorCode.ConnectionClosed ||
+      error.code === SdkErrorCode.SendFailed ||
+      error.code === SdkErrorCode.NotConnected
+    ) {
       return new McpClientError("connection", `upstream connection failed: ${describeError(error)}`, true, beforeSend, options);
     }
     return new McpClientError("protocol", `upstream broke the protocol: ${describeError(error)}`, true, beforeSend, options);
@@ -121,5 +148,11 @@ export function classifyMcpError(error: unknown, beforeSend: boolean): McpClient
   if (error instanceof TypeError) {
     return new McpClientError("connection", `upstream unreachable: ${describeError(error)}`, true, beforeSend, options);
   }
-  return new McpClientError(beforeSend ? "connection" : "protocol", `upstream call failed: ${describeError(error)}`, true, beforeSend, options);
+  return new McpClientError(
+    beforeSend ? "connection" : "protocol",
+    `upstream call failed: ${describeError(error)}`,
+    true,
+    beforeSend,
+    options,
+  );
 }

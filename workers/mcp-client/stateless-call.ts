@@ -150,10 +150,15 @@ function exchange(transport: StreamableHTTPClientTransport, call: StatelessCall,
       settled = true;
       done();
     };
-    AbortSignal.timeout(timeoutMs).addEventListener("abort", () => settle(() => reject(new SdkError(SdkErrorCode.RequestTimeout, "Request timed out"))), { once: true });
+    AbortSignal.timeout(timeoutMs).addEventListener(
+      "abort",
+      () => settle(() => reject(new SdkError(SdkErrorCode.RequestTimeout, "Request timed out"))),
+      { once: true },
+    );
     bound?.signal.addEventListener("abort", () => settle(() => reject(bound.signal.reason)), { once: true });
     transport.onmessage = (message) => {
-      if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && message.id === REQUEST_ID) settle(() => resolve(message));
+      if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && message.id === REQUEST_ID)
+        settle(() => resolve(message));
     };
     transport.onclose = () => settle(() => reject(new SdkError(SdkErrorCode.ConnectionClosed, "Connection closed")));
     transport

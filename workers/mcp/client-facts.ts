@@ -26,7 +26,10 @@ const REVISION = /^\d{4}-\d{2}-\d{2}$/;
 
 function cleanText(value: unknown, max: number): string | null {
   if (typeof value !== "string") return null;
-  const cleaned = value.replace(/[\p{Cc}\p{Cf}]/gu, "").trim().slice(0, max);
+  const cleaned = value
+    .replace(/[\p{Cc}\p{Cf}]/gu, "")
+    .trim()
+    .slice(0, max);
   return cleaned === "" ? null : cleaned;
 }
 

@@ -19,7 +19,9 @@ const BATCHING_REMOVED_IN = "2025-06-18";
 export function envelope(post: McpPost): RequestRefusal | undefined {
   const version = post.versionHeader;
   if (post.batch && version !== undefined && version >= BATCHING_REMOVED_IN) {
-    return invalidRequest(`JSON-RPC batches were removed in protocol revision ${BATCHING_REMOVED_IN} (this request speaks ${version}); send one message per request`);
+    return invalidRequest(
+      `JSON-RPC batches were removed in protocol revision ${BATCHING_REMOVED_IN} (this request speaks ${version}); send one message per request`,
+    );
   }
   if (post.messages.some((message) => message.unreadableId)) {
     return invalidRequest(

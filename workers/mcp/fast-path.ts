@@ -46,7 +46,10 @@ function fastMessage(post: McpPost): FastMessage | undefined {
 async function sdkResult(response: Response): Promise<unknown> {
   const text = await response.text();
   const json = (response.headers.get("content-type") ?? "").includes("text/event-stream")
-    ? text.split("\n").find((line) => line.startsWith("data: "))?.slice(6)
+    ? text
+        .split("\n")
+        .find((line) => line.startsWith("data: "))
+        ?.slice(6)
     : text;
   const message: unknown = json === undefined ? undefined : JSON.parse(json);
   if (!isJsonObject(message) || !("result" in message)) throw new Error(`SDK tools/list failed: ${text.slice(0, 200)}`);

@@ -12,7 +12,14 @@ import type { McpMessage } from "./post";
 import type { McpServerDefinition } from "./server-definition";
 
 /** Methods that read what `extend` registers (resources, prompts, completions). */
-const EXTENSION_METHODS = new Set(["resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get", "completion/complete"]);
+const EXTENSION_METHODS = new Set([
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "prompts/list",
+  "prompts/get",
+  "completion/complete",
+]);
 
 const toolScopeIndexes = new WeakMap<McpServerDefinition, Map<string, readonly Scope[]>>();
 

@@ -56,7 +56,10 @@ export const specParams: Check = (post, { definition, ctx }) => {
   if (result instanceof Promise || !result.issues) return undefined;
   const described = result.issues
     .slice(0, 3)
-    .map((issue) => `${(issue.path ?? []).map((key) => (typeof key === "object" ? String(key.key) : String(key))).join(".") || "params"}: ${issue.message}`)
+    .map(
+      (issue) =>
+        `${(issue.path ?? []).map((key) => (typeof key === "object" ? String(key.key) : String(key))).join(".") || "params"}: ${issue.message}`,
+    )
     .join("; ");
   return invalidParams(id, `Invalid params for ${method}: ${described}`);
 };

@@ -72,7 +72,8 @@ export function defineTool<I extends AnyObject, O extends AnyObject>(tool: ToolD
 
 /** A tool without scopes could be called by any token: building a server with one fails. */
 export function assertScoped(name: string, scopes: readonly Scope[] | undefined): void {
-  if (!Array.isArray(scopes) || scopes.length === 0) throw new Error(`Tool ${name} declares no scopes: every tool must name the scopes a call needs`);
+  if (!Array.isArray(scopes) || scopes.length === 0)
+    throw new Error(`Tool ${name} declares no scopes: every tool must name the scopes a call needs`);
 }
 
 /** Read-only, side-effect-free tools (the common case) */
@@ -117,7 +118,8 @@ export async function invokeTool(tool: ToolDefinition, args: unknown, ctx: ToolC
   if (ctx.callRefused) return errorResult(ctx.callRefused);
   // The scope gate (mcp/scope-gate.ts) answers 403 before any tool runs; this is the second lock.
   const missing = lacking(ctx.access.principal, tool.scopes);
-  if (missing.length > 0) return errorResult(new AppError("forbidden", `This token does not grant ${missing.join(" ")}, which ${tool.name} needs`));
+  if (missing.length > 0)
+    return errorResult(new AppError("forbidden", `This token does not grant ${missing.join(" ")}, which ${tool.name} needs`));
   try {
     const { data, text } = await tool.run(args as z.output<AnyObject>, ctx, call);
     return { content: [{ type: "text" as const, text }], structuredContent: data as Record<string, unknown> };

@@ -21,9 +21,7 @@ export interface GateState {
   otherUsers: number;
 }
 
-export type Admission =
-  | { granted: true; allowed: number }
-  | { granted: false; reason: "user_share" | "pipeline_full"; allowed: number };
+export type Admission = { granted: true; allowed: number } | { granted: false; reason: "user_share" | "pipeline_full"; allowed: number };
 
 /** The per-user limit from configuration: below the pipeline limit whenever it can be; default limit − 1. */
 export function perUserLimit(limit: number, configured: number | undefined): number {

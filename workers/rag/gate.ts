@@ -52,8 +52,15 @@ export class QueryGate {
           ? `you have ${decision.mine} of your ${decision.allowed} queries running (each user's fair share of ${limit})`
           : `${decision.in_flight} of ${limit} queries already running`;
       throw new AppError("busy", `${pipeline} is busy: ${why}; retry after ${decision.retry_after_ms} ms`, {
-        details: { retry_after_ms: decision.retry_after_ms, pipeline, limit, reason: decision.reason, per_user_limit: decision.allowed,
-          shard, shards: this.limits.shards },
+        details: {
+          retry_after_ms: decision.retry_after_ms,
+          pipeline,
+          limit,
+          reason: decision.reason,
+          per_user_limit: decision.allowed,
+          shard,
+          shards: this.limits.shards,
+        },
       });
     }
     return { release: () => stub.release(leaseId) };

@@ -46,7 +46,9 @@ async function prepare(
   deps: IngestDeps,
   signal?: AbortSignal,
 ): Promise<{ prepared: PreparedDocument[]; vectors: Float32Array[][] }> {
-  const chunked = docs.map((doc) => chunkText(doc.text, { size: input.chunk_size, overlap: Math.min(input.chunk_overlap, input.chunk_size - 1) }));
+  const chunked = docs.map((doc) =>
+    chunkText(doc.text, { size: input.chunk_size, overlap: Math.min(input.chunk_overlap, input.chunk_size - 1) }),
+  );
   const texts = docs.flatMap((doc, i) => chunked[i]!.map((chunk) => (doc.title ? `${doc.title}\n${chunk}` : chunk)));
   const flat = texts.length > 0 ? await deps.embedder.embed(texts, signal) : [];
   let cursor = 0;
@@ -86,7 +88,11 @@ export async function ingestDocuments(
 ): Promise<IngestResult> {
   const documents = assignIds(input.documents);
   const hashes = await Promise.all(documents.map((d) => sha256Hex(`${d.title}\u0000${d.text}`)));
-  const existing = await existingHashes(deps.db, userId, documents.map((d) => d.id));
+  const existing = await existingHashes(
+    deps.db,
+    userId,
+    documents.map((d) => d.id),
+  );
   const results: IngestResult["documents"] = [];
   let collection = { documentCount: 0, chunkCount: 0 };
   const changed = documents.map((doc, i) => ({ ...doc, hash: hashes[i]! })).filter((doc) => existing.get(doc.id) !== doc.hash);
@@ -105,7 +111,10 @@ export async function ingestDocuments(
     });
     if (!deps.index.storesInD1) {
       const stored = prepared.flatMap((doc, i) =>
-        doc.chunks.map((chunk) => ({ chunkId: written.chunkIds.get(doc.docId)!.get(chunk.position)!, vector: vectors[i]![chunk.position]! })),
+        doc.chunks.map((chunk) => ({
+          chunkId: written.chunkIds.get(doc.docId)!.get(chunk.position)!,
+          vector: vectors[i]![chunk.position]!,
+        })),
       );
       await deps.index.upsert(userId, stored);
     }

@@ -109,7 +109,9 @@ export class PipelineLeases {
   private retryAfter(now: number, ttlMs: number, userId: number | undefined): number {
     const oldest = (
       userId === undefined
-        ? this.sql.exec<{ acquired_at: number; expires_at: number }>("SELECT acquired_at, expires_at FROM leases ORDER BY acquired_at LIMIT 1")
+        ? this.sql.exec<{ acquired_at: number; expires_at: number }>(
+            "SELECT acquired_at, expires_at FROM leases ORDER BY acquired_at LIMIT 1",
+          )
         : this.sql.exec<{ acquired_at: number; expires_at: number }>(
             "SELECT acquired_at, expires_at FROM leases WHERE user_id = ? ORDER BY acquired_at LIMIT 1",
             userId,

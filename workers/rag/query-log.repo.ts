@@ -57,7 +57,8 @@ const FAILED = sql`outcome IN ('error', 'timeout')`;
 export async function healthStats(db: Db, since: string, userId?: number): Promise<HealthStats> {
   const outcomes = sql`SELECT pipeline, count(*) AS queries, coalesce(sum(${FAILED}), 0) AS errors
     FROM rag_query_log WHERE started_at >= ${since} GROUP BY pipeline`;
-  const toOutcomes = (rows: Row[]) => rows.map((r) => ({ pipeline: String(r["pipeline"]), queries: Number(r["queries"]), errors: Number(r["errors"]) }));
+  const toOutcomes = (rows: Row[]) =>
+    rows.map((r) => ({ pipeline: String(r["pipeline"]), queries: Number(r["queries"]), errors: Number(r["errors"]) }));
   if (userId === undefined) return { everyone: toOutcomes((await batch(db, [outcomes]))[0]!) };
 
   const answered = sql`FROM rag_query_log WHERE user_id = ${userId} AND started_at >= ${since} AND outcome != 'busy'`;
@@ -80,7 +81,9 @@ export async function healthStats(db: Db, since: string, userId?: number): Promi
     sql`SELECT pipeline, max(started_at) AS last_success FROM rag_query_log WHERE user_id = ${userId} AND outcome = 'ok' GROUP BY pipeline`,
   ]);
   const lastSuccess = new Map(successes!.map((r: Row) => [String(r["pipeline"]), String(r["last_success"])]));
-  const latency = new Map(pipelinePercentiles!.map((r: Row) => [String(r["pipeline"]), { p50: Number(r["p50"] ?? 0), p95: Number(r["p95"] ?? 0) }]));
+  const latency = new Map(
+    pipelinePercentiles!.map((r: Row) => [String(r["pipeline"]), { p50: Number(r["p50"] ?? 0), p95: Number(r["p95"] ?? 0) }]),
+  );
   const pipelines = perPipeline!.map((r: Row) => ({
     pipeline: String(r["pipeline"]),
     queries: Number(r["queries"]),

@@ -92,7 +92,9 @@ export async function runQuery<I extends CommonInput>(
       tokensUsed,
     };
     const retainSince = new Date(Date.now() - deps.config.logRetentionDays * 86_400_000).toISOString();
-    deps.waitUntil(appendQueryLog(deps.db, entry, retainSince).catch((error: unknown) => log.error("rag query log failed", { cause: String(error) })));
+    deps.waitUntil(
+      appendQueryLog(deps.db, entry, retainSince).catch((error: unknown) => log.error("rag query log failed", { cause: String(error) })),
+    );
   };
 
   let lease;

@@ -20,13 +20,18 @@ export function formatIngest(result: IngestResult): string {
 
 export function formatDocuments(page: { documents: DocumentSummary[]; total: number; next_cursor: string | null }): string {
   if (page.documents.length === 0) return "No documents.";
-  const lines = page.documents.map((d) => `${d.doc_id}: ${d.title || "(untitled)"} — ${d.chunk_count} chunks${d.source ? `, ${d.source}` : ""}`);
+  const lines = page.documents.map(
+    (d) => `${d.doc_id}: ${d.title || "(untitled)"} — ${d.chunk_count} chunks${d.source ? `, ${d.source}` : ""}`,
+  );
   const more = page.next_cursor ? `\nMore: pass cursor "${page.next_cursor}".` : "";
   return `${page.total} documents.\n${lines.join("\n")}${more}`;
 }
 
 export function formatHealth(health: RagHealth): string {
-  const pipelines = health.pipelines.map((p) => `${p.pipeline}: ${p.status} (yours: ${p.queries_last_hour} queries, error rate ${p.error_rate}, p50 ${p.p50_ms} ms, p95 ${p.p95_ms} ms)`);
+  const pipelines = health.pipelines.map(
+    (p) =>
+      `${p.pipeline}: ${p.status} (yours: ${p.queries_last_hour} queries, error rate ${p.error_rate}, p50 ${p.p50_ms} ms, p95 ${p.p95_ms} ms)`,
+  );
   const h = health.last_hour;
   return [
     `RAG ${health.status}. D1 ${health.d1.connected ? `connected (${health.d1.response_time_ms} ms)` : "unreachable"}.`,

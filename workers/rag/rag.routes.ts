@@ -2,7 +2,16 @@
 import * as z from "zod";
 import { defineRoute } from "../http/api-route";
 import { urlNumber } from "../http/url-number";
-import { deleteDocumentResult, documentPage, documentSummary, fields, ingestInput, ingestResult, listDocumentsInput, ragHealth } from "./rag.schema";
+import {
+  deleteDocumentResult,
+  documentPage,
+  documentSummary,
+  fields,
+  ingestInput,
+  ingestResult,
+  listDocumentsInput,
+  ragHealth,
+} from "./rag.schema";
 
 const TAG = "documents";
 const listQuery = listDocumentsInput.extend({ limit: urlNumber(listDocumentsInput.shape.limit.unwrap()).default(20) });
@@ -54,7 +63,8 @@ export const ragRoutes = [
     method: "get",
     path: "/api/rag/health",
     scopes: ["rag:read"],
-    summary: "RAG health: the status of the server and each pipeline, and the caller's own query figures (also part of /health with a token)",
+    summary:
+      "RAG health: the status of the server and each pipeline, and the caller's own query figures (also part of /health with a token)",
     tag: TAG,
     response: ragHealth,
     handle: (_input, c) => c.var.services.rag.health(c.var.user.id),

@@ -6,14 +6,7 @@
 import * as z from "zod";
 import { MAX_JSON_DEPTH, storedJsonObject } from "../lib/stored-json";
 
-export const PIPELINES = [
-  "rag_basic",
-  "rag_basic_rerank",
-  "rag_crag",
-  "rag_graphrag",
-  "rag_colbert",
-  "rag_global_graphrag",
-] as const;
+export const PIPELINES = ["rag_basic", "rag_basic_rerank", "rag_crag", "rag_graphrag", "rag_colbert", "rag_global_graphrag"] as const;
 export type PipelineName = (typeof PIPELINES)[number];
 
 export const CORRECTION_STRATEGIES = ["rewrite", "decompose", "expand"] as const;
@@ -57,7 +50,12 @@ export const fields = {
     .min(0)
     .max(MAX_RANKING_DEPTH)
     .describe("Diagnostics: also return the pipeline's document ranking to this depth (doc ids and scores); 0 = none"),
-  doc_id: z.string().trim().min(1, "must not be empty").max(256, "must be at most 256 characters").describe("The document's own id, as ingested"),
+  doc_id: z
+    .string()
+    .trim()
+    .min(1, "must not be empty")
+    .max(256, "must be at most 256 characters")
+    .describe("The document's own id, as ingested"),
 };
 
 /** Fields every pipeline accepts. */
@@ -276,7 +274,9 @@ export const PIPELINE_STATES = ["healthy", "degraded", "failing"] as const;
 
 const pipelineStatus = z
   .enum(PIPELINE_STATES)
-  .describe("The pipeline's state over every user's queries of the last hour (failing: ≥ 50 % failed; degraded: ≥ 5 %); a word, no figures");
+  .describe(
+    "The pipeline's state over every user's queries of the last hour (failing: ≥ 50 % failed; degraded: ≥ 5 %); a word, no figures",
+  );
 
 export const pipelineHealth = z.object({
   pipeline: z.enum(PIPELINES),
@@ -286,11 +286,16 @@ export const pipelineHealth = z.object({
   last_success: z.string().nullable().describe("When your last successful query of this pipeline started"),
   last_error: z.string().nullable().describe("When your last failed query of this pipeline in the last hour started"),
   p50_ms: z.number().min(0).describe("Median total latency of your answered queries of this pipeline in the last hour; 0 when none"),
-  p95_ms: z.number().min(0).describe("95th-percentile total latency of your answered queries of this pipeline in the last hour; 0 when none"),
+  p95_ms: z
+    .number()
+    .min(0)
+    .describe("95th-percentile total latency of your answered queries of this pipeline in the last hour; 0 when none"),
 });
 
 const d1Probe = z.object({ connected: z.boolean(), response_time_ms: z.number().min(0), error: z.string().optional() });
-const serverStatus = z.enum(HEALTH_STATES).describe("unavailable: D1 unreachable or every pipeline failing; healthy: every pipeline healthy; degraded otherwise");
+const serverStatus = z
+  .enum(HEALTH_STATES)
+  .describe("unavailable: D1 unreachable or every pipeline failing; healthy: every pipeline healthy; degraded otherwise");
 
 /** What a signed-in caller sees: the server's status words, and their own figures only. */
 export const ragHealth = z.object({

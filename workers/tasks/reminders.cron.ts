@@ -24,14 +24,17 @@ export async function fireDueReminders(db: Db, now = nowIso()): Promise<TaskEven
 
   const statements = due.flatMap((reminder) => [
     insertOutboxEvent({
-        eventId: `reminder-${reminder.id}`,
-        type: "REMINDER_DUE",
-        occurredAt: now,
-        userId: reminder.userId,
-        where: sql`t.id = ${reminder.taskId} AND EXISTS (SELECT 1 FROM reminders r WHERE r.id = ${reminder.id} AND r.sent_at IS NULL)`,
+      eventId: `reminder-${reminder.id}`,
+      type: "REMINDER_DUE",
+      occurredAt: now,
+      userId: reminder.userId,
+      where: sql`t.id = ${reminder.taskId} AND EXISTS (SELECT 1 FROM reminders r WHERE r.id = ${reminder.id} AND r.sent_at IS NULL)`,
       extra: { reminder: { id: reminder.id, reminder_time: reminder.remindAt } },
     }),
-    db.update(reminders).set({ sentAt: now }).where(and(eq(reminders.id, reminder.id), isNull(reminders.sentAt))),
+    db
+      .update(reminders)
+      .set({ sentAt: now })
+      .where(and(eq(reminders.id, reminder.id), isNull(reminders.sentAt))),
   ]);
   // Outbox statements RETURN their payload; the reminder updates return no rows.
   return eventsFrom(await batch(db, statements));

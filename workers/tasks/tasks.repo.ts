@@ -56,9 +56,7 @@ function filterConditions(userId: number, filter: TaskFilter): SQL[] {
   for (const tag of filter.tags) conditions.push(hasTag(tag));
   if (filter.search) {
     const pattern = `%${escapeLike(filter.search)}%`;
-    conditions.push(
-      or(sql`${tasks.title} LIKE ${pattern} ESCAPE '\\'`, sql`${tasks.description} LIKE ${pattern} ESCAPE '\\'`)!,
-    );
+    conditions.push(or(sql`${tasks.title} LIKE ${pattern} ESCAPE '\\'`, sql`${tasks.description} LIKE ${pattern} ESCAPE '\\'`)!);
   }
   return conditions;
 }
@@ -107,7 +105,11 @@ function firstTask(rows: Row[] | undefined): TaskRow | undefined {
 }
 
 export async function findTask(db: Db, userId: number, taskId: number): Promise<TaskRow | undefined> {
-  return db.select().from(tasks).where(and(eq(tasks.id, taskId), eq(tasks.userId, userId))).get();
+  return db
+    .select()
+    .from(tasks)
+    .where(and(eq(tasks.id, taskId), eq(tasks.userId, userId)))
+    .get();
 }
 
 /**
@@ -244,14 +246,7 @@ export async function insertTask(db: Db, userId: number, values: TaskInsert, eve
  * Applies `patch` to the user's task. With `expectedUpdatedAt` the write is a compare-and-set:
  * it applies only if nobody changed the task since it was read (the caller retries otherwise).
  */
-export async function updateTask(
-  db: Db,
-  userId: number,
-  taskId: number,
-  patch: TaskPatch,
-  event: EventSpec,
-  expectedUpdatedAt?: string,
-) {
+export async function updateTask(db: Db, userId: number, taskId: number, patch: TaskPatch, event: EventSpec, expectedUpdatedAt?: string) {
   const guard = [eq(tasks.id, taskId), eq(tasks.userId, userId)];
   if (expectedUpdatedAt !== undefined) guard.push(eq(tasks.updatedAt, expectedUpdatedAt));
   const [updated, outboxRows] = await batch(db, [
@@ -314,7 +309,11 @@ export async function setCompletion(
   // A concurrent request can have written the same updated_at (workerd's clock only moves on I/O),
   // so `applied` alone can match a write that was not ours. changes() is the row count of the
   // batch's previous statement: each event below is written only if our own guarded write applied.
-  const completion = db.update(tasks).set({ ...patch, updatedAt: event.occurredAt }).where(guard).returning();
+  const completion = db
+    .update(tasks)
+    .set({ ...patch, updatedAt: event.occurredAt })
+    .where(guard)
+    .returning();
   const completionEvent = insertOutboxEvent({ ...event, userId, where: sql`${applied} AND changes() > 0` });
   if (!next) {
     const [updated, outboxRows] = await batch(db, [completion, completionEvent]);
@@ -354,8 +353,7 @@ export async function insertReminder(db: Db, userId: number, taskId: number, rem
     sql`SELECT * FROM tasks WHERE id = ${taskId} AND user_id = ${userId}`,
   ]);
   const reminder = inserted![0] as
-    | { id: number; task_id: number; remind_at: string; sent_at: string | null; created_at: string }
-    | undefined;
+    { id: number; task_id: number; remind_at: string; sent_at: string | null; created_at: string } | undefined;
   return { reminder, task: firstTask(task) };
 }
 
@@ -367,4 +365,3 @@ export async function remindersForTask(db: Db, userId: number, taskId: number): 
     .orderBy(asc(reminders.remindAt))
     .all();
 }
-

@@ -160,8 +160,6 @@ export const taskRoutes = [
     body: scheduleReminderInput.omit({ task_id: true }),
     response: reminderResult,
     status: 201,
-    handle: ({ params, body }, c) =>
-      c.var.services.tasks.scheduleReminder(c.var.user.id, params.task_id, body.reminder_time),
+    handle: ({ params, body }, c) => c.var.services.tasks.scheduleReminder(c.var.user.id, params.task_id, body.reminder_time),
   }),
 ];
-

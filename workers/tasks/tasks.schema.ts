@@ -49,7 +49,9 @@ export const fields = {
     )
     .max(MAX_TAGS, `at most ${MAX_TAGS} tags`)
     .transform(normalizeTags)
-    .describe("Labels; trimmed, empty ones dropped, duplicates removed; a tag may not contain a comma (commas separate tags in the tags filter)"),
+    .describe(
+      "Labels; trimmed, empty ones dropped, duplicates removed; a tag may not contain a comma (commas separate tags in the tags filter)",
+    ),
   recurrence_pattern: z.enum(RECURRENCE_PATTERNS).describe("Repeat daily, weekly or monthly; omit for a one-time task"),
   status: z.enum(STATUS_FILTERS).describe("Which tasks: all, pending or completed"),
   sort_by: z.enum(SORT_KEYS).describe("Order: created (newest first), due_date (soonest first), priority (highest first) or title"),

@@ -63,7 +63,10 @@ function laterThan(previous: string): string {
 export function toFtsQuery(query: string): string {
   const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
   if (words.length === 0) throw AppError.invalid("query: contains no searchable words", "query");
-  return words.slice(0, 16).map((word) => `"${word}"*`).join(" OR ");
+  return words
+    .slice(0, 16)
+    .map((word) => `"${word}"*`)
+    .join(" OR ");
 }
 
 export class TaskService {
@@ -125,9 +128,7 @@ export class TaskService {
     if (fields.tags !== undefined) patch.tags = fields.tags;
     if (fields.recurrence_pattern !== undefined) patch.recurrencePattern = fields.recurrence_pattern;
     if (Object.keys(patch).length === 0) {
-      throw AppError.invalid(
-        "Nothing to update: give at least one of title, description, priority, due_date, tags, recurrence_pattern",
-      );
+      throw AppError.invalid("Nothing to update: give at least one of title, description, priority, due_date, tags, recurrence_pattern");
     }
     const { task, events } = await repo.updateTask(this.db, userId, taskId, patch, event("UPDATED"));
     if (!task) throw this.notFound(taskId);
@@ -228,10 +229,7 @@ export class TaskService {
   }
 
   async reminders(userId: number, taskId: number): Promise<Reminder[]> {
-    const [task, rows] = await Promise.all([
-      repo.findTask(this.db, userId, taskId),
-      repo.remindersForTask(this.db, userId, taskId),
-    ]);
+    const [task, rows] = await Promise.all([repo.findTask(this.db, userId, taskId), repo.remindersForTask(this.db, userId, taskId)]);
     if (!task) throw this.notFound(taskId);
     return rows.map((row) => ({
       id: row.id,

@@ -14,10 +14,7 @@ export { MAX_BRANCH_ID_CHARS, MAX_HISTORY, MAX_THOUGHT_CHARS };
 const thoughtNumberField = z.int().min(1);
 
 export const fields = {
-  thought: z
-    .string()
-    .max(MAX_THOUGHT_CHARS, `must be at most ${MAX_THOUGHT_CHARS} characters`)
-    .describe("Your current thinking step"),
+  thought: z.string().max(MAX_THOUGHT_CHARS, `must be at most ${MAX_THOUGHT_CHARS} characters`).describe("Your current thinking step"),
   nextThoughtNeeded: z.boolean().describe("Whether another thought step is needed"),
   thoughtNumber: thoughtNumberField.describe("Current thought number (1, 2, 3, …); may go beyond totalThoughts"),
   totalThoughts: thoughtNumberField.describe("Estimated total thoughts needed (5, 10, …); adjust it as you go"),

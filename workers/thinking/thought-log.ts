@@ -15,8 +15,7 @@ import type { StoredThought, ThoughtInput, ThoughtResult } from "./thinking.sche
 
 /** A rejection is a value, not a throw: an error's class does not survive the RPC boundary. */
 export type RecordOutcome =
-  | { ok: true; result: ThoughtResult }
-  | { ok: false; field: "revisesThought" | "branchFromThought"; message: string };
+  { ok: true; result: ThoughtResult } | { ok: false; field: "revisesThought" | "branchFromThought"; message: string };
 
 interface ThoughtRow extends Record<string, SqlStorageValue> {
   seq: number;
@@ -116,7 +115,9 @@ export class ThoughtLog {
 
   private exists(thread: number | undefined, thoughtNumber: number): boolean {
     if (thread === undefined) return false;
-    return this.sql.exec("SELECT 1 FROM thoughts WHERE thread = ? AND thought_number = ? LIMIT 1", thread, thoughtNumber).toArray().length > 0;
+    return (
+      this.sql.exec("SELECT 1 FROM thoughts WHERE thread = ? AND thought_number = ? LIMIT 1", thread, thoughtNumber).toArray().length > 0
+    );
   }
 
   private missing(field: string, thoughtNumber: number, thread: number | undefined): string {
@@ -124,7 +125,10 @@ export class ThoughtLog {
       return `${field}: thought ${thoughtNumber} does not exist — this thought starts a new thread, which has no earlier thoughts`;
     }
     const { low, high } = this.sql
-      .exec<{ low: number; high: number }>("SELECT min(thought_number) AS low, max(thought_number) AS high FROM thoughts WHERE thread = ?", thread)
+      .exec<{ low: number; high: number }>(
+        "SELECT min(thought_number) AS low, max(thought_number) AS high FROM thoughts WHERE thread = ?",
+        thread,
+      )
       .one();
     const has = low === high ? `thought ${low}` : `thoughts ${low}–${high}`;
     return `${field}: thought ${thoughtNumber} does not exist in the current thread (it has ${has})`;
@@ -132,7 +136,10 @@ export class ThoughtLog {
 
   private summary(thread: number): Pick<ThoughtResult, "branches" | "thoughtHistoryLength" | "thread"> {
     const counts = this.sql
-      .exec<{ total: number; in_thread: number }>("SELECT count(*) AS total, coalesce(sum(thread = ?), 0) AS in_thread FROM thoughts", thread)
+      .exec<{ total: number; in_thread: number }>(
+        "SELECT count(*) AS total, coalesce(sum(thread = ?), 0) AS in_thread FROM thoughts",
+        thread,
+      )
       .one();
     const branchRows = this.sql
       .exec<{ branch_id: string; in_thread: number }>(

@@ -35,7 +35,10 @@ export async function recordProtection(
       .insert(sourceAuthorizations)
       .values({ sourceId, userId, status: "needs_authorization", ...facts, updatedAt: now })
       .onConflictDoUpdate({ target: sourceAuthorizations.sourceId, set: { ...facts, updatedAt: now } }),
-    db.update(sources).set({ upstreamAuth: "oauth" }).where(and(eq(sources.id, sourceId), eq(sources.userId, userId))),
+    db
+      .update(sources)
+      .set({ upstreamAuth: "oauth" })
+      .where(and(eq(sources.id, sourceId), eq(sources.userId, userId))),
   ]);
 }
 
@@ -48,7 +51,10 @@ export async function forgetConnection(db: Db, userId: number, sourceId: number)
   await db.batch([
     db.delete(sourceAuthorizations).where(and(eq(sourceAuthorizations.sourceId, sourceId), eq(sourceAuthorizations.userId, userId))),
     db.delete(upstreamOauthFlows).where(and(eq(upstreamOauthFlows.sourceId, sourceId), eq(upstreamOauthFlows.userId, userId))),
-    db.update(sources).set({ upstreamAuth: "none" }).where(and(eq(sources.id, sourceId), eq(sources.userId, userId))),
+    db
+      .update(sources)
+      .set({ upstreamAuth: "none" })
+      .where(and(eq(sources.id, sourceId), eq(sources.userId, userId))),
   ]);
 }
 
@@ -64,11 +70,23 @@ export async function updateAuthorization(db: Db, userId: number, sourceId: numb
  * from: two isolates refreshing at once keep the first answer (the second reads it instead), and a
  * refresh's outcome never lands on a connection made while it ran.
  */
-export async function updateWhileTokensAre(db: Db, userId: number, sourceId: number, previousSealed: string, patch: AuthorizationPatch): Promise<boolean> {
+export async function updateWhileTokensAre(
+  db: Db,
+  userId: number,
+  sourceId: number,
+  previousSealed: string,
+  patch: AuthorizationPatch,
+): Promise<boolean> {
   const result = await db
     .update(sourceAuthorizations)
     .set(patch)
-    .where(and(eq(sourceAuthorizations.sourceId, sourceId), eq(sourceAuthorizations.userId, userId), eq(sourceAuthorizations.tokens, previousSealed)))
+    .where(
+      and(
+        eq(sourceAuthorizations.sourceId, sourceId),
+        eq(sourceAuthorizations.userId, userId),
+        eq(sourceAuthorizations.tokens, previousSealed),
+      ),
+    )
     .run();
   return result.meta.changes > 0;
 }
@@ -91,7 +109,13 @@ export type FlowInsert = { inserted: true } | { inserted: false; open: OpenFlows
  * only when the flow went in, so a refused start leaves the authorization row as it was. A refusal
  * reports the open flows as the insert saw them.
  */
-export async function insertFlow(db: Db, flow: NewFlow, authorization: AuthorizationPatch, limit: number, now: string): Promise<FlowInsert> {
+export async function insertFlow(
+  db: Db,
+  flow: NewFlow,
+  authorization: AuthorizationPatch,
+  limit: number,
+  now: string,
+): Promise<FlowInsert> {
   const [, inserted, , seen] = await batch(db, [
     db.delete(upstreamOauthFlows).where(lt(upstreamOauthFlows.expiresAt, now)),
     sql`INSERT INTO upstream_oauth_flows (state_hash, start_hash, user_id, source_id, secrets, scope, return_to, expires_at)
@@ -113,7 +137,10 @@ export async function insertFlow(db: Db, flow: NewFlow, authorization: Authoriza
   if (inserted!.length > 0) return { inserted: true };
   const open = seen![0];
   const earliestExpiry = open?.["earliest_expiry"];
-  return { inserted: false, open: { count: Number(open?.["count"] ?? 0), earliestExpiry: typeof earliestExpiry === "string" ? earliestExpiry : null } };
+  return {
+    inserted: false,
+    open: { count: Number(open?.["count"] ?? 0), earliestExpiry: typeof earliestExpiry === "string" ? earliestExpiry : null },
+  };
 }
 
 /** How many flows the user has unexpired at `now`, and when the first of them expires. */

@@ -20,7 +20,15 @@ import {
 } from "../gateway/authorization/upstream-authorization";
 import * as repo from "./authorizations.repo";
 import { GatewayOAuthClient, type OAuthState } from "./gateway-oauth-client";
-import { deferralNote, deferredRefreshError, pendingDeferral, readDeferral, RefreshExchange, refreshRetryAt, type TransientFailure } from "./refresh-failure";
+import {
+  deferralNote,
+  deferredRefreshError,
+  pendingDeferral,
+  readDeferral,
+  RefreshExchange,
+  refreshRetryAt,
+  type TransientFailure,
+} from "./refresh-failure";
 import type { ConnectionContext } from "./connection-context";
 
 /** An access token this close to expiry is refreshed before a call rather than after its 401. */
@@ -43,7 +51,10 @@ function unionOf(...lists: string[][]): string[] {
 
 /** Why a row gives no token: never connected (or disconnected), or its refresh was refused. */
 function neededFor(row: repo.AuthorizationRow | undefined): AuthorizationNeeded {
-  return { state: row?.status === "authorization_expired" ? "authorization_expired" : "needs_authorization", scope: row?.grantedScope ?? undefined };
+  return {
+    state: row?.status === "authorization_expired" ? "authorization_expired" : "needs_authorization",
+    scope: row?.grantedScope ?? undefined,
+  };
 }
 
 export class CallTokens {
@@ -117,7 +128,8 @@ export class CallTokens {
         const row = await repo.getAuthorization(this.ctx.deps.db, source.userId, source.id);
         if (!row || row.status !== "connected" || row.tokens === null) return neededFor(row);
         if (row.tokens !== seen.tokens) return this.bound(source, row, (await this.ctx.state.open(row)).tokens!.access_token);
-        const deferred = row.updatedAt !== seen.updatedAt ? (pendingDeferral(row, this.ctx.now()) ?? readDeferral(row.lastError)) : undefined;
+        const deferred =
+          row.updatedAt !== seen.updatedAt ? (pendingDeferral(row, this.ctx.now()) ?? readDeferral(row.lastError)) : undefined;
         if (deferred) return this.deferred(source, row, await this.ctx.state.open(row), deferred, afterUnauthorized);
         // `reread` with the tokens unchanged: the holder's lease ran out without an answer; ask again.
         if (turn.kind === "refresh") return await this.refresh(source, row, await this.ctx.state.open(row), afterUnauthorized);
@@ -142,7 +154,8 @@ export class CallTokens {
     let refreshed = false;
     try {
       // With a refresh token and no code, the SDK's auth() refreshes.
-      refreshed = (await runOAuth(provider, { serverUrl: source.mcpServerUrl, fetchFn: exchange.fetch })) === "AUTHORIZED" && provider.tokensChanged;
+      refreshed =
+        (await runOAuth(provider, { serverUrl: source.mcpServerUrl, fetchFn: exchange.fetch })) === "AUTHORIZED" && provider.tokensChanged;
     } catch (error) {
       thrown = error;
     }
@@ -162,11 +175,22 @@ export class CallTokens {
     }
     const { db, audit } = this.ctx.deps;
     const patch = await this.ctx.state.patch(source.userId, source.id, opened, provider);
-    const saved = await repo.updateWhileTokensAre(db, source.userId, source.id, row.tokens!, { ...patch, refreshedAt: nowIso(), lastError: null, refreshRetryAt: null });
+    const saved = await repo.updateWhileTokensAre(db, source.userId, source.id, row.tokens!, {
+      ...patch,
+      refreshedAt: nowIso(),
+      lastError: null,
+      refreshRetryAt: null,
+    });
     // The tokens changed while this refresh ran (the owner connected again or disconnected, or a
     // refresh ran ungated while the gate was unreachable): what is stored now is the answer.
     if (!saved) return this.currentAnswer(source);
-    audit.record({ userId: source.userId, sourceId: source.id, action: "refreshed", scope: opened.tokens?.scope ?? null, identification: null });
+    audit.record({
+      userId: source.userId,
+      sourceId: source.id,
+      action: "refreshed",
+      scope: opened.tokens?.scope ?? null,
+      identification: null,
+    });
     return this.bound(source, row, opened.tokens!.access_token);
   }
 
@@ -176,7 +200,14 @@ export class CallTokens {
    */
   private async refused(source: OAuthSource, row: repo.AuthorizationRow, reason: string): Promise<UpstreamBearer | AuthorizationNeeded> {
     const { db, audit } = this.ctx.deps;
-    const ended = await repo.updateWhileTokensAre(db, source.userId, source.id, row.tokens!, { status: "authorization_expired", tokens: null, tokenExpiresAt: null, lastError: `refresh: ${reason}`, refreshRetryAt: null, updatedAt: nowIso() });
+    const ended = await repo.updateWhileTokensAre(db, source.userId, source.id, row.tokens!, {
+      status: "authorization_expired",
+      tokens: null,
+      tokenExpiresAt: null,
+      lastError: `refresh: ${reason}`,
+      refreshRetryAt: null,
+      updatedAt: nowIso(),
+    });
     if (!ended) return this.currentAnswer(source);
     audit.record({ userId: source.userId, sourceId: source.id, action: "refresh_failed", scope: null, identification: null });
     return { state: "authorization_expired", scope: row.grantedScope ?? undefined };

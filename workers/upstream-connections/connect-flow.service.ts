@@ -211,16 +211,27 @@ export class ConnectFlows {
   async connect(
     userId: number,
     sourceId: number,
-    input: { scope?: string | undefined; client_id?: string | undefined; client_secret?: string | undefined; return_to: "console" | "page" },
+    input: {
+      scope?: string | undefined;
+      client_id?: string | undefined;
+      client_secret?: string | undefined;
+      return_to: "console" | "page";
+    },
   ): Promise<{ authorization_url: string; expires_at: string; scope: string | null; authorization_server: string | null }> {
     const source = await this.ctx.source(userId, sourceId);
-    if (input.client_secret !== undefined && input.client_id === undefined) throw AppError.invalid("client_secret needs the client_id it belongs to", "client_secret");
+    if (input.client_secret !== undefined && input.client_id === undefined)
+      throw AppError.invalid("client_secret needs the client_id it belongs to", "client_secret");
     const flow = await this.start(userId, source, {
       scope: input.scope,
       returnTo: input.return_to,
       client: input.client_id === undefined ? undefined : { clientId: input.client_id, clientSecret: input.client_secret },
     });
-    return { authorization_url: flow.startUrl, expires_at: flow.expiresAt, scope: flow.scope ?? null, authorization_server: flow.authorizationServer };
+    return {
+      authorization_url: flow.startUrl,
+      expires_at: flow.expiresAt,
+      scope: flow.scope ?? null,
+      authorization_server: flow.authorizationServer,
+    };
   }
 
   /**
@@ -231,7 +242,11 @@ export class ConnectFlows {
   async openStart(flowId: string, browserUserId: number, browserSecret: string): Promise<{ authorizationUrl: string }> {
     const { db } = this.ctx.deps;
     const flow = flowId.length > 0 && flowId.length <= 128 ? await repo.flowByStart(db, await hashToken(flowId), nowIso()) : undefined;
-    if (!flow || flow.userId !== browserUserId) throw new AppError("not_found", "This connect link is not valid: it expired, was already used, or belongs to another account. Start connecting again.");
+    if (!flow || flow.userId !== browserUserId)
+      throw new AppError(
+        "not_found",
+        "This connect link is not valid: it expired, was already used, or belongs to another account. Start connecting again.",
+      );
     if (!(await repo.bindFlow(db, flow.stateHash, await hashToken(browserSecret)))) {
       throw new AppError("conflict", "This connect link was already opened. Start connecting again.");
     }
@@ -245,22 +260,26 @@ export class ConnectFlows {
    * it (`path`, flow-binding.ts), and exchanges the code (the SDK checks `iss` against the issuer
    * the flow started with, RFC 9207, and sends the PKCE verifier). Returns the source connected.
    */
-  async complete(
-    callback: {
-      state: string;
-      code: string;
-      iss: string | undefined;
-      path: string;
-      browserSecret: string | undefined;
-      browserUserId: number | undefined;
-    },
-  ): Promise<{ userId: number; sourceId: number; returnTo: "console" | "page" }> {
+  async complete(callback: {
+    state: string;
+    code: string;
+    iss: string | undefined;
+    path: string;
+    browserSecret: string | undefined;
+    browserUserId: number | undefined;
+  }): Promise<{ userId: number; sourceId: number; returnTo: "console" | "page" }> {
     const { db, audit } = this.ctx.deps;
-    const flow = callback.state.length > 0 && callback.state.length <= 128 ? await repo.takeFlow(db, await hashToken(callback.state)) : undefined;
-    if (!flow || Date.parse(flow.expiresAt) <= this.ctx.now()) throw new AppError("not_found", "This authorization is unknown, expired or already completed. Start connecting again.");
-    const boundHere = flow.browserHash !== null && callback.browserSecret !== undefined && (await hashToken(callback.browserSecret)) === flow.browserHash;
+    const flow =
+      callback.state.length > 0 && callback.state.length <= 128 ? await repo.takeFlow(db, await hashToken(callback.state)) : undefined;
+    if (!flow || Date.parse(flow.expiresAt) <= this.ctx.now())
+      throw new AppError("not_found", "This authorization is unknown, expired or already completed. Start connecting again.");
+    const boundHere =
+      flow.browserHash !== null && callback.browserSecret !== undefined && (await hashToken(callback.browserSecret)) === flow.browserHash;
     if (!boundHere || callback.browserUserId !== flow.userId) {
-      throw new AppError("forbidden", "This authorization was started in another browser or by another account; it was cancelled. Start connecting again.");
+      throw new AppError(
+        "forbidden",
+        "This authorization was started in another browser or by another account; it was cancelled. Start connecting again.",
+      );
     }
     const target = await this.ctx.source(flow.userId, flow.sourceId);
     const row = await this.ctx.owned(flow.userId, flow.sourceId);
@@ -290,7 +309,12 @@ export class ConnectFlows {
     const provider = new GatewayOAuthClient(opened, urls, { now: this.ctx.now, verifier: kept.verifier });
     provider.clientChanged = kept.client !== undefined;
     try {
-      await runOAuth(provider, { serverUrl: target.mcpServerUrl, authorizationCode: callback.code, ...(callback.iss !== undefined ? { iss: callback.iss } : {}), fetchFn: this.ctx.fetchFn });
+      await runOAuth(provider, {
+        serverUrl: target.mcpServerUrl,
+        authorizationCode: callback.code,
+        ...(callback.iss !== undefined ? { iss: callback.iss } : {}),
+        fetchFn: this.ctx.fetchFn,
+      });
     } catch (error) {
       log.warn("upstream connect exchange failed", { source_id: flow.sourceId, error: describeOAuthFailure(error) });
       await failed(oauthFailureSummary(error));
@@ -313,7 +337,13 @@ export class ConnectFlows {
       refreshRetryAt: null,
       updatedAt: at,
     });
-    audit.record({ userId: flow.userId, sourceId: flow.sourceId, action: "connected", scope: opened.tokens?.scope ?? flow.scope, identification: opened.identification });
+    audit.record({
+      userId: flow.userId,
+      sourceId: flow.sourceId,
+      action: "connected",
+      scope: opened.tokens?.scope ?? flow.scope,
+      identification: opened.identification,
+    });
     return { userId: flow.userId, sourceId: flow.sourceId, returnTo: flow.returnTo };
   }
 }

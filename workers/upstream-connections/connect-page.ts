@@ -30,7 +30,10 @@ function hostOf(url: string | undefined): string | undefined {
 
 export function connectPage({ source, confirmation, csrf, returnTo, headers }: ConnectPageOptions): Response {
   const server = confirmation.authorizationServer;
-  const scopes = confirmation.scope?.split(" ").map((scope) => `<code>${escapeHtml(scope)}</code>`).join(" ");
+  const scopes = confirmation.scope
+    ?.split(" ")
+    .map((scope) => `<code>${escapeHtml(scope)}</code>`)
+    .join(" ");
   const destination = hostOf(confirmation.authorizationOrigin) ?? hostOf(server ?? undefined);
   const body = `<p>Source <strong>${escapeHtml(source.name)}</strong> (<code>${escapeHtml(source.url)}</code>) needs you to
 connect your own account at its authorization server${server ? ` <strong>${escapeHtml(server)}</strong>` : ""}.</p>

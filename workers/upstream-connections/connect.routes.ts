@@ -182,7 +182,9 @@ async function completeConnect(c: Context<SignInEnv>): Promise<Response> {
     headers.set("Location", "/#sources");
     return new Response(null, { status: 303, headers });
   }
-  const found = detail.source.last_discovery_error ? `Discovery: ${detail.source.last_discovery_error}` : `${detail.tools.length} tools discovered.`;
+  const found = detail.source.last_discovery_error
+    ? `Discovery: ${detail.source.last_discovery_error}`
+    : `${detail.tools.length} tools discovered.`;
   const response = connectedPage(detail.source.name, found);
   clear(response.headers);
   return response;

@@ -64,7 +64,8 @@ export class ConnectionContext {
   async owned(userId: number, sourceId: number): Promise<repo.AuthorizationRow> {
     const row = await repo.getAuthorization(this.deps.db, userId, sourceId);
     // A foreign source's id gets the same answer as one without OAuth: nothing about it is revealed.
-    if (!row) throw new AppError("not_found", `Source ${sourceId} not found, or its upstream asked for no authorization at the last discovery`);
+    if (!row)
+      throw new AppError("not_found", `Source ${sourceId} not found, or its upstream asked for no authorization at the last discovery`);
     return row;
   }
 }

@@ -46,7 +46,13 @@ export class ConnectionState {
       const found = await discoverProtection(source.mcpServerUrl, this.ctx.fetchFn);
       if (!found) return false;
       const { discovery, ...facts } = found;
-      await repo.recordProtection(this.ctx.deps.db, source.userId, source.id, { ...facts, discoveryState: storableDiscovery(discovery) }, nowIso());
+      await repo.recordProtection(
+        this.ctx.deps.db,
+        source.userId,
+        source.id,
+        { ...facts, discoveryState: storableDiscovery(discovery) },
+        nowIso(),
+      );
       return true;
     } catch (error) {
       log.warn("upstream connection: protection discovery failed", { source_id: source.id, error: describeOAuthFailure(error) });
@@ -96,7 +102,15 @@ export class ConnectionState {
     if (!row) return { revoked: false };
     const revoked = await this.revoke(row);
     if (!forDelete) {
-      await repo.updateAuthorization(db, userId, sourceId, { status: "needs_authorization", tokens: null, tokenExpiresAt: null, grantedScope: null, refreshedAt: null, refreshRetryAt: null, updatedAt: nowIso() });
+      await repo.updateAuthorization(db, userId, sourceId, {
+        status: "needs_authorization",
+        tokens: null,
+        tokenExpiresAt: null,
+        grantedScope: null,
+        refreshedAt: null,
+        refreshRetryAt: null,
+        updatedAt: nowIso(),
+      });
     }
     return { revoked };
   }

@@ -67,7 +67,8 @@ export class GatewayOAuthClient implements OAuthClientProvider {
     // The SDK stamps a client the user gave with the issuer and saves it again: it stays `manual`.
     const sameManual = this.held.identification === "manual" && this.held.client?.client_id === client.client_id;
     this.held.client = client;
-    if (!sameManual) this.held.identification = client.client_id === this.urls.clientMetadataUrl ? "metadata_document" : "dynamic_registration";
+    if (!sameManual)
+      this.held.identification = client.client_id === this.urls.clientMetadataUrl ? "metadata_document" : "dynamic_registration";
     this.clientChanged = true;
   }
 

@@ -22,7 +22,9 @@ export function oauthFetch(base: OAuthFetch, allowPrivateUpstreams: boolean): OA
     try {
       assertSafeUpstreamUrl(request.url, allowPrivateUpstreams);
     } catch (error) {
-      throw new OAuthUrlRefused(`OAuth endpoint ${new URL(request.url).origin} refused: ${error instanceof AppError ? error.message : "not allowed"}`);
+      throw new OAuthUrlRefused(
+        `OAuth endpoint ${new URL(request.url).origin} refused: ${error instanceof AppError ? error.message : "not allowed"}`,
+      );
     }
     return base(new Request(request, { redirect: "manual" }));
   };

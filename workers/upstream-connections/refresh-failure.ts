@@ -85,7 +85,12 @@ export class RefreshExchange {
       if (response.ok) end = { kind: "answered", status: response.status, oauthError: undefined, retryAfterS: undefined };
       else {
         const wait = retryAfterMs(response.headers);
-        end = { kind: "answered", status: response.status, oauthError: await oauthErrorOf(response), retryAfterS: wait === undefined ? undefined : Math.ceil(wait / 1000) };
+        end = {
+          kind: "answered",
+          status: response.status,
+          oauthError: await oauthErrorOf(response),
+          retryAfterS: wait === undefined ? undefined : Math.ceil(wait / 1000),
+        };
       }
       this.record(refresh, end);
       return response;
@@ -126,7 +131,8 @@ export class RefreshExchange {
  * refusal, as every failed refresh was before.
  */
 export function classifyRefreshFailure(decisive: ExchangeEnd | undefined, thrown: unknown, budgetRanOutMs?: number): RefreshFailure {
-  if (budgetRanOutMs !== undefined) return { kind: "transient", reason: `did not answer within ${Math.ceil(budgetRanOutMs / 1000)} s`, retryAfterS: undefined };
+  if (budgetRanOutMs !== undefined)
+    return { kind: "transient", reason: `did not answer within ${Math.ceil(budgetRanOutMs / 1000)} s`, retryAfterS: undefined };
   if (decisive?.kind === "threw") {
     // Our own URL rules refused the endpoint: calling again cannot help.
     if (decisive.error instanceof OAuthUrlRefused) return { kind: "refused", reason: decisive.error.message };
@@ -137,11 +143,14 @@ export function classifyRefreshFailure(decisive: ExchangeEnd | undefined, thrown
   // rotated and is spent now, that try is refused — no worse than counting this a refusal).
   if (decisive?.kind === "broke_off") return { kind: "transient", reason: "broke off its answer", retryAfterS: undefined };
   // Not a token answer this client can use, and the same would come back on the next try.
-  if (decisive?.kind === "too_long") return { kind: "refused", reason: `answered ${decisive.status} with a body over ${MAX_TOKEN_ANSWER_BYTES / 1024} KiB` };
+  if (decisive?.kind === "too_long")
+    return { kind: "refused", reason: `answered ${decisive.status} with a body over ${MAX_TOKEN_ANSWER_BYTES / 1024} KiB` };
   if (decisive?.kind === "answered" && decisive.status >= 400) {
     const { status, oauthError, retryAfterS } = decisive;
-    if (status >= 500 || status === 429) return { kind: "transient", reason: `answered ${status}${oauthError ? ` ${oauthError}` : ""}`, retryAfterS };
-    if (oauthError !== undefined && TRANSIENT_OAUTH_ERRORS.has(oauthError)) return { kind: "transient", reason: `answered ${status} ${oauthError}`, retryAfterS };
+    if (status >= 500 || status === 429)
+      return { kind: "transient", reason: `answered ${status}${oauthError ? ` ${oauthError}` : ""}`, retryAfterS };
+    if (oauthError !== undefined && TRANSIENT_OAUTH_ERRORS.has(oauthError))
+      return { kind: "transient", reason: `answered ${status} ${oauthError}`, retryAfterS };
     return { kind: "refused", reason: oauthError ? `${oauthError} (${status})` : `answered ${status}` };
   }
   if (thrown instanceof OAuthError) {
@@ -158,7 +167,10 @@ const DEFERRED_PREFIX = "refresh deferred: its authorization server ";
 const DEFERRED_NOTE = /^refresh deferred: its authorization server (.+?)(?: \(retry after (\d+) s\))?$/;
 
 export function deferralNote(failure: TransientFailure): string {
-  return `${DEFERRED_PREFIX}${failure.reason}${failure.retryAfterS === undefined ? "" : ` (retry after ${failure.retryAfterS} s)`}`.slice(0, 300);
+  return `${DEFERRED_PREFIX}${failure.reason}${failure.retryAfterS === undefined ? "" : ` (retry after ${failure.retryAfterS} s)`}`.slice(
+    0,
+    300,
+  );
 }
 
 /** The transient failure a `last_error` records, if it records one. */
@@ -189,7 +201,10 @@ const PAUSE_ASKED = "asked for a pause before the next refresh";
  * `retryAfterS` is then what is left of the wait, rounded up to whole seconds; the reason is the
  * row's note when it still records the failure.
  */
-export function pendingDeferral(row: { refreshRetryAt: string | null; lastError: string | null }, now: number): TransientFailure | undefined {
+export function pendingDeferral(
+  row: { refreshRetryAt: string | null; lastError: string | null },
+  now: number,
+): TransientFailure | undefined {
   if (row.refreshRetryAt === null) return undefined;
   const leftMs = Date.parse(row.refreshRetryAt) - now;
   // NaN (an unreadable time) waits for nothing.
@@ -201,7 +216,11 @@ export function pendingDeferral(row: { refreshRetryAt: string | null; lastError:
 export function deferredRefreshError(sourceId: number, authorizationServer: string | null, failure: TransientFailure): AppError {
   const server = authorizationServer === null ? "its authorization server" : `its authorization server ${authorizationServer}`;
   const wait = failure.retryAfterS === undefined ? "" : ` (retry after ${failure.retryAfterS} s)`;
-  return new AppError("unavailable", `Source ${sourceId}: the upstream token could not be renewed — ${server} ${failure.reason}${wait}. The connection is kept; call again shortly`, {
-    ...(failure.retryAfterS === undefined ? {} : { details: { retry_after_ms: failure.retryAfterS * 1000 } }),
-  });
+  return new AppError(
+    "unavailable",
+    `Source ${sourceId}: the upstream token could not be renewed — ${server} ${failure.reason}${wait}. The connection is kept; call again shortly`,
+    {
+      ...(failure.retryAfterS === undefined ? {} : { details: { retry_after_ms: failure.retryAfterS * 1000 } }),
+    },
+  );
 }

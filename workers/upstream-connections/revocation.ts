@@ -13,7 +13,10 @@ const REVOKE_TIMEOUT_MS = 10_000;
 /** True when the server accepted every revocation it was sent; false when it offers none or refused one. */
 export async function revokeTokens(state: OAuthState, fetchFn: OAuthFetch): Promise<boolean> {
   const metadata = state.discovery?.authorizationServerMetadata;
-  const endpoint = metadata && "revocation_endpoint" in metadata && typeof metadata.revocation_endpoint === "string" ? metadata.revocation_endpoint : undefined;
+  const endpoint =
+    metadata && "revocation_endpoint" in metadata && typeof metadata.revocation_endpoint === "string"
+      ? metadata.revocation_endpoint
+      : undefined;
   const client = state.client;
   const tokens = state.tokens;
   if (!endpoint || !client || !tokens) return false;
@@ -24,7 +27,8 @@ export async function revokeTokens(state: OAuthState, fetchFn: OAuthFetch): Prom
   for (const [token, hint] of sent) {
     const body = new URLSearchParams({ token, token_type_hint: hint });
     const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded", accept: "application/json" };
-    if (client.client_secret) headers["authorization"] = `Basic ${btoa(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`)}`;
+    if (client.client_secret)
+      headers["authorization"] = `Basic ${btoa(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`)}`;
     else body.set("client_id", client.client_id);
     const response = await fetchFn(endpoint, { method: "POST", headers, body, signal: AbortSignal.timeout(REVOKE_TIMEOUT_MS) });
     await response.body?.cancel();

@@ -79,7 +79,9 @@ export class SealedState {
   async patch(userId: number, sourceId: number, state: OAuthState, provider: GatewayOAuthClient): Promise<AuthorizationPatch> {
     const patch: AuthorizationPatch = { discoveryState: state.discovery ? storableDiscovery(state.discovery) : null, updatedAt: nowIso() };
     if (provider.clientChanged) {
-      patch.clientInformation = state.client ? await this.secrets.seal(userId, sealName("client", sourceId), JSON.stringify(state.client)) : null;
+      patch.clientInformation = state.client
+        ? await this.secrets.seal(userId, sealName("client", sourceId), JSON.stringify(state.client))
+        : null;
       patch.clientIdentification = state.identification;
     }
     if (provider.tokensChanged) {

@@ -24,7 +24,12 @@ export interface Rpc {
 export async function rpc(url: string, message: unknown, headers: Record<string, string> = {}): Promise<Rpc> {
   const res = await fetch(url, {
     method: "POST",
-    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...headers,
+    },
     body: JSON.stringify(message),
   });
   const text = await res.text();
@@ -42,8 +47,19 @@ export async function openSession(url: string, headers: Record<string, string> =
   return sessionId;
 }
 
-export async function callTool(url: string, sessionId: string, name: string, id = 2, args: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<Rpc> {
-  return rpc(url, { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } }, { ...headers, "mcp-session-id": sessionId });
+export async function callTool(
+  url: string,
+  sessionId: string,
+  name: string,
+  id = 2,
+  args: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<Rpc> {
+  return rpc(
+    url,
+    { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } },
+    { ...headers, "mcp-session-id": sessionId },
+  );
 }
 
 export function textOf(reply: Rpc): string {
@@ -59,4 +75,3 @@ export function alive(pid: number): boolean {
     return false;
   }
 }
-

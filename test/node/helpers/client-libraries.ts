@@ -53,9 +53,11 @@ export class SigningInPerson {
         await page.locator("form", { has: signIn }).locator("button[type=submit]").click();
       }
       await page.locator("h2", { hasText: /^Allow .* to use your account\?$/ }).waitFor();
-      const offered = await page.locator('input[name="scope"]').evaluateAll((boxes) =>
-        boxes.map((box) => ({ scope: (box as HTMLInputElement).value, ticked: (box as HTMLInputElement).checked })),
-      );
+      const offered = await page
+        .locator('input[name="scope"]')
+        .evaluateAll((boxes) =>
+          boxes.map((box) => ({ scope: (box as HTMLInputElement).value, ticked: (box as HTMLInputElement).checked })),
+        );
       for (const scope of untick) await page.uncheck(`#scope-${scope.replace(":", "\\:")}`);
       await page.locator("button[name=decision][value=approve]").click();
       await page.waitForURL((next) => next.origin !== this.run.base);
@@ -85,7 +87,9 @@ export class SigningInPerson {
 
 /** A loopback page for callbacks the test owns (libraries driven in-process): it only says 200. */
 export async function callbackPage(): Promise<{ url: string; close(): Promise<void> }> {
-  const server: Server = createServer((_request, response) => response.writeHead(200, { "content-type": "text/plain" }).end("Signed in; you may close this tab."));
+  const server: Server = createServer((_request, response) =>
+    response.writeHead(200, { "content-type": "text/plain" }).end("Signed in; you may close this tab."),
+  );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -187,14 +191,21 @@ export class McpRemote {
   private nextId = 1;
   private stderr = "";
 
-  constructor(serverUrl: string, private readonly dir = mkdtempSync(join(tmpdir(), "mcp-remote-"))) {
+  constructor(
+    serverUrl: string,
+    private readonly dir = mkdtempSync(join(tmpdir(), "mcp-remote-")),
+  ) {
     const opener = join(dir, "record-url.sh");
     writeFileSync(opener, `#!/bin/sh\nprintf '%s\\n' "$1" >> "${join(dir, "opened.txt")}"\n`);
     chmodSync(opener, 0o755);
-    this.child = spawn(process.execPath, [join(ROOT, "node_modules", "mcp-remote", "dist", "proxy.js"), serverUrl, "--auth-timeout", "120"], {
-      env: { ...process.env, MCP_REMOTE_CONFIG_DIR: join(dir, "config"), BROWSER: opener, DISPLAY: "", WAYLAND_DISPLAY: "" },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+    this.child = spawn(
+      process.execPath,
+      [join(ROOT, "node_modules", "mcp-remote", "dist", "proxy.js"), serverUrl, "--auth-timeout", "120"],
+      {
+        env: { ...process.env, MCP_REMOTE_CONFIG_DIR: join(dir, "config"), BROWSER: opener, DISPLAY: "", WAYLAND_DISPLAY: "" },
+        stdio: ["pipe", "pipe", "pipe"],
+      },
+    );
     createInterface({ input: this.child.stdout! }).on("line", (line) => {
       try {
         const message = JSON.parse(line) as RpcAnswer & { id?: number };
@@ -210,12 +221,18 @@ export class McpRemote {
   openedUrls(): URL[] {
     const file = join(this.dir, "opened.txt");
     if (!existsSync(file)) return [];
-    return readFileSync(file, "utf8").split("\n").filter(Boolean).map((line) => new URL(line));
+    return readFileSync(file, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => new URL(line));
   }
 
   /** Waits until mcp-remote has opened more than `seen` URLs and returns the next one. */
   async nextOpenedUrl(seen: number): Promise<URL> {
-    await until(() => this.openedUrls().length > seen || this.child.exitCode !== null, `mcp-remote to open the browser (stderr: ${this.stderr.slice(-300)})`);
+    await until(
+      () => this.openedUrls().length > seen || this.child.exitCode !== null,
+      `mcp-remote to open the browser (stderr: ${this.stderr.slice(-300)})`,
+    );
     const url = this.openedUrls()[seen];
     if (!url) throw new Error(`mcp-remote exited (${this.child.exitCode}) without opening a browser: ${this.stderr.slice(-500)}`);
     return url;
@@ -224,7 +241,9 @@ export class McpRemote {
   request(method: string, params: Record<string, unknown>): { id: number; answer: Promise<RpcAnswer> } {
     const id = this.nextId++;
     this.child.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
-    const answer = until(() => this.answers.has(id) || this.child.exitCode !== null, `mcp-remote's answer to ${method}`, { timeoutMs: 120_000 }).then(() => {
+    const answer = until(() => this.answers.has(id) || this.child.exitCode !== null, `mcp-remote's answer to ${method}`, {
+      timeoutMs: 120_000,
+    }).then(() => {
       const found = this.answers.get(id);
       if (!found) throw new Error(`mcp-remote exited (${this.child.exitCode}) before answering ${method}: ${this.stderr.slice(-500)}`);
       return found;

@@ -28,7 +28,10 @@ export interface ConsoleBrowser {
   /** Every error a page threw and every request to another origin, across all contexts. */
   pageErrors: string[];
   /** A fresh browser profile (its own cookies and storage) with one page. */
-  newPage(options?: { viewport?: { width: number; height: number }; timezoneId?: string }): Promise<{ context: BrowserContext; page: Page }>;
+  newPage(options?: {
+    viewport?: { width: number; height: number };
+    timezoneId?: string;
+  }): Promise<{ context: BrowserContext; page: Page }>;
   shot(page: Page, name: string): Promise<void>;
   stop(): Promise<void>;
 }
@@ -70,7 +73,15 @@ export async function startConsoleBrowser(name: string, user: string, alsoAllowe
     browser = await chromium.launch({
       executablePath: chromiumChoice.executablePath,
       env: { ...process.env, ...chromiumChoice.env },
-      args: ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--no-first-run", "--disable-extensions"],
+      args: [
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--no-first-run",
+        "--disable-extensions",
+      ],
     });
   } catch (error) {
     await worker.stop();
@@ -84,12 +95,19 @@ export async function startConsoleBrowser(name: string, user: string, alsoAllowe
     browser,
     pageErrors,
     async newPage(options = {}) {
-      const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 900 }, timezoneId: options.timezoneId ?? "UTC", locale: "en-US" });
-      // Nothing outside the Worker (and the origins named): any other request fails the page (and the test, via pageErrors).
-      await context.route((url) => url.origin !== base && !alsoAllowed.includes(url.origin), (route) => {
-        pageErrors.push(`external request blocked: ${route.request().url()}`);
-        return route.abort();
+      const context = await browser.newContext({
+        viewport: options.viewport ?? { width: 1280, height: 900 },
+        timezoneId: options.timezoneId ?? "UTC",
+        locale: "en-US",
       });
+      // Nothing outside the Worker (and the origins named): any other request fails the page (and the test, via pageErrors).
+      await context.route(
+        (url) => url.origin !== base && !alsoAllowed.includes(url.origin),
+        (route) => {
+          pageErrors.push(`external request blocked: ${route.request().url()}`);
+          return route.abort();
+        },
+      );
       const page = await context.newPage();
       page.setDefaultTimeout(UI_TIMEOUT);
       page.on("pageerror", (error) => pageErrors.push(error.message));
@@ -116,7 +134,10 @@ export async function openSignInPage(page: Page, base: string): Promise<void> {
 /** On the Worker's sign-in page: the API-token method, up to the consent page. */
 export async function signInWithApiToken(page: Page, token: string): Promise<void> {
   await page.fill("#token", token);
-  await page.locator("form", { has: page.locator("#token") }).locator("button[type=submit]").click();
+  await page
+    .locator("form", { has: page.locator("#token") })
+    .locator("button[type=submit]")
+    .click();
   await page.locator("h2", { hasText: /^Allow .* to use your account\?$/ }).waitFor();
 }
 
@@ -128,7 +149,9 @@ export async function allowAndReturn(page: Page, base: string): Promise<void> {
 }
 
 /** The console's OAuth tokens, as it keeps them in sessionStorage. */
-export async function consoleTokens(page: Page): Promise<{ access_token: string; refresh_token: string; scope: string; expires_at: number } | null> {
+export async function consoleTokens(
+  page: Page,
+): Promise<{ access_token: string; refresh_token: string; scope: string; expires_at: number } | null> {
   return page.evaluate(() => JSON.parse(sessionStorage.getItem("mcp-edge.oauth-tokens") ?? "null"));
 }
 
@@ -138,13 +161,15 @@ export async function horizontalOverflow(page: Page): Promise<number> {
 }
 
 export async function expectNoLabelMissing(page: Page, selector = "form"): Promise<void> {
-  const unlabeled = await page.locator(selector).evaluateAll((forms) =>
-    forms.flatMap((form) =>
-      [...form.querySelectorAll("input:not([type=hidden]), select, textarea")]
-        .filter((el) => (el as HTMLInputElement).labels?.length === 0 && !el.getAttribute("aria-label"))
-        .map((el) => el.outerHTML),
-    ),
-  );
+  const unlabeled = await page
+    .locator(selector)
+    .evaluateAll((forms) =>
+      forms.flatMap((form) =>
+        [...form.querySelectorAll("input:not([type=hidden]), select, textarea")]
+          .filter((el) => (el as HTMLInputElement).labels?.length === 0 && !el.getAttribute("aria-label"))
+          .map((el) => el.outerHTML),
+      ),
+    );
   expect(unlabeled).toEqual([]);
 }
 

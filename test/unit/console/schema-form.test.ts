@@ -15,7 +15,16 @@ describe("fieldKind", () => {
     ["a short bounded string", { type: "string", maxLength: 200 }, "text"],
     ["a date", { type: "string", format: "date" }, "date"],
     ["a date-time", { type: "string", format: "date-time" }, "datetime"],
-    ["a date or date-time union", { anyOf: [{ type: "string", format: "date" }, { type: "string", format: "date-time" }] }, "datetime"],
+    [
+      "a date or date-time union",
+      {
+        anyOf: [
+          { type: "string", format: "date" },
+          { type: "string", format: "date-time" },
+        ],
+      },
+      "datetime",
+    ],
     ["a nullable string (type array)", { type: ["string", "null"] }, "text"],
     ["a nullable date-time (anyOf with null)", { anyOf: [{ type: "string", format: "date-time" }, { type: "null" }] }, "datetime"],
     ["an integer", { type: "integer", minimum: 1 }, "number"],
@@ -50,7 +59,12 @@ const TASK_SCHEMA = {
     title: { type: "string", maxLength: 200 },
     description: { type: "string", maxLength: 5000 },
     priority: { type: "string", enum: ["none", "low", "medium", "high"] },
-    due_date: { anyOf: [{ type: "string", format: "date" }, { type: "string", format: "date-time" }] },
+    due_date: {
+      anyOf: [
+        { type: "string", format: "date" },
+        { type: "string", format: "date-time" },
+      ],
+    },
     tags: { type: "array", items: { type: "string" } },
     limit: { type: "integer", minimum: 1, maximum: 100 },
     done: { type: "boolean" },
@@ -68,7 +82,14 @@ describe("schemaForm read-back", () => {
     fill(form.element, "limit", "5");
     fill(form.element, "done", "false");
     fill(form.element, "metadata", '{"source": "test"}');
-    expect(form.read()).toEqual({ title: "Call mom", priority: "high", tags: ["family", "phone"], limit: 5, done: false, metadata: { source: "test" } });
+    expect(form.read()).toEqual({
+      title: "Call mom",
+      priority: "high",
+      tags: ["family", "phone"],
+      limit: 5,
+      done: false,
+      metadata: { source: "test" },
+    });
   });
 
   it("sends a local date-time as a UTC ISO instant", () => {
@@ -104,7 +125,10 @@ describe("schemaForm read-back", () => {
   });
 
   it("checkboxes of an enum array read back the chosen values", () => {
-    const form = schemaForm({ type: "object", properties: { kinds: { type: "array", items: { type: "string", enum: ["a", "b", "c"] } } } }, { idPrefix: "t5" });
+    const form = schemaForm(
+      { type: "object", properties: { kinds: { type: "array", items: { type: "string", enum: ["a", "b", "c"] } } } },
+      { idPrefix: "t5" },
+    );
     expect(form.read()).toEqual({});
     form.element.querySelector<HTMLInputElement>("#t5-kinds-c")!.checked = true;
     form.element.querySelector<HTMLInputElement>("#t5-kinds-a")!.checked = true;
@@ -122,7 +146,11 @@ describe("schemaForm read-back", () => {
 
   it("defaults fill the fields and are read back unchanged", () => {
     const form = schemaForm(
-      { type: "object", properties: { k: { type: "integer", default: 10 }, mode: { type: "string", enum: ["a", "b"], default: "b" } }, required: ["mode"] },
+      {
+        type: "object",
+        properties: { k: { type: "integer", default: 10 }, mode: { type: "string", enum: ["a", "b"], default: "b" } },
+        required: ["mode"],
+      },
       { idPrefix: "t7" },
     );
     expect(form.read()).toEqual({ k: 10, mode: "b" });

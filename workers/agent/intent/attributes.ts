@@ -49,14 +49,21 @@ export function findRecurrence(text: string): { pattern: Recurrence; span: Span 
 
 // "tag task 2 with work, home", "tagged work", "tags: a, b", "task 2 pe work aur home tag lagao", "#work".
 const TAG_AFTER = /\b(?:tag(?:s|ged)?|label(?:s|led)?)\b(?:\s+(?:it|them|this))?\s*(?:with|as|:|=)?\s*(.+)$/i;
-const TAG_BEFORE_URDU = /(?:^|\s)(?:pe|par|per|ko|mein|me|pr)\s+(.+?)\s+(?:ka\s+|ke\s+|ki\s+|wala\s+)?(?:tags?|labels?)\s+(?:laga\w*|lga\w*|daal\w*|dal\w*|add\w*|kar\w*)/i;
+const TAG_BEFORE_URDU =
+  /(?:^|\s)(?:pe|par|per|ko|mein|me|pr)\s+(.+?)\s+(?:ka\s+|ke\s+|ki\s+|wala\s+)?(?:tags?|labels?)\s+(?:laga\w*|lga\w*|daal\w*|dal\w*|add\w*|kar\w*)/i;
 const HASHTAG = /(?:^|\s)#([a-z][\w-]{0,49})/gi;
 
 /** Splits "work, home and errands" into tags; drops the task reference words left in the list. */
 function splitTags(list: string): string[] {
   return list
     .split(/\s*(?:,|;|&|\/|\band\b|\baur\b|\bor\b)\s*/i)
-    .map((tag) => tag.replace(/^#/, "").replace(/\b(?:please|pls|karo|kar do|lagao|laga do)\b/gi, "").replace(/[.!?]+$/, "").trim())
+    .map((tag) =>
+      tag
+        .replace(/^#/, "")
+        .replace(/\b(?:please|pls|karo|kar do|lagao|laga do)\b/gi, "")
+        .replace(/[.!?]+$/, "")
+        .trim(),
+    )
     .filter((tag) => tag.length > 0 && tag.length <= 50 && !/^(?:task|to|on|for)$/i.test(tag));
 }
 

@@ -201,7 +201,8 @@ export function parseWhen(text: string, ctx: DateContext): When | undefined {
 
   const local = toLocal(ctx.now, ctx.timeZone);
   const today: CalendarDate = { year: local.year, month: local.month, day: local.day };
-  const day: FoundDay | undefined = duration?.days !== undefined ? { date: addDays(today, duration.days), span: duration.span } : findDay(text, today);
+  const day: FoundDay | undefined =
+    duration?.days !== undefined ? { date: addDays(today, duration.days), span: duration.span } : findDay(text, today);
   if (day?.utc && !Number.isNaN(day.utc.getTime())) return { iso: day.utc.toISOString(), spans: [day.span] };
   const clock = day?.clock ?? findClock(text);
   const daypart = findDaypart(text);

@@ -18,7 +18,10 @@ const ACTION_WITHOUT_TASK: readonly { family: "complete" | "delete" | "tag" | "r
   { family: "complete", text: 'Which task is done? Give its number, e.g. "complete task 3" or "task 3 ho gaya".' },
   { family: "delete", text: 'Which task should I delete? Give its number, e.g. "delete task 4" or "task 4 hata do".' },
   { family: "rename", text: 'Which task should I rename? e.g. "rename task 2 to Buy bread".' },
-  { family: "remind", text: 'What should I remind you about? e.g. "remind me to buy milk tomorrow at 5pm" or "remind me about task 3 at 9am".' },
+  {
+    family: "remind",
+    text: 'What should I remind you about? e.g. "remind me to buy milk tomorrow at 5pm" or "remind me about task 3 at 9am".',
+  },
   { family: "tag", text: 'Which task should I tag? e.g. "tag task 2 with work, home".' },
 ];
 

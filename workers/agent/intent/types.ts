@@ -7,9 +7,7 @@ export interface ToolCall {
   arguments: Record<string, unknown>;
 }
 
-export type RoutedIntent =
-  | { kind: "tool_calls"; calls: ToolCall[]; reply_hint: string }
-  | { kind: "reply"; text: string };
+export type RoutedIntent = { kind: "tool_calls"; calls: ToolCall[]; reply_hint: string } | { kind: "reply"; text: string };
 
 export interface RouteOptions {
   /** The moment relative dates ("tomorrow", "in 2 hours") are computed from. */
@@ -28,5 +26,4 @@ export interface Span {
 
 /** What one intent module proposes before tool availability is checked. */
 export type Proposal =
-  | { kind: "call"; call: ToolCall; hint: string; fallback?: { call: ToolCall; hint: string } }
-  | { kind: "ask"; text: string };
+  { kind: "call"; call: ToolCall; hint: string; fallback?: { call: ToolCall; hint: string } } | { kind: "ask"; text: string };

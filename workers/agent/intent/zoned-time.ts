@@ -30,7 +30,13 @@ export function resolveTimeZone(timeZone: string | undefined): string {
 
 export function toLocal(instant: Date, timeZone: string): LocalDateTime {
   const local = new TZDate(instant.getTime(), timeZone);
-  return { year: local.getFullYear(), month: local.getMonth() + 1, day: local.getDate(), hour: local.getHours(), minute: local.getMinutes() };
+  return {
+    year: local.getFullYear(),
+    month: local.getMonth() + 1,
+    day: local.getDate(),
+    hour: local.getHours(),
+    minute: local.getMinutes(),
+  };
 }
 
 /**

@@ -32,8 +32,10 @@ export interface LocalRouterOptions {
 }
 
 // The agent's own tools are not task intents, so the router does not know them; these phrasings do.
-const ASKS_TIME = /\b(?:what(?:'s| is)? (?:the )?(?:time|date)|time is it|current (?:time|date)|today'?s date|what day is (?:it|today)|kya (?:time|waqt) hai|kitne baje|aaj kya (?:din|tareekh|tarikh) hai|abhi (?:kya )?(?:time|waqt))\b/i;
-const ASKS_TOOLS = /\b(?:(?:which|what|list|show)(?: are)?(?: your| my| the)? tools|tools (?:do you have|can you use|available)|kaun ?se tools|konse tools|tools (?:dikhao|batao))\b/i;
+const ASKS_TIME =
+  /\b(?:what(?:'s| is)? (?:the )?(?:time|date)|time is it|current (?:time|date)|today'?s date|what day is (?:it|today)|kya (?:time|waqt) hai|kitne baje|aaj kya (?:din|tareekh|tarikh) hai|abhi (?:kya )?(?:time|waqt))\b/i;
+const ASKS_TOOLS =
+  /\b(?:(?:which|what|list|show)(?: are)?(?: your| my| the)? tools|tools (?:do you have|can you use|available)|kaun ?se tools|konse tools|tools (?:dikhao|batao))\b/i;
 
 const USAGE = {
   inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
@@ -98,7 +100,12 @@ export class LocalRouterModel implements LanguageModelV4 {
   }
 
   private toolCall(toolName: string, input: Record<string, unknown>): LanguageModelV4Content {
-    return { type: "tool-call", toolCallId: `local-${++this.calls}-${crypto.randomUUID().slice(0, 8)}`, toolName, input: JSON.stringify(input) };
+    return {
+      type: "tool-call",
+      toolCallId: `local-${++this.calls}-${crypto.randomUUID().slice(0, 8)}`,
+      toolName,
+      input: JSON.stringify(input),
+    };
   }
 }
 
@@ -116,7 +123,12 @@ function lastExchange(prompt: LanguageModelV4Prompt): { userText: string; result
   });
   const user = prompt[lastUser];
   const userText =
-    user?.role === "user" ? user.content.map((part) => (part.type === "text" ? part.text : "")).join(" ").trim() : "";
+    user?.role === "user"
+      ? user.content
+          .map((part) => (part.type === "text" ? part.text : ""))
+          .join(" ")
+          .trim()
+      : "";
   const results: ToolOutcome[] = [];
   for (const message of prompt.slice(lastUser + 1)) {
     if (message.role !== "tool") continue;

@@ -32,7 +32,12 @@ function providerCode(error: APICallError): string | undefined {
 export function modelFailure(error: unknown): AppError {
   const last = RetryError.isInstance(error) ? error.lastError : error;
   if (APICallError.isInstance(last) && last.statusCode !== undefined) {
-    return providerError(WHAT, { status: last.statusCode, code: providerCode(last), retryAfterMs: retryAfterMs(last.responseHeaders), cause: error });
+    return providerError(WHAT, {
+      status: last.statusCode,
+      code: providerCode(last),
+      retryAfterMs: retryAfterMs(last.responseHeaders),
+      cause: error,
+    });
   }
   return new AppError("upstream_error", `${WHAT} failed: ${errorText(last)}`, { cause: error });
 }

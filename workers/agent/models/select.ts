@@ -45,7 +45,11 @@ export function selectModel(config: ModelConfig, local: LocalRouterOptions = {})
   if (backend === "openai") {
     const modelId = clean(config.AGENT_MODEL) ?? DEFAULT_OPENAI_MODEL;
     const apiKey = clean(config.AGENT_OPENAI_API_KEY);
-    const provider = createOpenAICompatible({ name: "agent-openai", baseURL: clean(config.AGENT_OPENAI_BASE_URL)!, ...(apiKey ? { apiKey } : {}) });
+    const provider = createOpenAICompatible({
+      name: "agent-openai",
+      baseURL: clean(config.AGENT_OPENAI_BASE_URL)!,
+      ...(apiKey ? { apiKey } : {}),
+    });
     return { backend, label: `openai:${modelId}`, model: provider.chatModel(modelId), needsInstructions: true };
   }
   if (backend === "workers-ai") {
@@ -53,7 +57,12 @@ export function selectModel(config: ModelConfig, local: LocalRouterOptions = {})
     const configured = clean(config.AGENT_MODEL);
     const modelId = configured && /^@(?:cf|hf)\//.test(configured) ? configured : DEFAULT_WORKERS_AI_MODEL;
     const workersAi = createWorkersAI({ binding: config.AI! });
-    return { backend, label: `workers-ai:${modelId}`, model: workersAi(modelId as Parameters<typeof workersAi>[0]) as LanguageModelV4, needsInstructions: true };
+    return {
+      backend,
+      label: `workers-ai:${modelId}`,
+      model: workersAi(modelId as Parameters<typeof workersAi>[0]) as LanguageModelV4,
+      needsInstructions: true,
+    };
   }
   const model = new LocalRouterModel(local);
   return { backend, label: model.modelId, model, needsInstructions: false };

@@ -59,7 +59,8 @@ const MAX_FORM_BYTES = 16 * 1024;
 /** Parameters that must appear at most once (RFC 6749 §3.1); a repeated `resource` is the library's `invalid_target`. */
 const SINGLE_PARAMETERS = ["response_type", "client_id", "redirect_uri", "scope", "state", "code_challenge", "code_challenge_method"];
 
-const NOTHING_TO_GRANT = "You signed in with an API token that grants none of the permissions this app asks for. Sign in with a one-time link (or a token with these scopes) instead.";
+const NOTHING_TO_GRANT =
+  "You signed in with an API token that grants none of the permissions this app asks for. Sign in with a one-time link (or a token with these scopes) instead.";
 
 function signInOf(c: SignInContext): SignInService {
   return c.var.services.signIn;
@@ -136,7 +137,8 @@ async function finishSignIn(
 
 async function readForm(request: Request): Promise<FormData> {
   if (Number(request.headers.get("content-length") ?? "0") > MAX_FORM_BYTES) throw AppError.invalid("The form is too large");
-  if (!/^application\/x-www-form-urlencoded\b/i.test(request.headers.get("content-type") ?? "")) throw AppError.invalid("Expected a form post");
+  if (!/^application\/x-www-form-urlencoded\b/i.test(request.headers.get("content-type") ?? ""))
+    throw AppError.invalid("Expected a form post");
   return request.formData();
 }
 
@@ -159,7 +161,8 @@ async function signInWith(c: SignInContext, form: FormData): Promise<Response> {
 async function answerConsent(c: SignInContext, form: FormData): Promise<Response> {
   const at = issuer(c.req.raw, c.env);
   const origin = c.req.header("origin");
-  if (origin !== undefined && origin !== new URL(c.req.url).origin) throw new AppError("forbidden", "This form was posted from another site");
+  if (origin !== undefined && origin !== new URL(c.req.url).origin)
+    throw new AppError("forbidden", "This form was posted from another site");
   const handle = form.get("handle");
   if (typeof handle !== "string" || handle === "") throw AppError.invalid("This consent form has no transaction; start again from the app");
   const signIn = signInOf(c);
@@ -198,7 +201,10 @@ async function postAuthorize(c: SignInContext): Promise<Response> {
 async function showLink(c: SignInContext): Promise<Response> {
   const code = c.req.query("code") ?? "";
   const user = code.length > 0 && code.length <= 128 ? await signInOf(c).usableLink(code) : undefined;
-  if (!user) return errorPage("This sign-in link is not valid: it was already used, has expired, or was copied incompletely. Print a new one with `npm run token -- login-link --user NAME`.");
+  if (!user)
+    return errorPage(
+      "This sign-in link is not valid: it was already used, has expired, or was copied incompletely. Print a new one with `npm run token -- login-link --user NAME`.",
+    );
   const csrf = await csrfToken(c.req.raw);
   return linkConfirmPage(user.name, code, csrf.token, new Headers({ "Set-Cookie": csrf.cookie }));
 }

@@ -97,7 +97,9 @@ export async function checkCsrf(request: Request, form: FormData): Promise<void>
 const RETURN_PREFIXES = ["/authorize?", "/oauth/upstream/start?", "/oauth/upstream/connect?"];
 
 export function safeReturnTo(value: unknown): string | undefined {
-  return typeof value === "string" && RETURN_PREFIXES.some((prefix) => value.startsWith(prefix)) && !value.includes("\\") ? value : undefined;
+  return typeof value === "string" && RETURN_PREFIXES.some((prefix) => value.startsWith(prefix)) && !value.includes("\\")
+    ? value
+    : undefined;
 }
 
 export function pendingCookie(returnTo: string): string {

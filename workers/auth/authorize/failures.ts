@@ -12,7 +12,8 @@ import { errorPage } from "./pages";
 export function authorizationFailure(error: unknown): Response {
   if (error instanceof AuthorizationError && error.redirectTo) return Response.redirect(error.redirectTo, 302);
   if (error instanceof AuthorizationError) return errorPage(error.description);
-  if (error instanceof CimdFetchError) return errorPage("This app could not be verified: its client metadata document could not be fetched or is not valid.");
+  if (error instanceof CimdFetchError)
+    return errorPage("This app could not be verified: its client metadata document could not be fetched or is not valid.");
   if (error instanceof AppError) {
     const page = errorPage(error.message, error.status === 500 ? 400 : error.status);
     const retryAfter = retryAfterMs(error);

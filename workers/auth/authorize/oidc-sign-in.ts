@@ -73,7 +73,11 @@ export function oidcSignInMethod(env: Env): SignInMethod {
 }
 
 export const FAILURE_STATUS: Record<OidcFailureKind, number> = { unreachable: 503, refused: 403, invalid_response: 502 };
-const CLIENT_ERROR: Record<OidcFailureKind, AuthorizationErrorCode> = { unreachable: "temporarily_unavailable", refused: "access_denied", invalid_response: "server_error" };
+const CLIENT_ERROR: Record<OidcFailureKind, AuthorizationErrorCode> = {
+  unreachable: "temporarily_unavailable",
+  refused: "access_denied",
+  invalid_response: "server_error",
+};
 
 /**
  * The page for a sign-in the provider did not complete, once the client is known: what went wrong,

@@ -74,4 +74,3 @@ export const loginCodeSignIn: SignInMethod = {
 
 /** The methods the page offers, in order. */
 export const SIGN_IN_METHODS: readonly SignInMethod[] = [loginCodeSignIn, apiTokenSignIn];
-

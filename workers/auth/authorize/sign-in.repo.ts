@@ -10,7 +10,14 @@ export interface SessionRow {
   scopes: string[] | null;
 }
 
-export async function insertSession(db: Db, idHash: string, userId: number, method: string, scopes: readonly string[] | null, expiresAt: string): Promise<void> {
+export async function insertSession(
+  db: Db,
+  idHash: string,
+  userId: number,
+  method: string,
+  scopes: readonly string[] | null,
+  expiresAt: string,
+): Promise<void> {
   await db.insert(oauthSessions).values({ idHash, userId, method, scopes: scopes === null ? null : [...scopes], expiresAt });
 }
 

@@ -22,7 +22,12 @@ function findLinkedUser(db: Db, issuer: string, subject: string): Promise<AuthUs
 /** A new user under the first free name of the candidates. */
 async function insertUser(db: Db, base: string): Promise<AuthUser> {
   for (const name of userNameCandidates(base)) {
-    const row = await db.insert(users).values({ name }).onConflictDoNothing({ target: users.name }).returning({ id: users.id, name: users.name }).get();
+    const row = await db
+      .insert(users)
+      .values({ name })
+      .onConflictDoNothing({ target: users.name })
+      .returning({ id: users.id, name: users.name })
+      .get();
     if (row) return row;
   }
   throw new Error(`no free user name for ${base}`);

@@ -166,13 +166,24 @@ async function redeemCallback(
   }
   let response: Response;
   try {
-    response = await oauth.authorizationCodeGrantRequest(metadata, rp, auth, parameters, expected.redirectUri, expected.secrets.verifier, requestOptions(settings));
+    response = await oauth.authorizationCodeGrantRequest(
+      metadata,
+      rp,
+      auth,
+      parameters,
+      expected.redirectUri,
+      expected.secrets.verifier,
+      requestOptions(settings),
+    );
   } catch (error) {
     throw new OidcFailure("unreachable", `${settings.displayName} could not be reached to finish the sign-in (${reason(error)})`);
   }
   let claims: oauth.IDToken | undefined;
   try {
-    const tokens = await oauth.processAuthorizationCodeResponse(metadata, rp, response, { expectedNonce: expected.secrets.nonce, requireIdToken: true });
+    const tokens = await oauth.processAuthorizationCodeResponse(metadata, rp, response, {
+      expectedNonce: expected.secrets.nonce,
+      requireIdToken: true,
+    });
     await oauth.validateApplicationLevelSignature(metadata, response, { ...requestOptions(settings), [oauth.jwksCache]: jwks });
     claims = oauth.getValidatedIdTokenClaims(tokens);
   } catch (error) {
@@ -184,7 +195,10 @@ async function redeemCallback(
       // A challenge instead of a token: the provider did not accept this server's client credentials.
       const challenge = error.cause[0]?.parameters;
       const described = challenge?.error_description ? ` (${challenge.error_description})` : "";
-      throw new OidcFailure("refused", `${settings.displayName} refused to finish the sign-in: ${challenge?.error ?? "invalid_client"}${described}`);
+      throw new OidcFailure(
+        "refused",
+        `${settings.displayName} refused to finish the sign-in: ${challenge?.error ?? "invalid_client"}${described}`,
+      );
     }
     // fetch's own failure (the JWKS could not be read); oauth4webapi's argument errors carry a code.
     if (error instanceof TypeError && !("code" in error)) {

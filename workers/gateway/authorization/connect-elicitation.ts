@@ -56,7 +56,10 @@ function declaresUrlElicitation(ctx: ServerContext): boolean {
 
 function urlElicitation(slug: string, authorization: ConnectRequest): UrlElicitationRequiredError {
   const message = connectMessage(slug, authorization);
-  return new UrlElicitationRequiredError([{ mode: "url", elicitationId: crypto.randomUUID(), url: authorization.url, message }], `${message} Open ${authorization.url}`);
+  return new UrlElicitationRequiredError(
+    [{ mode: "url", elicitationId: crypto.randomUUID(), url: authorization.url, message }],
+    `${message} Open ${authorization.url}`,
+  );
 }
 
 /** The answer to send instead of (or as) the error result; throws the -32042 error on 2025-11-25. */

@@ -19,7 +19,9 @@ export const authorizeInput = z.object({
     .min(1)
     .max(500)
     .optional()
-    .describe("A client you registered yourself at the upstream's authorization server; default: mcp-edge's metadata document, else dynamic registration"),
+    .describe(
+      "A client you registered yourself at the upstream's authorization server; default: mcp-edge's metadata document, else dynamic registration",
+    ),
   client_secret: z.string().min(1).max(500).optional().describe("That client's secret, if it has one (stored encrypted, never shown)"),
   return_to: z.enum(["console", "page"]).default("page").describe("Where the browser goes after connecting: the console, or a plain page"),
 });
@@ -27,7 +29,9 @@ export const authorizeInput = z.object({
 export const authorizeToolInput = authorizeInput.extend({ source_id: fields.source_id });
 
 export const authorizationLink = z.object({
-  authorization_url: z.string().describe("Open in a browser signed in to mcp-edge (sign-in is offered): it sends you to the upstream to allow access, then back"),
+  authorization_url: z
+    .string()
+    .describe("Open in a browser signed in to mcp-edge (sign-in is offered): it sends you to the upstream to allow access, then back"),
   expires_at: z.string().describe("The link works once, until then"),
   scope: z.string().nullable().describe("The scopes asked for"),
   authorization_server: z.string().nullable().describe("The upstream's authorization server (issuer)"),

@@ -25,7 +25,10 @@ export function sourceAuthorizationTools(): ToolDefinition[] {
       scopes: ["gateway:admin"],
       async run({ source_id, ...input }, ctx) {
         const link = await ctx.services.upstreamConnections.connect(ctx.user.id, source_id, input);
-        return { data: link, text: `Open this link in a browser signed in to mcp-edge to connect (valid once, until ${link.expires_at}): ${link.authorization_url}` };
+        return {
+          data: link,
+          text: `Open this link in a browser signed in to mcp-edge to connect (valid once, until ${link.expires_at}): ${link.authorization_url}`,
+        };
       },
     }),
     defineTool({
@@ -39,7 +42,10 @@ export function sourceAuthorizationTools(): ToolDefinition[] {
       scopes: ["gateway:admin"],
       async run({ source_id }, ctx) {
         const { revoked } = await ctx.services.upstreamConnections.disconnect(ctx.user.id, source_id);
-        return { data: { disconnected: true as const, revoked }, text: `Disconnected source ${source_id}${revoked ? "; the upstream revoked the tokens" : ""}.` };
+        return {
+          data: { disconnected: true as const, revoked },
+          text: `Disconnected source ${source_id}${revoked ? "; the upstream revoked the tokens" : ""}.`,
+        };
       },
     }),
   ];

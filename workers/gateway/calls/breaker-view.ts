@@ -129,7 +129,18 @@ export class BreakerView {
     let view = this.views.get(sourceId);
     if (!view) {
       if (this.views.size >= MAX_SOURCES) this.dropOne();
-      view = { told: breaker, toldAt: at, toldSeq: seq, unanswered: [], current: breaker, flush: undefined, sending: new Set(), queued: [], sentSeq: 0, refusedUntil: 0 };
+      view = {
+        told: breaker,
+        toldAt: at,
+        toldSeq: seq,
+        unanswered: [],
+        current: breaker,
+        flush: undefined,
+        sending: new Set(),
+        queued: [],
+        sentSeq: 0,
+        refusedUntil: 0,
+      };
       this.views.set(sourceId, view);
       return view;
     }

@@ -58,7 +58,13 @@ export function circuitOpenMessage(slug: string, retryAfterMs: number): string {
   return `source ${slug} is failing; its circuit breaker is open — retry in ${Math.ceil(retryAfterMs / 1000)} s`;
 }
 
-export function errorOutcome(source: string, type: UpstreamErrorType, message: string, started: number, requiredScope?: string): SourceCallOutcome {
+export function errorOutcome(
+  source: string,
+  type: UpstreamErrorType,
+  message: string,
+  started: number,
+  requiredScope?: string,
+): SourceCallOutcome {
   const meta: UpstreamCallMeta = { source, execution_time_ms: Date.now() - started, error_type: type };
   if (requiredScope !== undefined) meta.required_scope = requiredScope;
   const result = { isError: true, content: [{ type: "text", text: `${type}: ${message}` }], _meta: meta };
@@ -109,7 +115,9 @@ export function settleCall(
     if (problem) failure = { type: "protocol", message: problem, countsAsFailure: false, beforeSend: false };
   }
   const outcome =
-    failure || !("value" in attempt) ? errorOutcome(source, failure!.type, failure!.message, started, failure!.requiredScope) : resultOutcome(source, attempt.value, started);
+    failure || !("value" in attempt)
+      ? errorOutcome(source, failure!.type, failure!.message, started, failure!.requiredScope)
+      : resultOutcome(source, attempt.value, started);
   return {
     outcome,
     report: {
@@ -131,7 +139,12 @@ export interface AuthorizationRequired {
 }
 
 /** The typed `authorization_required` error result of a call, carrying the link to connect. */
-export function authorizationOutcome(slug: string, needed: AuthorizationNeeded, url: string | undefined, started: number): SourceCallOutcome {
+export function authorizationOutcome(
+  slug: string,
+  needed: AuthorizationNeeded,
+  url: string | undefined,
+  started: number,
+): SourceCallOutcome {
   const authorization: AuthorizationRequired = { state: needed.state, url: url ?? null, scope: needed.scope ?? null };
   const meta: UpstreamCallMeta = { source: slug, execution_time_ms: Date.now() - started, error_type: "authorization_required" };
   const result = {

@@ -89,7 +89,9 @@ export class SourceCalls {
     if (tool.held) throw heldToolRefusal(source, tool);
     const config = await upstreamConfig(source, this.secrets, this.deps.env, this.configs);
     const outcome =
-      source.upstreamAuth === "oauth" ? await this.callAuthorized(userId, target, config, args, started) : await this.send(userId, target, config, args);
+      source.upstreamAuth === "oauth"
+        ? await this.callAuthorized(userId, target, config, args, started)
+        : await this.send(userId, target, config, args);
     this.deps.audit.record({
       userId,
       sourceId: source.id,
@@ -102,7 +104,13 @@ export class SourceCalls {
   }
 
   /** With the owner's token; once more with a refreshed one after a 401. */
-  private async callAuthorized(userId: number, target: CallableTool, config: UpstreamConfig, args: Record<string, unknown>, started: number): Promise<SourceCallOutcome> {
+  private async callAuthorized(
+    userId: number,
+    target: CallableTool,
+    config: UpstreamConfig,
+    args: Record<string, unknown>,
+    started: number,
+  ): Promise<SourceCallOutcome> {
     const { source } = target;
     const authorizer = this.deps.authorizer;
     const needed = (why: AuthorizationNeeded): SourceCallOutcome => {
@@ -126,7 +134,12 @@ export class SourceCalls {
   }
 
   /** A stateless source is called from this isolate, any other through its object, which keeps the session. */
-  private async send(userId: number, { source, tool }: CallableTool, config: UpstreamConfig, args: Record<string, unknown>): Promise<SourceCallOutcome> {
+  private async send(
+    userId: number,
+    { source, tool }: CallableTool,
+    config: UpstreamConfig,
+    args: Record<string, unknown>,
+  ): Promise<SourceCallOutcome> {
     const object = () => this.object(source.id);
     const call = { name: tool.name, idempotent: tool.idempotent, output: tool.output, maxResultBytes: maxResultBytes(this.deps.env) };
     if (source.upstreamKind === "stateless" && source.protocolVersion !== null) {

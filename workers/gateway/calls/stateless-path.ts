@@ -36,14 +36,19 @@ export interface StatelessTarget {
   maxResultBytes: number;
 }
 
-export async function callStatelessSource(deps: StatelessDeps, config: UpstreamConfig, target: StatelessTarget): Promise<SourceCallOutcome> {
+export async function callStatelessSource(
+  deps: StatelessDeps,
+  config: UpstreamConfig,
+  target: StatelessTarget,
+): Promise<SourceCallOutcome> {
   const started = Date.now();
   // Before the breaker: nothing is sent, so the upstream's health is not in question.
   const refused = bearerRefusal(config);
   if (refused) return errorOutcome(config.slug, "authorization_required", refused, started);
   const admission = await deps.breakers.admit(config.sourceId, deps.object, probeLeaseMs(config.timeoutMs));
   // Refused calls are answered at once and not reported: only calls that reached for the upstream count.
-  if (!admission.allowed) return errorOutcome(config.slug, "circuit_open", circuitOpenMessage(config.slug, admission.retryAfterMs), started);
+  if (!admission.allowed)
+    return errorOutcome(config.slug, "circuit_open", circuitOpenMessage(config.slug, admission.retryAfterMs), started);
   const endpoint = upstreamEndpoint(config, deps.fetch);
   const protocol = { protocolVersion: target.protocolVersion, discover: target.discover };
   const attempt = await withRetries(() => {

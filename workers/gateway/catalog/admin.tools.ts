@@ -39,10 +39,13 @@ export const ADMIN_TOOL_NAMES = [
 ] as const;
 
 function describeDetail(verb: string, { source, tools }: SourceDetail): string {
-  const lines = [`${verb} source ${source.id} "${source.name}" (slug ${source.slug}, ${source.mcp_transport_type}${source.enabled ? "" : ", disabled"}${source.hidden ? ", hidden" : ""}): ${tools.length} tools`];
+  const lines = [
+    `${verb} source ${source.id} "${source.name}" (slug ${source.slug}, ${source.mcp_transport_type}${source.enabled ? "" : ", disabled"}${source.hidden ? ", hidden" : ""}): ${tools.length} tools`,
+  ];
   if (source.last_discovery_error) lines.push(`Last discovery failed: ${source.last_discovery_error}`);
   for (const warning of source.warnings) lines.push(`Warning: ${warning}`);
-  for (const tool of tools) lines.push(`- ${tool.gateway_name}${tool.hidden ? " (hidden)" : ""}${tool.aliases.length ? ` (also ${tool.aliases.join(", ")})` : ""}`);
+  for (const tool of tools)
+    lines.push(`- ${tool.gateway_name}${tool.hidden ? " (hidden)" : ""}${tool.aliases.length ? ` (also ${tool.aliases.join(", ")})` : ""}`);
   return lines.join("\n");
 }
 
@@ -64,7 +67,8 @@ export function adminTools(builtins: ReadonlySet<string>): ToolDefinition[] {
       run: async (_args, { user, services }) => {
         const list = await services.sources.list(user.id);
         const lines = list.sources.map(
-          (s) => `${s.id} ${s.slug} (${s.mcp_transport_type}${s.enabled ? "" : ", disabled"}${s.hidden ? ", hidden" : ""}): ${s.tool_count} tools${s.last_discovery_error ? `; last discovery failed: ${s.last_discovery_error}` : ""}`,
+          (s) =>
+            `${s.id} ${s.slug} (${s.mcp_transport_type}${s.enabled ? "" : ", disabled"}${s.hidden ? ", hidden" : ""}): ${s.tool_count} tools${s.last_discovery_error ? `; last discovery failed: ${s.last_discovery_error}` : ""}`,
         );
         return { data: list, text: lines.length ? lines.join("\n") : "You have no sources." };
       },
@@ -114,7 +118,8 @@ export function adminTools(builtins: ReadonlySet<string>): ToolDefinition[] {
     defineTool({
       name: "gateway_delete_source",
       title: "Delete gateway source",
-      description: "Delete one of your sources by source_id, with its tool inventory, aliases, hidden-tool entries and connection state. Its tools disappear from /mcp.",
+      description:
+        "Delete one of your sources by source_id, with its tool inventory, aliases, hidden-tool entries and connection state. Its tools disappear from /mcp.",
       input: sourceIdInput,
       output: deleteSourceResult,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -135,7 +140,9 @@ export function adminTools(builtins: ReadonlySet<string>): ToolDefinition[] {
       scopes: ["gateway:read"],
       run: async ({ source_id }, { user, services }) => {
         const list =
-          source_id === undefined ? await services.sourceHealth.list(user.id) : { sources: [await services.sourceHealth.get(user.id, source_id)], count: 1 };
+          source_id === undefined
+            ? await services.sourceHealth.list(user.id)
+            : { sources: [await services.sourceHealth.get(user.id, source_id)], count: 1 };
         const lines = list.sources.map(
           (h) =>
             `${h.source_id} ${h.slug}: ${h.state} (breaker ${h.breaker}, ${h.calls.window} recent calls, error rate ${Math.round(h.calls.error_rate * 100)}%${h.calls.p50_ms === null ? "" : `, p50 ${h.calls.p50_ms} ms`})`,

@@ -134,13 +134,16 @@ function registerSourceTool(server: McpServer, ctx: ToolContext, tool: SourceToo
       if (ctx.callRefused) return errorResult(ctx.callRefused);
       // The scope gate answered 403 before this; a second lock, as invokeTool has for built-ins.
       if (lacking(ctx.access.principal, SOURCE_TOOL_SCOPES).length > 0) {
-        return errorResult(new AppError("forbidden", `This token does not grant ${SOURCE_TOOL_SCOPES.join(" ")}, which ${tool.name} needs`));
+        return errorResult(
+          new AppError("forbidden", `This token does not grant ${SOURCE_TOOL_SCOPES.join(" ")}, which ${tool.name} needs`),
+        );
       }
       let answer: { slug: string; result: JsonObject; connect: ConnectRequest | undefined };
       try {
         const calls = ctx.services.sourceCalls;
         const target = tool.target ?? (await calls.find(ctx.user.id, tool.name));
-        if (!target) throw new AppError("not_found", `Tool ${tool.name} not found; it may be hidden or belong to a disabled or deleted source`);
+        if (!target)
+          throw new AppError("not_found", `Tool ${tool.name} not found; it may be hidden or belong to a disabled or deleted source`);
         const outcome = await calls.call(ctx.user.id, target, args);
         answer = { slug: target.source.slug, result: outcome.result, connect: outcome.connect };
       } catch (error) {
@@ -167,7 +170,14 @@ function audited(tool: ToolDefinition, server: string): ToolDefinition {
         outcome = "ok";
         return result;
       } finally {
-        ctx.services.toolCallAudit.record({ userId: ctx.user.id, sourceId: null, source: `builtin:${server}`, tool: tool.name, durationMs: Date.now() - started, outcome });
+        ctx.services.toolCallAudit.record({
+          userId: ctx.user.id,
+          sourceId: null,
+          source: `builtin:${server}`,
+          tool: tool.name,
+          durationMs: Date.now() - started,
+          outcome,
+        });
       }
     },
   };

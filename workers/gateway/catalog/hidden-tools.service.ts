@@ -23,7 +23,10 @@ export class HiddenToolService {
 
   async list(userId: number): Promise<{ hidden_tools: HiddenTool[]; count: number }> {
     const rows = await hiddenRepo.listHidden(this.db, userId);
-    const hidden_tools = rows.map((row) => ({ name: row.slug === null ? row.tool : gatewayName(row.slug, row.tool), source_id: row.sourceId }));
+    const hidden_tools = rows.map((row) => ({
+      name: row.slug === null ? row.tool : gatewayName(row.slug, row.tool),
+      source_id: row.sourceId,
+    }));
     return { hidden_tools, count: hidden_tools.length };
   }
 
@@ -36,7 +39,11 @@ export class HiddenToolService {
    * Which entry a name means: a built-in (one of `builtins`) or a tool of one of the user's own
    * sources, by its alias or a kept alias of a renamed tool (stored under the tool's own alias).
    */
-  private async key(userId: number, name: string, builtins: ReadonlySet<string>): Promise<{ sourceId: number | null; tool: string; name: string }> {
+  private async key(
+    userId: number,
+    name: string,
+    builtins: ReadonlySet<string>,
+  ): Promise<{ sourceId: number | null; tool: string; name: string }> {
     if (builtins.has(name)) return { sourceId: null, tool: name, name };
     const parts = splitGatewayName(name);
     const source = parts ? await repo.getSourceBySlug(this.db, userId, parts.slug) : undefined;

@@ -32,7 +32,12 @@ export function healthState(
   return "healthy";
 }
 
-export function sourceHealth(row: SourceRow, toolCount: number, status: SourceStatus, authorization: AuthorizationState | null = null): SourceHealth {
+export function sourceHealth(
+  row: SourceRow,
+  toolCount: number,
+  status: SourceStatus,
+  authorization: AuthorizationState | null = null,
+): SourceHealth {
   const calls = status.calls;
   const breaker = status.breaker.state;
   return {
@@ -63,7 +68,16 @@ export interface HealthCounts {
 }
 
 export function aggregateHealth(states: readonly HealthState[]): HealthCounts {
-  const counts: HealthCounts = { total: states.length, healthy: 0, degraded: 0, unhealthy: 0, disabled: 0, unknown: 0, needs_authorization: 0, authorization_expired: 0 };
+  const counts: HealthCounts = {
+    total: states.length,
+    healthy: 0,
+    degraded: 0,
+    unhealthy: 0,
+    disabled: 0,
+    unknown: 0,
+    needs_authorization: 0,
+    authorization_expired: 0,
+  };
   for (const state of states) counts[state]++;
   return counts;
 }

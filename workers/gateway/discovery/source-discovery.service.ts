@@ -29,12 +29,18 @@ import * as pinsRepo from "./tool-pins.repo";
 import { authorizationMessage, isAuthorizationNeeded, type UpstreamAuthorizer, withBearer } from "../authorization/upstream-authorization";
 import { type OpenedConfigs, openedConfigs, upstreamConfig } from "../calls/upstream-config";
 import { rediscoveryIntervalMs } from "./rediscovery-timing";
-import { type InventoryChange, type RediscoveryReport, type RediscoveryRun, type UpstreamTool, upstreamToolsSchema } from "../sources/upstream.types";
+import {
+  type InventoryChange,
+  type RediscoveryReport,
+  type RediscoveryRun,
+  type UpstreamTool,
+  upstreamToolsSchema,
+} from "../sources/upstream.types";
 
 export interface SourceDiscoveryDeps {
   db: Db;
-  env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS" | "SELF_ORIGIN" | "GATEWAY_REDISCOVERY_MINUTES">
-    & InventoryLimitVars;
+  env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS" | "SELF_ORIGIN" | "GATEWAY_REDISCOVERY_MINUTES"> &
+    InventoryLimitVars;
   /** Where committed TOOL_DEFINITIONS events go at once; without it the outbox relay sends them (the cron, after its grace). */
   events?: EventSink | undefined;
   /** This isolate's breaker view: a discovery's verdict on the breaker reaches it at once. */

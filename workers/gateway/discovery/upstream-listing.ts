@@ -36,7 +36,11 @@ export async function listUpstreamTools(
   const tooMany = tooManyTools(listing.tools.length, limits);
   if (tooMany) throw new McpClientError("protocol", tooMany, false, false);
   const tools = listing.tools.map((tool): UpstreamTool => {
-    for (const [field, value] of [["inputSchema", tool.inputSchema], ["outputSchema", tool.outputSchema], ["annotations", tool.annotations]] as const) {
+    for (const [field, value] of [
+      ["inputSchema", tool.inputSchema],
+      ["outputSchema", tool.outputSchema],
+      ["annotations", tool.annotations],
+    ] as const) {
       const problem = value === undefined ? undefined : storedJsonProblem(value, MAX_TOOL_JSON_BYTES);
       if (problem) throw new McpClientError("protocol", `tools/list: tool "${tool.name.slice(0, 64)}" ${field}: ${problem}`, false, false);
     }

@@ -14,7 +14,10 @@ export const PLUGIN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
 /** The plugin a `mcp_plugin_dir` names (its last path segment, `/` or `\` separated); undefined when it names none. */
 export function pluginName(dir: string): string | undefined {
-  const last = dir.split(/[\\/]+/).filter((segment) => segment !== "").pop();
+  const last = dir
+    .split(/[\\/]+/)
+    .filter((segment) => segment !== "")
+    .pop();
   return last !== undefined && PLUGIN_NAME.test(last) ? last : undefined;
 }
 
@@ -62,16 +65,24 @@ type Fetcher = (input: string, init: RequestInit) => Promise<Response>;
 async function get(url: string, token: string, timeoutMs: number, fetcher: Fetcher, what: string): Promise<Response> {
   try {
     // No redirects: the bridge token must reach only the URL that passed the URL-safety check.
-    return await fetcher(url, { headers: { authorization: `Bearer ${token}`, accept: "application/json" }, redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
+    return await fetcher(url, {
+      headers: { authorization: `Bearer ${token}`, accept: "application/json" },
+      redirect: "manual",
+      signal: AbortSignal.timeout(timeoutMs),
+    });
   } catch (error) {
-    const reason = error instanceof Error && error.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : String(error instanceof Error ? error.message : error);
+    const reason =
+      error instanceof Error && error.name === "TimeoutError"
+        ? `no answer within ${timeoutMs} ms`
+        : String(error instanceof Error ? error.message : error);
     throw new AppError("unavailable", `could not reach the bridge at ${url} to read ${what}: ${reason}`, { cause: error });
   }
 }
 
 async function jsonOf<S extends z.ZodType>(res: Response, schema: S, url: string): Promise<z.output<S>> {
   const parsed = schema.safeParse(await res.json().catch(() => undefined));
-  if (!parsed.success) throw new AppError("upstream_error", `the bridge at ${url} answered something that is not an mcp-edge bridge plugin description`);
+  if (!parsed.success)
+    throw new AppError("upstream_error", `the bridge at ${url} answered something that is not an mcp-edge bridge plugin description`);
   return parsed.data;
 }
 
@@ -83,10 +94,16 @@ async function servedNames(request: PluginRequest, fetcher: Fetcher): Promise<st
 }
 
 /** Reads the plugin `request.dir` names from the bridge; every refusal is an AppError naming the field to fix. */
-export async function readBridgePlugin(request: PluginRequest, fetcher: Fetcher = (input, init) => fetch(input, init)): Promise<BridgePlugin> {
+export async function readBridgePlugin(
+  request: PluginRequest,
+  fetcher: Fetcher = (input, init) => fetch(input, init),
+): Promise<BridgePlugin> {
   const name = pluginName(request.dir);
   if (name === undefined) {
-    throw AppError.invalid(`mcp_plugin_dir ${JSON.stringify(request.dir)} must end in a directory name (letters, digits, ".", "_", "-")`, "mcp_plugin_dir");
+    throw AppError.invalid(
+      `mcp_plugin_dir ${JSON.stringify(request.dir)} must end in a directory name (letters, digits, ".", "_", "-")`,
+      "mcp_plugin_dir",
+    );
   }
   const url = `${trimSlash(request.bridgeUrl)}/plugins/${name}`;
   const res = await get(url, request.token, request.timeoutMs, fetcher, `plugin ${name}`);

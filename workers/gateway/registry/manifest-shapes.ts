@@ -55,15 +55,13 @@ const registryEnvSchema = z
     is_secret: z.boolean().optional(),
     default: z.string().optional(),
   })
-  .transform(
-    (v): ManifestEnv => ({
-      name: v.name,
-      description: v.description,
-      required: v.isRequired ?? v.is_required ?? false,
-      secret: v.isSecret ?? v.is_secret ?? false,
-      default: v.default,
-    }),
-  );
+  .transform((v): ManifestEnv => ({
+    name: v.name,
+    description: v.description,
+    required: v.isRequired ?? v.is_required ?? false,
+    secret: v.isSecret ?? v.is_secret ?? false,
+    default: v.default,
+  }));
 
 /** Registry arguments are objects ({type: positional|named, name, value, default}); plain strings are taken as they are. */
 const argumentSchema = z.union([
@@ -108,19 +106,17 @@ const registryPackageSchema = z
     environment_variables: z.array(registryEnvSchema).optional(),
   })
   .loose()
-  .transform(
-    (p): ManifestPackage => ({
-      transport: p.transport.type,
-      registryType: p.registryType ?? p.registry_type ?? p.registry_name ?? null,
-      identifier: p.identifier ?? p.name ?? null,
-      version: p.version ?? null,
-      runtimeHint: p.runtimeHint ?? p.runtime_hint ?? null,
-      command: null,
-      packageArguments: [...(p.packageArguments ?? p.package_arguments ?? []), ...(p.args ?? [])],
-      runtimeArguments: p.runtimeArguments ?? p.runtime_arguments ?? [],
-      environmentVariables: p.environmentVariables ?? p.environment_variables ?? [],
-    }),
-  );
+  .transform((p): ManifestPackage => ({
+    transport: p.transport.type,
+    registryType: p.registryType ?? p.registry_type ?? p.registry_name ?? null,
+    identifier: p.identifier ?? p.name ?? null,
+    version: p.version ?? null,
+    runtimeHint: p.runtimeHint ?? p.runtime_hint ?? null,
+    command: null,
+    packageArguments: [...(p.packageArguments ?? p.package_arguments ?? []), ...(p.args ?? [])],
+    runtimeArguments: p.runtimeArguments ?? p.runtime_arguments ?? [],
+    environmentVariables: p.environmentVariables ?? p.environment_variables ?? [],
+  }));
 
 // ---- the original tools provider's plugin.json packages ----------------------------------------
 
@@ -132,9 +128,13 @@ const providerEnvSchema = z
     secret: z.boolean().optional(),
     default: z.string().optional(),
   })
-  .transform(
-    (v): ManifestEnv => ({ name: v.name, description: v.description, required: v.required ?? false, secret: v.secret ?? false, default: v.default }),
-  );
+  .transform((v): ManifestEnv => ({
+    name: v.name,
+    description: v.description,
+    required: v.required ?? false,
+    secret: v.secret ?? false,
+    default: v.default,
+  }));
 
 /** The provider names streamable HTTP `http` or `streamable_http`; the registry spells it `streamable-http`. */
 const PROVIDER_TRANSPORTS = { stdio: "stdio", sse: "sse", http: "streamable-http", streamable_http: "streamable-http" } as const;
@@ -151,19 +151,17 @@ const providerPackageSchema = z
     environment_variables: z.array(providerEnvSchema).optional(),
   })
   .loose()
-  .transform(
-    (p): ManifestPackage => ({
-      transport: PROVIDER_TRANSPORTS[p.transport_type],
-      registryType: null,
-      identifier: null,
-      version: p.version ?? null,
-      runtimeHint: p.runtime ?? null,
-      command: p.command ?? null,
-      packageArguments: p.args ?? [],
-      runtimeArguments: [],
-      environmentVariables: p.environment_variables ?? [],
-    }),
-  );
+  .transform((p): ManifestPackage => ({
+    transport: PROVIDER_TRANSPORTS[p.transport_type],
+    registryType: null,
+    identifier: null,
+    version: p.version ?? null,
+    runtimeHint: p.runtime ?? null,
+    command: p.command ?? null,
+    packageArguments: p.args ?? [],
+    runtimeArguments: [],
+    environmentVariables: p.environment_variables ?? [],
+  }));
 
 /** Each package is read by the shape its transport key belongs to; the chosen schema's issues are kept as they are. */
 const packageSchema = z.looseObject({}).transform((value, ctx): ManifestPackage => {

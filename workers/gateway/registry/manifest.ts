@@ -79,7 +79,8 @@ export function stdioLaunch(manifest: Manifest): StdioLaunch {
   if (pkg.command) return providerLaunch(pkg, pkg.command);
   if (!pkg.identifier) throw AppError.invalid("manifest package has no identifier (or command) to run", "packages.identifier");
   const runtime = pkg.runtimeHint ?? (pkg.registryType ? DEFAULT_RUNTIME[pkg.registryType] : undefined);
-  if (!runtime) throw AppError.invalid("manifest package has no runtimeHint and an unknown registryType; add runtimeHint", "packages.runtimeHint");
+  if (!runtime)
+    throw AppError.invalid("manifest package has no runtimeHint and an unknown registryType; add runtimeHint", "packages.runtimeHint");
   const runtimeArgs = pkg.runtimeArguments.length > 0 ? pkg.runtimeArguments : defaultRuntimeArgs(runtime);
   return { command: runtime, args: [...runtimeArgs, packageSpec(pkg, runtime), ...pkg.packageArguments], runtimeHint: runtime };
 }
@@ -133,7 +134,8 @@ export function redactSecretDefaults(raw: Record<string, unknown>, secretNames: 
       const vars = pkg[key];
       if (!Array.isArray(vars)) continue;
       for (const v of vars) {
-        if (isRecord(v) && typeof v["name"] === "string" && secretNames.has(v["name"]) && v["default"] !== undefined) v["default"] = REDACTED;
+        if (isRecord(v) && typeof v["name"] === "string" && secretNames.has(v["name"]) && v["default"] !== undefined)
+          v["default"] = REDACTED;
       }
     }
   }

@@ -7,7 +7,16 @@
  *   required (missing ones are named) and which are secret (stored encrypted even if not marked).
  */
 import { AppError } from "../../lib/errors";
-import { ENV_VAR_NAME, type Manifest, missingRequiredEnv, parseManifest, redactSecretDefaults, secretEnvNames, type StdioLaunch, stdioLaunch } from "./manifest";
+import {
+  ENV_VAR_NAME,
+  type Manifest,
+  missingRequiredEnv,
+  parseManifest,
+  redactSecretDefaults,
+  secretEnvNames,
+  type StdioLaunch,
+  stdioLaunch,
+} from "./manifest";
 import type { TRANSPORT_TYPES } from "../sources/sources.schema";
 
 export type Transport = (typeof TRANSPORT_TYPES)[number];
@@ -36,7 +45,8 @@ export interface VarSpec {
 export function checkVarNames(transport: Transport, vars: readonly VarSpec[]): void {
   for (const { name } of vars) {
     if (transport === "stdio") {
-      if (!ENV_VAR_NAME.test(name)) throw AppError.invalid(`mcp_env_vars ${name}: must be an environment variable name (letters, digits, _)`, "mcp_env_vars");
+      if (!ENV_VAR_NAME.test(name))
+        throw AppError.invalid(`mcp_env_vars ${name}: must be an environment variable name (letters, digits, _)`, "mcp_env_vars");
     } else if (RESERVED_HEADERS.has(name.toLowerCase())) {
       throw AppError.invalid(`mcp_env_vars ${name}: this header is set by the gateway itself`, "mcp_env_vars");
     }

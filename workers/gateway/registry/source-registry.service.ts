@@ -59,7 +59,8 @@ function tooManySources(limit: number): AppError {
 type UrlField = "url" | "mcp_server_url";
 
 /** Which field a create or update took its URL from: the MCP endpoint is mcp_server_url when given. */
-const urlFieldOf = (input: { mcp_server_url?: string | undefined }): UrlField => (input.mcp_server_url !== undefined ? "mcp_server_url" : "url");
+const urlFieldOf = (input: { mcp_server_url?: string | undefined }): UrlField =>
+  input.mcp_server_url !== undefined ? "mcp_server_url" : "url";
 
 export class SourceRegistry {
   private readonly secrets: SecretBox;
@@ -264,13 +265,19 @@ export class SourceRegistry {
    * A plugin source whose plugin, bridge, token or variables change is read from the bridge again
    * (its manifest may have changed, and the variables are checked against it); undefined otherwise.
    */
-  private async changedPlugin(row: repo.SourceRow, stdio: boolean, newUrl: string | undefined, input: UpdateSourceInput): Promise<BridgePlugin | undefined> {
+  private async changedPlugin(
+    row: repo.SourceRow,
+    stdio: boolean,
+    newUrl: string | undefined,
+    input: UpdateSourceInput,
+  ): Promise<BridgePlugin | undefined> {
     const dir = stdio ? (input.mcp_plugin_dir ?? row.mcpPluginDir) : null;
     if (dir === null) return undefined;
     if (row.mcpPluginDir !== null && input.manifest !== undefined) {
       throw AppError.invalid("a plugin's manifest is read from the bridge: leave manifest out for mcp_plugin_dir sources", "manifest");
     }
-    const changed = input.mcp_plugin_dir !== undefined || newUrl !== undefined || input.bridge_token !== undefined || input.mcp_env_vars !== undefined;
+    const changed =
+      input.mcp_plugin_dir !== undefined || newUrl !== undefined || input.bridge_token !== undefined || input.mcp_env_vars !== undefined;
     if (!changed) return undefined;
     if (newUrl === undefined && row.mcpPluginDir === null) {
       throw AppError.invalid("url: give the base URL of the `mcp-edge bridge --plugins` serving mcp_plugin_dir", "url");

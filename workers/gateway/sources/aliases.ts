@@ -66,7 +66,12 @@ function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
   return groups;
 }
 
-export function planAliases(slug: string, previous: readonly KnownTool[], previousExtra: readonly ExtraAlias[], tools: readonly NewTool[]): AliasPlan {
+export function planAliases(
+  slug: string,
+  previous: readonly KnownTool[],
+  previousExtra: readonly ExtraAlias[],
+  tools: readonly NewTool[],
+): AliasPlan {
   const before = new Map(previous.map((tool) => [tool.name, tool]));
   const now = new Set(tools.map((tool) => tool.name));
   const primary = new Map<string, string>();

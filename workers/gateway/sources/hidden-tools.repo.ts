@@ -35,11 +35,7 @@ export async function hiddenBuiltins(db: Db, userId: number): Promise<Set<string
 
 /** Idempotent: hiding a hidden tool again changes nothing. */
 export async function hide(db: Db, userId: number, sourceId: number | null, tool: string): Promise<void> {
-  await db
-    .insert(gatewayHiddenTools)
-    .values({ userId, sourceId, tool })
-    .onConflictDoNothing()
-    .run();
+  await db.insert(gatewayHiddenTools).values({ userId, sourceId, tool }).onConflictDoNothing().run();
 }
 
 /** True when something was unhidden. */

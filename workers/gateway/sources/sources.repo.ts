@@ -96,14 +96,28 @@ export async function listSources(db: Db, userId: number): Promise<(SourceRow & 
 }
 
 export async function getSource(db: Db, userId: number, id: number): Promise<SourceRow | undefined> {
-  return db.select().from(sources).where(and(eq(sources.userId, userId), eq(sources.id, id))).get();
+  return db
+    .select()
+    .from(sources)
+    .where(and(eq(sources.userId, userId), eq(sources.id, id)))
+    .get();
 }
 
 export async function getSourceBySlug(db: Db, userId: number, slug: string): Promise<SourceRow | undefined> {
-  return db.select().from(sources).where(and(eq(sources.userId, userId), eq(sources.slug, slug))).get();
+  return db
+    .select()
+    .from(sources)
+    .where(and(eq(sources.userId, userId), eq(sources.slug, slug)))
+    .get();
 }
 
-export async function updateSource(db: Db, userId: number, id: number, patch: SourcePatch, updatedAt: string): Promise<SourceRow | undefined> {
+export async function updateSource(
+  db: Db,
+  userId: number,
+  id: number,
+  patch: SourcePatch,
+  updatedAt: string,
+): Promise<SourceRow | undefined> {
   try {
     return await db
       .update(sources)
@@ -214,7 +228,12 @@ export async function replaceTools(db: Db, source: Pick<SourceRow, "id" | "slug"
       textWarnings: tool.warnings,
     };
   });
-  const aliases: SourceAliasRow[] = plan.extra.map((extra) => ({ sourceId: source.id, alias: extra.alias, toolName: extra.toolName, createdAt: discoveredAt }));
+  const aliases: SourceAliasRow[] = plan.extra.map((extra) => ({
+    sourceId: source.id,
+    alias: extra.alias,
+    toolName: extra.toolName,
+    createdAt: discoveredAt,
+  }));
   const warnings = [...plan.warnings, ...inventory.warnings];
   await batch(db, [
     db.delete(sourceTools).where(eq(sourceTools.sourceId, source.id)),
@@ -363,7 +382,9 @@ function prepareCallable(db: Db) {
     .innerJoin(sources, eq(sources.id, sourceTools.sourceId))
     .leftJoin(sourceToolPins, approvedPin)
     .leftJoin(gatewayHiddenTools, hiddenJoin(userId))
-    .where(and(listed(userId), eq(sources.slug, sql.placeholder("slug")), or(eq(sourceTools.alias, alias), inArray(sourceTools.name, aliased))))
+    .where(
+      and(listed(userId), eq(sources.slug, sql.placeholder("slug")), or(eq(sourceTools.alias, alias), inArray(sourceTools.name, aliased))),
+    )
     .orderBy(sql`${sourceTools.alias} = ${alias} DESC`)
     .limit(1)
     .prepare();
@@ -418,4 +439,3 @@ export async function missingRediscoveryAlarm(
     .limit(limit)
     .all();
 }
-

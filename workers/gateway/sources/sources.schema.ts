@@ -31,11 +31,16 @@ const envVarName = z
   .min(1)
   .max(100)
   .regex(VAR_NAME, "must be a valid HTTP header or environment variable name")
-  .describe("Remote sources: HTTP header sent on every upstream request (for example Authorization). stdio: environment variable of the subprocess");
+  .describe(
+    "Remote sources: HTTP header sent on every upstream request (for example Authorization). stdio: environment variable of the subprocess",
+  );
 const envVarValue = z
   .string()
   .max(4096)
-  .refine((value) => !UNRESOLVED_REFERENCE.test(value), "is a ${secrets:…} / ${env:…} reference, which this gateway does not resolve: send the value itself (secret values are stored encrypted)")
+  .refine(
+    (value) => !UNRESOLVED_REFERENCE.test(value),
+    "is a ${secrets:…} / ${env:…} reference, which this gateway does not resolve: send the value itself (secret values are stored encrypted)",
+  )
   .describe("The value; write-only when secret");
 
 export const envVarInput = z.object({
@@ -74,9 +79,7 @@ export const fields = {
   mcp_transport_type: z
     .enum(TRANSPORT_TYPES)
     .describe("streamable_http, sse (legacy HTTP+SSE) or stdio (a local process behind `mcp-edge bridge`)"),
-  mcp_lifecycle_mode: z
-    .enum(LIFECYCLE_MODES)
-    .describe("singleton keeps one warm upstream connection; transient connects per call"),
+  mcp_lifecycle_mode: z.enum(LIFECYCLE_MODES).describe("singleton keeps one warm upstream connection; transient connects per call"),
   mcp_env_vars: envVars,
   timeout_ms: z.int().min(100).max(120_000).describe("Per-call upstream timeout in milliseconds (default 30000)"),
   enabled: z.boolean().describe("Disabled sources keep their inventory but are not listed, called or rediscovered"),
@@ -130,7 +133,9 @@ export const createSourceFields = z.object({
   ...urlFields,
   mcp_transport_type: fields.mcp_transport_type
     .optional()
-    .describe("streamable_http (the default), sse (legacy HTTP+SSE) or stdio (a local process behind `mcp-edge bridge`; the default with mcp_plugin_dir)"),
+    .describe(
+      "streamable_http (the default), sse (legacy HTTP+SSE) or stdio (a local process behind `mcp-edge bridge`; the default with mcp_plugin_dir)",
+    ),
   mcp_lifecycle_mode: fields.mcp_lifecycle_mode.default("transient"),
   mcp_env_vars: fields.mcp_env_vars.default([]),
   ...stdioFields,
@@ -151,12 +156,14 @@ const PLUGIN_RULES: { holds: (input: PluginShape) => boolean; path: keyof Plugin
   {
     holds: (input) => input.mcp_plugin_dir === undefined || input.mcp_server_url === undefined,
     path: "mcp_plugin_dir",
-    message: "a plugin (mcp_plugin_dir) runs behind the mcp-edge bridge named by url; mcp_server_url is for remote servers: give one or the other",
+    message:
+      "a plugin (mcp_plugin_dir) runs behind the mcp-edge bridge named by url; mcp_server_url is for remote servers: give one or the other",
   },
   {
     holds: (input) => input.mcp_plugin_dir === undefined || input.mcp_transport_type === undefined || input.mcp_transport_type === "stdio",
     path: "mcp_transport_type",
-    message: "plugins (mcp_plugin_dir) run over stdio behind mcp-edge bridge; sse and streamable_http are for remote servers (mcp_server_url)",
+    message:
+      "plugins (mcp_plugin_dir) run over stdio behind mcp-edge bridge; sse and streamable_http are for remote servers (mcp_server_url)",
   },
   {
     holds: (input) => input.mcp_plugin_dir === undefined || input.manifest === undefined,
@@ -192,7 +199,8 @@ export const updateSourceFields = z.object({
   hidden: fields.hidden.optional(),
 });
 
-const someField = (input: Record<string, unknown>) => Object.entries(input).some(([key, value]) => key !== "source_id" && value !== undefined);
+const someField = (input: Record<string, unknown>) =>
+  Object.entries(input).some(([key, value]) => key !== "source_id" && value !== undefined);
 
 export const updateSourceInput = withPluginRules(updateSourceFields.refine(someField, "give at least one field to change"));
 
@@ -220,7 +228,7 @@ export const sourceToolSchema = z.object({
     .describe("As the upstream wrote it, with invisible, bidirectional and control characters and escape sequences removed"),
   annotations: z
     .record(z.string(), z.unknown())
-    .describe("The upstream's own claims (readOnlyHint …): /mcp serves them as _meta[\"mcp-edge/upstream-annotations\"], not as its own"),
+    .describe('The upstream\'s own claims (readOnlyHint …): /mcp serves them as _meta["mcp-edge/upstream-annotations"], not as its own'),
   warnings: z.array(z.string()).describe("What was removed from or shortened in the tool's text at the last discovery"),
   held: z.boolean().describe("Its definition changed upstream, or it is new, since you approved: not listed or callable until approved"),
   change: z
@@ -363,7 +371,15 @@ export const hiddenToolSchema = z.object({
 export const hiddenToolList = z.object({ hidden_tools: z.array(hiddenToolSchema), count: z.int() });
 export const hideToolResult = z.object({ hidden: z.boolean(), tool: hiddenToolSchema });
 
-export const HEALTH_STATES = ["healthy", "degraded", "unhealthy", "disabled", "unknown", "needs_authorization", "authorization_expired"] as const;
+export const HEALTH_STATES = [
+  "healthy",
+  "degraded",
+  "unhealthy",
+  "disabled",
+  "unknown",
+  "needs_authorization",
+  "authorization_expired",
+] as const;
 export type HealthState = (typeof HEALTH_STATES)[number];
 
 export const callStatsSchema = z.object({

@@ -82,12 +82,7 @@ export const upstreamToolsSchema = z.array(upstreamToolSchema);
  * it streamed in).
  */
 export type UpstreamErrorType =
-  | McpErrorType
-  | "tool_error"
-  | "circuit_open"
-  | "url_refused"
-  | "authorization_required"
-  | "result_too_large";
+  McpErrorType | "tool_error" | "circuit_open" | "url_refused" | "authorization_required" | "result_too_large";
 export type CallOutcome = "ok" | UpstreamErrorType;
 
 export interface UpstreamCallMeta {

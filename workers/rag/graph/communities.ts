@@ -52,7 +52,10 @@ export function summarizeCommunities(
   mentions: readonly { entityId: number; docId: string; count: number }[],
   titles: ReadonlyMap<string, string>,
 ): CommunityRecord[] {
-  const labels = detectCommunities(entities.map((e) => e.id), edges);
+  const labels = detectCommunities(
+    entities.map((e) => e.id),
+    edges,
+  );
   const byId = new Map(entities.map((e) => [e.id, e]));
   const members = new Map<number, number[]>();
   for (const [id, community] of labels) (members.get(community) ?? members.set(community, []).get(community)!).push(id);

@@ -79,7 +79,8 @@ function sentenceEntities(sentence: string, conceptKeys: ReadonlySet<string> | "
   if (conceptKeys !== "all") {
     for (const word of lower) {
       const key = normalizeWord(word);
-      if (/^\p{L}{4,}$/u.test(word) && !isStopword(word) && conceptKeys.has(key)) found.push({ name: key, label: word, kind: "concept", count: 1 });
+      if (/^\p{L}{4,}$/u.test(word) && !isStopword(word) && conceptKeys.has(key))
+        found.push({ name: key, label: word, kind: "concept", count: 1 });
     }
   }
   return found;

@@ -30,7 +30,12 @@ export async function entitiesByName(db: Db, userId: number, names: readonly str
 }
 
 /** The strongest relations touching any of `ids`, summed over chunks, with the neighbours' mention counts. */
-export async function neighbours(db: Db, userId: number, ids: readonly number[], limit: number): Promise<(Edge & { neighbour: EntityRow })[]> {
+export async function neighbours(
+  db: Db,
+  userId: number,
+  ids: readonly number[],
+  limit: number,
+): Promise<(Edge & { neighbour: EntityRow })[]> {
   if (ids.length === 0) return [];
   const list = JSON.stringify(ids);
   const [rows] = await batch(db, [
@@ -43,11 +48,20 @@ export async function neighbours(db: Db, userId: number, ids: readonly number[],
         (SELECT count(*) FROM rag_mentions m WHERE m.entity_id = e.id) AS chunks
       FROM edges JOIN rag_entities e ON e.id = CASE WHEN edges.source IN frontier THEN edges.target ELSE edges.source END`,
   ]);
-  return rows!.map((r) => ({ source: Number(r["source"]), target: Number(r["target"]), weight: Number(r["weight"]), neighbour: toEntity(r) }));
+  return rows!.map((r) => ({
+    source: Number(r["source"]),
+    target: Number(r["target"]),
+    weight: Number(r["weight"]),
+    neighbour: toEntity(r),
+  }));
 }
 
 /** Chunks mentioning any of the entities, with the mention counts. */
-export async function mentionsOf(db: Db, userId: number, entityIds: readonly number[]): Promise<{ entityId: number; chunkId: number; count: number }[]> {
+export async function mentionsOf(
+  db: Db,
+  userId: number,
+  entityIds: readonly number[],
+): Promise<{ entityId: number; chunkId: number; count: number }[]> {
   if (entityIds.length === 0) return [];
   const [rows] = await batch(db, [
     sql`SELECT m.entity_id, m.chunk_id, m.count FROM rag_mentions m JOIN rag_entities e ON e.id = m.entity_id
@@ -91,12 +105,14 @@ export async function readCommunities(db: Db, userId: number, version: number): 
   ]);
   if (rows!.length === 0) return undefined;
   // A graph without communities is stored as one marker row with entity_count 0.
-  return rows!.filter((r) => Number(r["entity_count"]) > 0).map((r) => ({
-    title: String(r["title"]),
-    summary: String(r["summary"]),
-    documents: JSON.parse(String(r["documents"])) as { doc_id: string; weight: number }[],
-    entityCount: Number(r["entity_count"]),
-  }));
+  return rows!
+    .filter((r) => Number(r["entity_count"]) > 0)
+    .map((r) => ({
+      title: String(r["title"]),
+      summary: String(r["summary"]),
+      documents: JSON.parse(String(r["documents"])) as { doc_id: string; weight: number }[],
+      entityCount: Number(r["entity_count"]),
+    }));
 }
 
 /** Replaces the user's communities with those of `version` (an empty set is stored as one marker row). */

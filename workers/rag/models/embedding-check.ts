@@ -6,7 +6,12 @@
 import { AppError } from "../../lib/errors";
 import { normalize } from "./hashed-embedder";
 
-export function checkedVectors(embedder: string, vectors: readonly (readonly number[])[], texts: number, dimensions: number): Float32Array[] {
+export function checkedVectors(
+  embedder: string,
+  vectors: readonly (readonly number[])[],
+  texts: number,
+  dimensions: number,
+): Float32Array[] {
   if (vectors.length !== texts) {
     throw new AppError("upstream_error", `${embedder} returned ${vectors.length} embeddings for ${texts} texts`);
   }

@@ -33,7 +33,10 @@ export class ExtractiveGenerator implements Generator {
       });
     });
     const prompt = estimateTokens(query) + passages.reduce((n, p) => n + estimateTokens(p.content), 0);
-    const chosen = candidates.sort((a, b) => b.score - a.score).slice(0, MAX_SENTENCES).sort((a, b) => a.order - b.order);
+    const chosen = candidates
+      .sort((a, b) => b.score - a.score)
+      .slice(0, MAX_SENTENCES)
+      .sort((a, b) => a.order - b.order);
     const parts: string[] = [];
     let budget = options.maxTokens;
     for (const c of chosen) {

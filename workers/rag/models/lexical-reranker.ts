@@ -63,7 +63,13 @@ function analyse(candidate: RerankCandidate, titleBoost: number): Analysed {
   return { title, body, sentences: parts, tf, length: title.length + body.length };
 }
 
-function bm25(weights: ReadonlyMap<string, number>, tf: ReadonlyMap<string, number>, length: number, avg: number, p: FeatureParams = DEFAULT_PARAMS): number {
+function bm25(
+  weights: ReadonlyMap<string, number>,
+  tf: ReadonlyMap<string, number>,
+  length: number,
+  avg: number,
+  p: FeatureParams = DEFAULT_PARAMS,
+): number {
   let score = 0;
   for (const [term, weight] of weights) {
     const f = tf.get(term) ?? 0;
@@ -111,7 +117,13 @@ function sentenceScores(weights: ReadonlyMap<string, number>, total: number, doc
 }
 
 /** RM3-style expansion terms from the top candidates by BM25, weighted by their share. */
-function feedbackTerms(query: ReadonlySet<string>, docs: readonly Analysed[], bm: readonly number[], stats: CorpusStats, p: FeatureParams): Map<string, number> {
+function feedbackTerms(
+  query: ReadonlySet<string>,
+  docs: readonly Analysed[],
+  bm: readonly number[],
+  stats: CorpusStats,
+  p: FeatureParams,
+): Map<string, number> {
   const top = bm
     .map((score, i) => ({ score, i }))
     .sort((a, b) => b.score - a.score)
@@ -156,9 +168,10 @@ export function featureRows(
     const text = `${candidates[i]!.title}\n${candidates[i]!.content}`;
     // The stored vector when the index has it (same hashed embedder locally); else computed here.
     const stored = candidates[i]!.vector;
-    const [qv, dv] = stored && queryVector && stored.length === queryVector.length
-      ? [queryVector, stored]
-      : [(ownQueryVector ??= hashedVector(query)), hashedVector(text)];
+    const [qv, dv] =
+      stored && queryVector && stored.length === queryVector.length
+        ? [queryVector, stored]
+        : [(ownQueryVector ??= hashedVector(query)), hashedVector(text)];
     let cosine = 0;
     for (let j = 0; j < dv.length; j++) cosine += qv[j]! * dv[j]!;
     let covered = 0;
@@ -196,7 +209,11 @@ export class LexicalReranker implements Reranker {
 
   constructor(private readonly weights: readonly number[] = DEFAULT_WEIGHTS) {}
 
-  async rerank(query: string, candidates: readonly RerankCandidate[], options: { stats: CorpusStats; queryVector?: Float32Array | undefined }): Promise<number[]> {
+  async rerank(
+    query: string,
+    candidates: readonly RerankCandidate[],
+    options: { stats: CorpusStats; queryVector?: Float32Array | undefined },
+  ): Promise<number[]> {
     if (candidates.length === 0) return [];
     return linearScores(featureRows(query, candidates, options.stats, options.queryVector), this.weights);
   }

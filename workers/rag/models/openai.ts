@@ -43,7 +43,12 @@ async function post<T>(endpoint: OpenAiEndpoint, path: string, body: unknown, sc
     const text = await response.text().catch(() => "");
     const parsed = errorBody.safeParse(parseJson(text));
     const code = parsed.success ? (parsed.data.error.code ?? parsed.data.error.type ?? undefined) : undefined;
-    throw providerError(what, { status: response.status, code: code === undefined ? undefined : String(code), retryAfterMs: retryAfterMs(response.headers), cause: text });
+    throw providerError(what, {
+      status: response.status,
+      code: code === undefined ? undefined : String(code),
+      retryAfterMs: retryAfterMs(response.headers),
+      cause: text,
+    });
   }
   const parsed = schema.safeParse(await response.json().catch(() => undefined));
   if (!parsed.success) throw new AppError("upstream_error", `${what} returned an unexpected shape`, { cause: parsed.error });
@@ -60,7 +65,11 @@ function parseJson(text: string): unknown {
 
 export class OpenAiEmbedder implements Embedder {
   readonly name: string;
-  constructor(private readonly endpoint: OpenAiEndpoint, private readonly model: string, readonly dimensions: number) {
+  constructor(
+    private readonly endpoint: OpenAiEndpoint,
+    private readonly model: string,
+    readonly dimensions: number,
+  ) {
     this.name = `openai:${model}`;
   }
 
@@ -70,7 +79,14 @@ export class OpenAiEmbedder implements Embedder {
       const batch = texts.slice(i, i + 100);
       const result = await post(this.endpoint, "/embeddings", { model: this.model, input: batch }, embeddingsOutput, signal);
       const ordered = [...result.data].sort((a, b) => a.index - b.index);
-      out.push(...checkedVectors(this.name, ordered.map((d) => d.embedding), batch.length, this.dimensions));
+      out.push(
+        ...checkedVectors(
+          this.name,
+          ordered.map((d) => d.embedding),
+          batch.length,
+          this.dimensions,
+        ),
+      );
     }
     return out;
   }
@@ -78,11 +94,18 @@ export class OpenAiEmbedder implements Embedder {
 
 export class OpenAiReranker implements Reranker {
   readonly name: string;
-  constructor(private readonly endpoint: OpenAiEndpoint, private readonly model: string) {
+  constructor(
+    private readonly endpoint: OpenAiEndpoint,
+    private readonly model: string,
+  ) {
     this.name = `openai:${model}`;
   }
 
-  async rerank(query: string, candidates: readonly RerankCandidate[], options: { stats: CorpusStats; signal?: AbortSignal }): Promise<number[]> {
+  async rerank(
+    query: string,
+    candidates: readonly RerankCandidate[],
+    options: { stats: CorpusStats; signal?: AbortSignal },
+  ): Promise<number[]> {
     if (candidates.length === 0) return [];
     const documents = candidates.map((c) => (c.title ? `${c.title}\n${c.content}` : c.content));
     const result = await post(this.endpoint, "/rerank", { model: this.model, query, documents }, rerankOutput, options.signal);
@@ -94,11 +117,18 @@ export class OpenAiReranker implements Reranker {
 
 export class OpenAiGenerator implements Generator {
   readonly name: string;
-  constructor(private readonly endpoint: OpenAiEndpoint, private readonly model: string) {
+  constructor(
+    private readonly endpoint: OpenAiEndpoint,
+    private readonly model: string,
+  ) {
     this.name = `openai:${model}`;
   }
 
-  async generate(query: string, passages: readonly GenerationPassage[], options: { maxTokens: number; signal?: AbortSignal }): Promise<Generation> {
+  async generate(
+    query: string,
+    passages: readonly GenerationPassage[],
+    options: { maxTokens: number; signal?: AbortSignal },
+  ): Promise<Generation> {
     const body = {
       model: this.model,
       max_tokens: options.maxTokens,

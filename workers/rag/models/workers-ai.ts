@@ -35,13 +35,18 @@ async function run(ai: AiRunner, model: string, inputs: Record<string, unknown>,
 
 function parse<T>(schema: z.ZodType<T>, value: unknown, model: string): T {
   const result = schema.safeParse(value);
-  if (!result.success) throw new AppError("upstream_error", `Workers AI model ${model} returned an unexpected shape`, { cause: result.error });
+  if (!result.success)
+    throw new AppError("upstream_error", `Workers AI model ${model} returned an unexpected shape`, { cause: result.error });
   return result.data;
 }
 
 export class WorkersAiEmbedder implements Embedder {
   readonly name: string;
-  constructor(private readonly ai: AiRunner, private readonly model: string, readonly dimensions: number) {
+  constructor(
+    private readonly ai: AiRunner,
+    private readonly model: string,
+    readonly dimensions: number,
+  ) {
     this.name = `workers-ai:${model}`;
   }
 
@@ -59,14 +64,25 @@ export class WorkersAiEmbedder implements Embedder {
 
 export class WorkersAiReranker implements Reranker {
   readonly name: string;
-  constructor(private readonly ai: AiRunner, private readonly model: string) {
+  constructor(
+    private readonly ai: AiRunner,
+    private readonly model: string,
+  ) {
     this.name = `workers-ai:${model}`;
   }
 
-  async rerank(query: string, candidates: readonly RerankCandidate[], options: { stats: CorpusStats; signal?: AbortSignal }): Promise<number[]> {
+  async rerank(
+    query: string,
+    candidates: readonly RerankCandidate[],
+    options: { stats: CorpusStats; signal?: AbortSignal },
+  ): Promise<number[]> {
     if (candidates.length === 0) return [];
     const contexts = candidates.map((c) => ({ text: c.title ? `${c.title}\n${c.content}` : c.content }));
-    const result = parse(rerankOutput, await run(this.ai, this.model, { query, contexts, top_k: candidates.length }, options.signal), this.model);
+    const result = parse(
+      rerankOutput,
+      await run(this.ai, this.model, { query, contexts, top_k: candidates.length }, options.signal),
+      this.model,
+    );
     const scores = candidates.map(() => Number.NEGATIVE_INFINITY);
     for (const { id, score } of result.response) if (id >= 0 && id < scores.length) scores[id] = score;
     return scores;
@@ -75,16 +91,27 @@ export class WorkersAiReranker implements Reranker {
 
 export class WorkersAiGenerator implements Generator {
   readonly name: string;
-  constructor(private readonly ai: AiRunner, private readonly model: string) {
+  constructor(
+    private readonly ai: AiRunner,
+    private readonly model: string,
+  ) {
     this.name = `workers-ai:${model}`;
   }
 
-  async generate(query: string, passages: readonly GenerationPassage[], options: { maxTokens: number; signal?: AbortSignal }): Promise<Generation> {
+  async generate(
+    query: string,
+    passages: readonly GenerationPassage[],
+    options: { maxTokens: number; signal?: AbortSignal },
+  ): Promise<Generation> {
     const messages = [
       { role: "system", content: SYSTEM_PROMPT },
       { role: "user", content: answerPrompt(query, passages) },
     ];
-    const result = parse(generationOutput, await run(this.ai, this.model, { messages, max_tokens: options.maxTokens }, options.signal), this.model);
+    const result = parse(
+      generationOutput,
+      await run(this.ai, this.model, { messages, max_tokens: options.maxTokens }, options.signal),
+      this.model,
+    );
     const answer = (result.response ?? "").trim();
     return { answer, tokensUsed: Math.round(result.usage?.total_tokens ?? 0) };
   }

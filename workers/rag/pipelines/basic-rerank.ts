@@ -11,7 +11,13 @@ import type { CorpusStats } from "../models/types";
 import { type Pipeline, retrievalDepth } from "./pipeline";
 
 /** Reranks the first `depth` candidates; the rest keep their order below every reranked one. */
-export async function rerankHead(ctx: RetrievalContext, query: string, candidates: readonly Candidate[], depth: number, stats: CorpusStats): Promise<Candidate[]> {
+export async function rerankHead(
+  ctx: RetrievalContext,
+  query: string,
+  candidates: readonly Candidate[],
+  depth: number,
+  stats: CorpusStats,
+): Promise<Candidate[]> {
   const head = candidates.slice(0, depth);
   const [queryVector] = await ctx.models.embedder.embed([query], ctx.signal);
   const scores = await ctx.models.reranker.rerank(
@@ -39,7 +45,8 @@ export const basicRerankPipeline: Pipeline<BasicRerankInput> = {
   async run(ctx, input) {
     const options = { depth: retrievalDepth(input, input.rerank_depth), fusion: input.fusion_method, vectorWeight: input.vector_weight };
     const first = await hybridRetrieve(ctx, input.query, options);
-    const second = first.candidates.length > 0 ? await hybridRetrieve(ctx, expandQuery(input.query, first.candidates, first.stats), options) : first;
+    const second =
+      first.candidates.length > 0 ? await hybridRetrieve(ctx, expandQuery(input.query, first.candidates, first.stats), options) : first;
     const pool = new Map<number, Candidate>();
     for (const c of [...first.candidates, ...second.candidates]) if (!pool.has(c.chunkId)) pool.set(c.chunkId, c);
     const fused = sortedByScore(

@@ -31,14 +31,23 @@ export const colbertPipeline: Pipeline<ColbertInput> = {
     const head = first.candidates.slice(0, input.candidate_depth);
     const late = minMaxNormalize(
       head.map((candidate) => {
-        const result = maxSim(queryTokens, weights, contentTokens(`${candidate.title} ${candidate.content}`), input.interaction_threshold, pairCache);
+        const result = maxSim(
+          queryTokens,
+          weights,
+          contentTokens(`${candidate.title} ${candidate.content}`),
+          input.interaction_threshold,
+          pairCache,
+        );
         interactions += result.interactions;
         return { id: candidate.chunkId, score: result.score };
       }),
     );
     const early = minMaxNormalize(head.map((c) => ({ id: c.chunkId, score: c.score })));
     const ranked = head
-      .map((c) => ({ ...c, score: INTERACTION_WEIGHT * (late.get(c.chunkId) ?? 0) + (1 - INTERACTION_WEIGHT) * (early.get(c.chunkId) ?? 0) }))
+      .map((c) => ({
+        ...c,
+        score: INTERACTION_WEIGHT * (late.get(c.chunkId) ?? 0) + (1 - INTERACTION_WEIGHT) * (early.get(c.chunkId) ?? 0),
+      }))
       .sort((a, b) => b.score - a.score);
     const floor = ranked.length > 0 ? ranked[ranked.length - 1]!.score : 0;
     const tail = first.candidates.slice(input.candidate_depth).map((c, i) => ({ ...c, score: floor - 1 - i * 1e-3 }));

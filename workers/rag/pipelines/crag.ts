@@ -65,14 +65,19 @@ export const cragPipeline: Pipeline<CragInput> = {
         ? [rewriteQuery(input.query, first.stats)]
         : input.correction_strategy === "decompose"
           ? decomposeQuery(input.query)
-          : [`${input.query} ${feedbackWords(input.query, first.candidates.slice(0, CONFIDENCE_DOCS), first.stats, EXPANSION_WORDS).join(" ")}`];
+          : [
+              `${input.query} ${feedbackWords(input.query, first.candidates.slice(0, CONFIDENCE_DOCS), first.stats, EXPANSION_WORDS).join(" ")}`,
+            ];
     const corrected = await Promise.all(queries.map((q) => hybridRetrieve(ctx, q, options)));
     const pool = new Map<number, Candidate>();
     for (const result of [first, ...corrected]) for (const c of result.candidates) if (!pool.has(c.chunkId)) pool.set(c.chunkId, c);
     const fused = sortedByScore(
       reciprocalRankFusion([
         { items: first.candidates.map((c) => ({ id: c.chunkId, score: c.score })), weight: 1 },
-        ...corrected.map((r) => ({ items: r.candidates.map((c) => ({ id: c.chunkId, score: c.score })), weight: CORRECTION_WEIGHT / corrected.length })),
+        ...corrected.map((r) => ({
+          items: r.candidates.map((c) => ({ id: c.chunkId, score: c.score })),
+          weight: CORRECTION_WEIGHT / corrected.length,
+        })),
       ]),
     );
     const ranked = fused.map((f) => ({ ...pool.get(f.id)!, score: f.score }));

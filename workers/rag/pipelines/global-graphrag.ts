@@ -53,7 +53,15 @@ export const globalGraphragPipeline: Pipeline<GlobalGraphragInput> = {
     }
     const depth = Math.max(input.top_k, input.ranking_depth);
     const topDocs = [...docScores].sort((a, b) => b[1] - a[1]).slice(0, depth);
-    const records = new Map((await firstChunks(ctx.db, ctx.userId, topDocs.map(([id]) => id))).map((r) => [r.docId, r]));
+    const records = new Map(
+      (
+        await firstChunks(
+          ctx.db,
+          ctx.userId,
+          topDocs.map(([id]) => id),
+        )
+      ).map((r) => [r.docId, r]),
+    );
     const ranked = topDocs.flatMap(([docId, score]) => {
       const record = records.get(docId);
       return record ? [{ ...record, score }] : [];

@@ -25,7 +25,11 @@ interface Reached {
   weight: number;
 }
 
-export async function expandEntities(ctx: Parameters<typeof hybridRetrieve>[0], query: string, depth: number): Promise<Map<number, Reached>> {
+export async function expandEntities(
+  ctx: Parameters<typeof hybridRetrieve>[0],
+  query: string,
+  depth: number,
+): Promise<Map<number, Reached>> {
   const seeds = await entitiesByName(ctx.db, ctx.userId, queryEntityKeys(query));
   const reached = new Map<number, Reached>(seeds.map((e) => [e.id, { entity: e, weight: 1 }]));
   let frontier = seeds.map((e) => e.id);
@@ -82,12 +86,19 @@ export const graphragPipeline: Pipeline<GraphragInput> = {
       ]),
     ).slice(0, depth);
     const known = new Map(text.candidates.map((c) => [c.chunkId, c]));
-    const records = await resolveChunks(ctx, fused.map((f) => f.id), known);
+    const records = await resolveChunks(
+      ctx,
+      fused.map((f) => f.id),
+      known,
+    );
     const ranked: Candidate[] = fused.flatMap((f) => {
       const record = records.get(f.id);
       return record ? [{ ...record, score: f.score }] : [];
     });
-    const entities = [...reached.values()].sort((a, b) => b.weight - a.weight).slice(0, 20).map((r) => r.entity.label);
+    const entities = [...reached.values()]
+      .sort((a, b) => b.weight - a.weight)
+      .slice(0, 20)
+      .map((r) => r.entity.label);
     return {
       ranked,
       candidates: new Set([...text.candidates.map((c) => c.chunkId), ...graphRanking.map((g) => g.id)]).size,

@@ -102,7 +102,11 @@ export async function resolveStubs(ctx: RetrievalContext, candidates: readonly C
 }
 
 /** Chunk records for ids, reusing those already read. */
-export async function resolveChunks(ctx: RetrievalContext, ids: readonly number[], known: ReadonlyMap<number, ChunkRecord>): Promise<Map<number, ChunkRecord>> {
+export async function resolveChunks(
+  ctx: RetrievalContext,
+  ids: readonly number[],
+  known: ReadonlyMap<number, ChunkRecord>,
+): Promise<Map<number, ChunkRecord>> {
   const missing = ids.filter((id) => !known.has(id));
   const fetched = await fetchChunks(ctx.db, ctx.userId, missing);
   const all = new Map(known);
@@ -110,7 +114,11 @@ export async function resolveChunks(ctx: RetrievalContext, ids: readonly number[
   return all;
 }
 
-export function fuse(lexical: readonly Scored[], vector: readonly Scored[], options: Pick<HybridOptions, "fusion" | "vectorWeight">): Scored[] {
+export function fuse(
+  lexical: readonly Scored[],
+  vector: readonly Scored[],
+  options: Pick<HybridOptions, "fusion" | "vectorWeight">,
+): Scored[] {
   const fused =
     options.fusion === "rrf"
       ? reciprocalRankFusion([
@@ -141,7 +149,9 @@ export async function hybridRetrieve(ctx: RetrievalContext, query: string, optio
     const record = records.get(f.id);
     if (record) return [{ ...record, score: f.score }];
     const docId = hitDocs.get(f.id);
-    return docId === undefined ? [] : [{ chunkId: f.id, docId, title: "", content: "", source: "", metadata: {}, score: f.score, stub: true as const }];
+    return docId === undefined
+      ? []
+      : [{ chunkId: f.id, docId, title: "", content: "", source: "", metadata: {}, score: f.score, stub: true as const }];
   });
   return {
     candidates,

@@ -25,7 +25,11 @@ export class ResidentTermStats {
 }
 
 async function load(db: Db, version: number): Promise<Resident> {
-  const rows = await db.select({ term: ragChunksVocab.term, doc: ragChunksVocab.doc }).from(ragChunksVocab).where(gt(ragChunksVocab.doc, 1)).all();
+  const rows = await db
+    .select({ term: ragChunksVocab.term, doc: ragChunksVocab.doc })
+    .from(ragChunksVocab)
+    .where(gt(ragChunksVocab.doc, 1))
+    .all();
   return { version, df: new Map(rows.map((r) => [r.term, r.doc])) };
 }
 

@@ -39,7 +39,9 @@ export class VectorizeVectorIndex implements VectorIndex {
   }
 
   async search(userId: number, _version: number, vector: Float32Array, limit: number): Promise<VectorHit[]> {
-    const raw = await attempt("query", () => this.index.query(vector, { topK: Math.min(limit, MAX_TOP_K), namespace: this.namespace(userId) }));
+    const raw = await attempt("query", () =>
+      this.index.query(vector, { topK: Math.min(limit, MAX_TOP_K), namespace: this.namespace(userId) }),
+    );
     const parsed = queryResult.safeParse(raw);
     if (!parsed.success) throw new AppError("upstream_error", "Vectorize query returned an unexpected shape", { cause: parsed.error });
     const prefix = `${userId}:`;

@@ -9,7 +9,13 @@ const TOKEN = /[\p{L}\p{N}]+/gu;
 
 /** Lower-cased unicode61-style tokens, diacritics removed. */
 export function words(text: string): string[] {
-  return text.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase().match(TOKEN) ?? [];
+  return (
+    text
+      .normalize("NFKD")
+      .replace(/\p{M}+/gu, "")
+      .toLowerCase()
+      .match(TOKEN) ?? []
+  );
 }
 
 /** Stemmed tokens, stopwords kept (documents). */

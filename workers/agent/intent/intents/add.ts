@@ -15,7 +15,8 @@ const CLOSER = new RegExp(`(?:\\s+${oneOf(ADD_CLOSERS)})+\\s*[.!]*\\s*$`, "i");
 const MUST_DO_RE = new RegExp(MUST_DO, "i");
 const GREETING = /^(?:hi|hey|hello|salam|salaam|assalam o alaikum|aoa|ok|okay|acha|achha)\b[,!.]?\s*/i;
 /** Nouns left at the start once the opener is gone: "task: x", "a task called x". */
-const LEADING_NOUN = /^\s*(?:(?:a|an|the|new|naya|nayi)\s+)*(?:task|todo|to-do|item|kaam)\s*(?::|-|to|for|called|named|titled|ke|ki|k)?\s+/i;
+const LEADING_NOUN =
+  /^\s*(?:(?:a|an|the|new|naya|nayi)\s+)*(?:task|todo|to-do|item|kaam)\s*(?::|-|to|for|called|named|titled|ke|ki|k)?\s+/i;
 
 export function findOpener(text: string): Span | undefined {
   if (NOT_AN_OPENER.test(text)) return undefined;
@@ -39,7 +40,7 @@ export function titleOf(message: Message, opener: Span | undefined): string {
 
 export function proposeAdd(message: Message, opener: Span | undefined): Proposal {
   const title = titleOf(message, opener);
-  if (title.length === 0) return { kind: "ask", text: "What should the task say? For example: \"add a task to call mom tomorrow at 5pm\"." };
+  if (title.length === 0) return { kind: "ask", text: 'What should the task say? For example: "add a task to call mom tomorrow at 5pm".' };
   const args: Record<string, unknown> = { title };
   if (message.when) args.due_date = message.when.iso;
   if (message.priority) args.priority = message.priority.level;

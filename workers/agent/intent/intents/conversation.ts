@@ -21,7 +21,31 @@ export function capabilities(tools: readonly string[]): string {
   return `I can help with your tasks, in English or Roman Urdu:\n${lines.join("\n")}`;
 }
 
-const SMALL_TALK_WORDS = oneOf([...VERBS.greeting, ...VERBS.thanks, ...VERBS.help, "there", "me", "you", "please", "pls", "bot", "assistant", "jee", "ji", "bhai", "sir", "dear", "friend", "ok", "okay", "acha", "achha", "how are you", "kaise ho", "kya haal hai"]);
+const SMALL_TALK_WORDS = oneOf([
+  ...VERBS.greeting,
+  ...VERBS.thanks,
+  ...VERBS.help,
+  "there",
+  "me",
+  "you",
+  "please",
+  "pls",
+  "bot",
+  "assistant",
+  "jee",
+  "ji",
+  "bhai",
+  "sir",
+  "dear",
+  "friend",
+  "ok",
+  "okay",
+  "acha",
+  "achha",
+  "how are you",
+  "kaise ho",
+  "kya haal hai",
+]);
 const SMALL_TALK = new RegExp(`(?<![\\w'])${SMALL_TALK_WORDS}(?![\\w'])`, "i");
 const SMALL_TALK_ALL = new RegExp(SMALL_TALK.source, "gi");
 const THANKS = new RegExp(`(?<![\\w'])${oneOf(VERBS.thanks)}(?![\\w'])`, "i");

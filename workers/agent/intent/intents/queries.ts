@@ -21,7 +21,12 @@ export function proposeSearch(message: Message): Proposal | undefined {
   const hint = `Searching your tasks for "${query}".`;
   // list_tasks filters by the same text, for an agent without search_tasks.
   const fallbackArgs: Record<string, unknown> = { search: args.query, ...(message.priority ? { priority: message.priority.level } : {}) };
-  return { kind: "call", call: { name: "search_tasks", arguments: args }, hint, fallback: { call: { name: "list_tasks", arguments: fallbackArgs }, hint } };
+  return {
+    kind: "call",
+    call: { name: "search_tasks", arguments: args },
+    hint,
+    fallback: { call: { name: "list_tasks", arguments: fallbackArgs }, hint },
+  };
 }
 
 export function proposeAnalytics(message: Message): Proposal | undefined {
@@ -54,13 +59,27 @@ export function proposeList(message: Message): Proposal | undefined {
   if (sort) args.sort_by = sort.sort_by;
   else if (message.when) args.sort_by = "due_date";
   if (message.when && args.status === undefined) args.status = "pending";
-  const filters = [args.status, args.priority ? `${String(args.priority)} priority` : undefined, args.tags ? `tagged ${String(args.tags)}` : undefined].filter(Boolean).join(", ");
-  return { kind: "call", call: { name: "list_tasks", arguments: args }, hint: filters ? `Listing your tasks (${filters}).` : "Listing your tasks." };
+  const filters = [
+    args.status,
+    args.priority ? `${String(args.priority)} priority` : undefined,
+    args.tags ? `tagged ${String(args.tags)}` : undefined,
+  ]
+    .filter(Boolean)
+    .join(", ");
+  return {
+    kind: "call",
+    call: { name: "list_tasks", arguments: args },
+    hint: filters ? `Listing your tasks (${filters}).` : "Listing your tasks.",
+  };
 }
 
 /** A priority word on its own ("urgent", "zaroori kaam") asks for those tasks. */
 export function proposePriorityList(message: Message): Proposal | undefined {
   if (!message.priority || residual(message).length > 0) return undefined;
   const priority = message.priority.level;
-  return { kind: "call", call: { name: "list_tasks", arguments: { status: "pending", priority } }, hint: `Listing your pending ${priority} priority tasks.` };
+  return {
+    kind: "call",
+    call: { name: "list_tasks", arguments: { status: "pending", priority } },
+    hint: `Listing your pending ${priority} priority tasks.`,
+  };
 }

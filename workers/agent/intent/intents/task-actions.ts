@@ -12,11 +12,27 @@ const RENAME = [
   // "task 2 ka naam Buy bread karo / rakho / rakh do"
   /\bnaa?m\s+(?:badal\s+(?:ke|kar)\s+)?(.+?)\s+(?:karo|kar\s+do|kardo|rakho|rakh\s+do|rakhdo|rakh\s+den?|kar\s+den?)\s*[.!]*$/i,
 ];
-const DESCRIBE = [/\b(?:description|details|notes?)\b.*?\b(?:to|as)\s+(.+)$/i, /\b(?:description|tafseel)\s+(.+?)\s+(?:karo|kar\s+do|likho|rakho)\s*[.!]*$/i];
+const DESCRIBE = [
+  /\b(?:description|details|notes?)\b.*?\b(?:to|as)\s+(.+)$/i,
+  /\b(?:description|tafseel)\s+(.+?)\s+(?:karo|kar\s+do|likho|rakho)\s*[.!]*$/i,
+];
 const RETITLE_PLAIN = /\b(?:change|update|edit|modify)\b.*?\bto\s+(.+)$/i;
-const CLEAR_DUE = /\b(?:remove|clear|delete|drop|no|without)\s+(?:the\s+)?(?:due\s*date|deadline|date)\b|\b(?:due\s*date|deadline|date)\s+(?:hata|khatam|remove)/i;
-const STOP_REPEAT = /\b(?:stop|don'?t|do not|no longer|never)\s+(?:repeat|recurr?|recurring)\w*|\b(?:repeat|recurring)\w*\s+(?:band|khatam|off|stop)\b|\bone[- ]time\b/i;
-const REOPEN = ["reopen", "re-open", "undo", "not done", "undone", "incomplete", "uncomplete", "mark as pending", "wapas kholo", "wapas khol do"];
+const CLEAR_DUE =
+  /\b(?:remove|clear|delete|drop|no|without)\s+(?:the\s+)?(?:due\s*date|deadline|date)\b|\b(?:due\s*date|deadline|date)\s+(?:hata|khatam|remove)/i;
+const STOP_REPEAT =
+  /\b(?:stop|don'?t|do not|no longer|never)\s+(?:repeat|recurr?|recurring)\w*|\b(?:repeat|recurring)\w*\s+(?:band|khatam|off|stop)\b|\bone[- ]time\b/i;
+const REOPEN = [
+  "reopen",
+  "re-open",
+  "undo",
+  "not done",
+  "undone",
+  "incomplete",
+  "uncomplete",
+  "mark as pending",
+  "wapas kholo",
+  "wapas khol do",
+];
 const DUE_WORDS = ["due", "due date", "deadline", "date", "tareekh", "tarikh", "tak", "by"];
 const REMIND_ME_TO = /\bremind me to\b/i;
 
@@ -53,12 +69,21 @@ export function proposeTaskAction(message: Message): Proposal | undefined {
   // A bare number ("buy 2 eggs") only names a task next to a verb that needs one.
   const strong = ref.explicit;
   if (strong && has(message, "remind") && !REMIND_ME_TO.test(text)) {
-    if (!message.when) return { kind: "ask", text: `When should I remind you about task ${task_id}? For example: "remind me about task ${task_id} tomorrow at 9am".` };
-    return call("schedule_reminder", { task_id, reminder_time: message.when.iso }, `Setting a reminder for task ${task_id} at ${message.when.iso}.`);
+    if (!message.when)
+      return {
+        kind: "ask",
+        text: `When should I remind you about task ${task_id}? For example: "remind me about task ${task_id} tomorrow at 9am".`,
+      };
+    return call(
+      "schedule_reminder",
+      { task_id, reminder_time: message.when.iso },
+      `Setting a reminder for task ${task_id} at ${message.when.iso}.`,
+    );
   }
   if (has(message, "tag")) {
     const tags = message.tags?.tags ?? [];
-    if (tags.length === 0) return { kind: "ask", text: `Which tags should task ${task_id} get? For example: "tag task ${task_id} with work, home".` };
+    if (tags.length === 0)
+      return { kind: "ask", text: `Which tags should task ${task_id} get? For example: "tag task ${task_id} with work, home".` };
     return call("add_tags", { task_id, tags }, `Adding the tags ${tags.join(", ")} to task ${task_id}.`);
   }
   if (CLEAR_DUE.test(text)) return call("update_task", { task_id, due_date: null }, `Removing the due date of task ${task_id}.`);
@@ -80,7 +105,12 @@ export function proposeTaskAction(message: Message): Proposal | undefined {
   if (message.when && (has(message, "update") || matches(message, DUE_WORDS))) changes.due_date = message.when.iso;
   if (message.recurrence && (has(message, "update") || has(message, "recurring"))) changes.recurrence_pattern = message.recurrence.pattern;
   if (Object.keys(changes).length > 0) {
-    const what = [changes.due_date ? `due ${String(changes.due_date)}` : "", changes.recurrence_pattern ? `repeating ${String(changes.recurrence_pattern)}` : ""].filter(Boolean).join(", ");
+    const what = [
+      changes.due_date ? `due ${String(changes.due_date)}` : "",
+      changes.recurrence_pattern ? `repeating ${String(changes.recurrence_pattern)}` : "",
+    ]
+      .filter(Boolean)
+      .join(", ");
     return call("update_task", { task_id, ...changes }, `Updating task ${task_id}: ${what}.`);
   }
   const plain = message.when || message.priority ? undefined : captured([RETITLE_PLAIN], text);
