@@ -126,7 +126,7 @@ export async function api(path, { method = "GET", body, accept = "application/js
 /** A message for any thrown value: ApiError and McpError describe themselves. */
 /** @param {unknown} error */
 export function messageOf(error) {
-  if (error && typeof /** @type {{ describe?: unknown }} */ (error).describe === "function")
+  if (error && typeof (/** @type {{ describe?: unknown }} */ (error).describe) === "function")
     return /** @type {ApiError} */ (error).describe();
   return error instanceof Error ? error.message : String(error);
 }

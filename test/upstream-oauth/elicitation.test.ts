@@ -63,9 +63,7 @@ function legacyCall(owner: TestUser, name: string, meta?: Record<string, unknown
   });
 }
 
-async function jsonRpcOf(
-  res: Response,
-): Promise<{
+async function jsonRpcOf(res: Response): Promise<{
   result?: Record<string, unknown>;
   error?: { code: number; message: string; data?: { elicitations: { mode: string; url: string }[] } };
 }> {

@@ -121,16 +121,14 @@ async function startResourceServer(port: number, issuer: string): Promise<HttpSe
       const url = new URL(req.url ?? "/", base);
       const metadataOf = PATHS.find((path) => url.pathname === `/.well-known/oauth-protected-resource${path}`);
       if (metadataOf) {
-        res
-          .writeHead(200, { "content-type": "application/json" })
-          .end(
-            JSON.stringify({
-              resource: `${base}${metadataOf}`,
-              authorization_servers: [issuer],
-              scopes_supported: [READ],
-              bearer_methods_supported: ["header"],
-            }),
-          );
+        res.writeHead(200, { "content-type": "application/json" }).end(
+          JSON.stringify({
+            resource: `${base}${metadataOf}`,
+            authorization_servers: [issuer],
+            scopes_supported: [READ],
+            bearer_methods_supported: ["header"],
+          }),
+        );
         return;
       }
       // /mislead/mcp: metadata naming an authorization server on the cloud metadata address, which
