@@ -68,7 +68,7 @@ export default defineConfig(async () => {
     TEST_UPSTREAMS: JSON.stringify(upstreamUrls(upstreamPorts)),
     // Chat agent: the main Worker's own gateway, served over its AgentMcp binding for each caller's principal.
     MCP_URL: "http://localhost/mcp",
-    // test/fuzz: runs per property and seed; unset = the bounded, fixed-seed run of `npm test`.
+    // test/workerd/fuzz: runs per property and seed; unset = the bounded, fixed-seed run of `npm test`.
     FUZZ_RUNS: process.env["FUZZ_RUNS"] ?? "",
     FUZZ_SEED: process.env["FUZZ_SEED"] ?? "",
   };

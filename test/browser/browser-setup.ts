@@ -1,6 +1,6 @@
 /**
  * Global set-up of the `node` project: chooses the browser once for every browser test file
- * (test/node/helpers/chromium.ts) and hands the choice to them through vitest's provide/inject.
+ * (test/browser/helpers/chromium.ts) and hands the choice to them through vitest's provide/inject.
  */
 import type { TestProject } from "vitest/node";
 import { type ChromiumChoice, resolveChromium } from "./helpers/chromium";

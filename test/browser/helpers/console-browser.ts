@@ -3,7 +3,7 @@
 /**
  * The browser tests' set-up: `wrangler dev` serving the Worker and the console with its own state,
  * headless Chromium driven by playwright-core (Debian's when installed, else the one inside an npm
- * package: test/node/helpers/chromium.ts; never a browser download), requests to
+ * package: test/browser/helpers/chromium.ts; never a browser download), requests to
  * any other origin failing the page, screenshots in test/artifacts/<name>/ (gitignored); and the
  * console's sign-in through the /authorize pages, as a person does it. A test that needs a gateway
  * source starts a second deployment of the Worker beside it (startUpstreamDeployment): a source is
@@ -58,7 +58,7 @@ export async function startUpstreamDeployment(name: string, user: string): Promi
 
 /** `alsoAllowed`: origins besides the Worker's the pages may reach (an upstream deployment's). */
 export async function startConsoleBrowser(name: string, user: string, alsoAllowed: readonly string[] = []): Promise<ConsoleBrowser> {
-  // Chosen once by the browser project's global set-up (test/node/browser-setup.ts).
+  // Chosen once by the browser project's global set-up (test/browser/browser-setup.ts).
   const chromiumChoice = inject("chromium");
   const artifacts = join(ROOT, "test", "artifacts", name);
   mkdirSync(artifacts, { recursive: true });

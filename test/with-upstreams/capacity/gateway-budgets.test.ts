@@ -1,7 +1,7 @@
 /**
  * The operation budgets of the gateway's calls that reach an upstream source: the fixture server's
  * stateless `echo` (test/upstreams/fixture-server.ts), registered over REST as a person does.
- * This file is in the upstreams project (UPSTREAM_FILES in vitest.config.ts), which starts that server.
+ * This file is in the upstreams project (test/with-upstreams/), which starts that server.
  */
 import { describe, expect, it } from "vitest";
 import { fixtureUrl, registerSource } from "../../helpers/upstreams";

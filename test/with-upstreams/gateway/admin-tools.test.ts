@@ -14,7 +14,7 @@ import { connect, textOf } from "../../helpers/mcp";
 import { toolNames } from "../../helpers/upstreams";
 import { createUser } from "../../helpers/users";
 
-// The contracted names (test/contract/servers.ts).
+// The contracted names (test/workerd/contract/servers.ts).
 const ADMIN = GATEWAY_ADMIN_TOOLS;
 
 describe("gateway admin tools", { timeout: 60_000 }, () => {

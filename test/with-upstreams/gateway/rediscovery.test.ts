@@ -146,4 +146,4 @@ describe("the rediscovery interval", () => {
 });
 
 // When and how a source is rediscovered on its own — its alarm, failures backing off, the
-// upstream's cache hint, the cron re-arming missing alarms — is test/gateway/rediscovery-alarm.test.ts.
+// upstream's cache hint, the cron re-arming missing alarms — is test/with-upstreams/gateway/rediscovery-alarm.test.ts.

@@ -6,7 +6,7 @@
  * none of those words reach the answer's `_meta`. Checked on each call path — the stateless one
  * (its fast path and the SDK path) and the sessionful one through the source's Durable Object — for
  * 2025-11-25 and 2026-07-28 clients that declare URL elicitation. The genuine authorization_required
- * answer still asks: test/upstream-oauth/elicitation.test.ts.
+ * answer still asks: test/auth/upstream-connections/elicitation.test.ts.
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { env } from "cloudflare:workers";

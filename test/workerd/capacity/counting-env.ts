@@ -7,7 +7,7 @@
  * Not seen here, by design: what Durable Objects and the Worker's other entry points do with their
  * own `env` (a Durable Object's own SQLite storage is per object and scales with the objects; no
  * object reaches D1, docs/architecture.md), and what the EVENTS consumer writes (measured on its own,
- * test/capacity/consumer-budgets.test.ts).
+ * test/workerd/capacity/consumer-budgets.test.ts).
  */
 import { type DurableObjectBinding, noOperations, type OperationCounts } from "../../../bench/capacity/operation-budgets";
 
@@ -65,7 +65,7 @@ function isRead(sql: string): boolean {
 function countingD1(db: D1Database, counts: OperationCounts): D1Database {
   const fetcher: unknown = Reflect.get(db, "fetcher");
   if (!isFetcher(fetcher)) {
-    throw new Error("workerd's D1Database holds no `fetcher` any more: test/capacity/counting-env.ts needs a new way in");
+    throw new Error("workerd's D1Database holds no `fetcher` any more: test/workerd/capacity/counting-env.ts needs a new way in");
   }
   const counting: D1Fetcher = {
     async fetch(input, init) {
@@ -86,7 +86,7 @@ function countingD1(db: D1Database, counts: OperationCounts): D1Database {
   // workerd's own D1Database class, built over the counting fetcher (its constructor takes the fetcher).
   const d1: D1Database = Reflect.construct(db.constructor, [counting]);
   if (!(d1 instanceof db.constructor) || Reflect.get(d1, "fetcher") !== counting) {
-    throw new Error("workerd's D1Database is no longer built over a fetcher: test/capacity/counting-env.ts needs a new way in");
+    throw new Error("workerd's D1Database is no longer built over a fetcher: test/workerd/capacity/counting-env.ts needs a new way in");
   }
   return d1;
 }

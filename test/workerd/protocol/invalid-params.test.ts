@@ -2,7 +2,7 @@
  * A spec method called with params its schema rejects is the caller's error: JSON-RPC -32602
  * Invalid params naming the parameter, never -32603 Internal error (which the SDK answers today,
  * modelcontextprotocol/typescript-sdk#2284). A method the endpoint does not serve stays -32601.
- * Found by the fuzzer (test/fuzz): resources/read without params on /mcp/tasks.
+ * Found by the fuzzer (test/workerd/fuzz): resources/read without params on /mcp/tasks.
  */
 import { describe, expect, it } from "vitest";
 import { workerFetch } from "../../helpers/mcp";

@@ -3,7 +3,7 @@ import { TASKS } from "../contract/servers";
 import { connect, ERAS } from "../../helpers/mcp";
 import { createUser } from "../../helpers/users";
 
-// The contracted lists (test/contract/servers.ts).
+// The contracted lists (test/workerd/contract/servers.ts).
 const TOOLS = TASKS.tools;
 const READ_ONLY = TASKS.readOnly;
 
