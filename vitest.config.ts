@@ -6,25 +6,27 @@ import { reserveUpstreamPorts, upstreamUrls } from "./test/upstreams/ports";
 import { UPSTREAM_OAUTH_KV_ID, upstreamWorkers } from "./test/upstreams/upstream-worker";
 import { agentAuxiliaryWorker, mainAuxiliaryWorker } from "./test/upstreams/worker-bundles";
 
-// Eight projects (docs/testing.md says how to run each). Every workerd project runs both Workers: the
+// Eight projects (docs/testing.md says how to run each), one folder each: a file's folder under test/ says
+// which project runs it, so each project includes one glob. Every workerd project runs both Workers: the
 // one under test, and the other one as an auxiliary Worker built by test/upstreams/worker-bundles.ts,
 // bound to each other as deployed. The main Worker's projects (workers, upstreams, auth, limits) also
 // run the main Worker a second time as the upstream Worker on https://upstream.mcp-edge.test, another
 // deployment that gateway tests register as a source (test/upstreams/upstream-worker.ts): the Worker
 // under test's outbound requests pass a router that sends that host there.
-// - unit: pure modules in Node — no Worker, no workerd, no upstream process. `npm run test:unit`.
-//   A file belongs here when everything it imports runs outside workerd (listed below).
-// - workers: the rest of test/ runs inside workerd against real (local) D1, Queues, KV and Durable
+// - unit: test/unit/, pure modules in Node — no Worker, no workerd, no upstream process. `npm run test:unit`.
+//   A file belongs here when everything it imports runs outside workerd.
+// - workers: test/workerd/ runs inside workerd against real (local) D1, Queues, KV and Durable
 //   Objects, configured from wrangler.toml (its per-user rate limits included: tests that make many
-//   calls spread them over several users, as test/fuzz does); test/setup.ts applies migrations.
-// - upstreams: the same Worker, for the files that talk to real upstream servers (test/gateway/ and
-//   the few files listed below); only this project's global set-up starts them
-//   (test/upstreams/global-setup.ts: the fixture server, server-everything, `mcp-edge bridge`s and
-//   the model providers' wire formats), so a run of any other project starts no Node process.
+//   calls spread them over several users, as test/workerd/fuzz does); test/setup.ts applies migrations.
+// - upstreams: test/with-upstreams/, the same Worker, for the files that talk to real upstream servers
+//   (the gateway's tests and a few others, in sub-folders by area); only this project's global set-up
+//   starts them (test/upstreams/global-setup.ts: the fixture server, server-everything, `mcp-edge bridge`s
+//   and the model providers' wire formats), so a run of any other project starts no Node process.
 // - limits: test/limits/, the same Worker with tiny per-user rate limits (below), so its tests go
 //   over a limit in a few calls and see it reset within one 10 s window. Only these tests run with
 //   them: everywhere else the limits are the ones that ship.
-// - auth: test/auth/ and test/upstream-oauth/, the same Worker, plus one network route: the reserved host of the test
+// - auth: test/auth/ (sign-in, and upstream connections in test/auth/upstream-connections/), the same
+//   Worker, plus one network route: the reserved host of the test
 //   Client ID Metadata Documents goes to a local document server; and a real OpenID Provider
 //   (oidc-provider on loopback) configured as the Worker's external sign-in. It is its own project so every
 //   other test keeps workerd's own outbound network (a route handler turns a refused connection
@@ -34,35 +36,9 @@ import { agentAuxiliaryWorker, mainAuxiliaryWorker } from "./test/upstreams/work
 //   main Worker's public routes and DB is the main Worker's database, to make users.
 // - node: test/node/ runs in Node, for what a Worker cannot do itself: the stdio bridge (child
 //   processes), the chat CLI, the rate-limit settings read from wrangler.toml.
-// - browser: test/node/*.e2e.test.ts, the console and sign-in pages in a real headless Chromium
-//   against `wrangler dev`; its global set-up chooses the browser (test/node/helpers/chromium.ts).
+// - browser: test/browser/, the console and sign-in pages in a real headless Chromium
+//   against `wrangler dev`; its global set-up chooses the browser (test/browser/helpers/chromium.ts).
 
-/** Test files of pure modules: they import nothing that needs workerd, a binding or a server. */
-const UNIT_FILES = [
-  "test/unit/**/*.test.ts",
-  "test/agent/chat-loop.test.ts",
-  "test/agent/dates.test.ts",
-  "test/agent/intent-router.test.ts",
-  "test/agent/local-model.test.ts",
-  "test/agent/model-select.test.ts",
-  "test/gateway/upstream-manifest.test.ts",
-  "test/gateway/url-safety.test.ts",
-  "test/lib/encoding.test.ts",
-  "test/mcp/schema-cache.test.ts",
-  "test/rag/text-models.test.ts",
-];
-/** Workerd test files outside test/gateway/ that reach the upstream servers (TEST_UPSTREAMS). */
-const UPSTREAM_FILES = [
-  "test/gateway/**/*.test.ts",
-  "test/agent/identity.test.ts",
-  "test/capacity/gateway-budgets.test.ts",
-  "test/agent/mcp-hang.test.ts",
-  "test/agent/mcp-startup.test.ts",
-  "test/agent/model-contracts.test.ts",
-  "test/http/stored-json-limits.test.ts",
-  "test/rag/model-contracts.test.ts",
-];
-const BROWSER_FILES = ["test/node/**/*.e2e.test.ts"];
 /**
  * The main Worker's D1 database (wrangler.toml), which the agent-worker tests share to make users.
  * Its binding has no database_id (wrangler provisions it on deploy), so locally it is kept under its binding's name.
@@ -92,7 +68,7 @@ export default defineConfig(async () => {
     TEST_UPSTREAMS: JSON.stringify(upstreamUrls(upstreamPorts)),
     // Chat agent: the main Worker's own gateway, served over its AgentMcp binding for each caller's principal.
     MCP_URL: "http://localhost/mcp",
-    // test/fuzz: runs per property and seed; unset = the bounded, fixed-seed run of `npm test`.
+    // test/workerd/fuzz: runs per property and seed; unset = the bounded, fixed-seed run of `npm test`.
     FUZZ_RUNS: process.env["FUZZ_RUNS"] ?? "",
     FUZZ_SEED: process.env["FUZZ_SEED"] ?? "",
   };
@@ -137,7 +113,7 @@ export default defineConfig(async () => {
         {
           test: {
             name: "unit",
-            include: UNIT_FILES,
+            include: ["test/unit/**/*.test.ts"],
             environment: "node",
           },
         },
@@ -146,16 +122,7 @@ export default defineConfig(async () => {
           test: {
             name: "workers",
             ...WORKERD_TIMEOUTS,
-            include: ["test/**/*.test.ts"],
-            exclude: [
-              "test/node/**",
-              "test/auth/**",
-              "test/upstream-oauth/**",
-              "test/limits/**",
-              "test/agent-worker/**",
-              ...UNIT_FILES,
-              ...UPSTREAM_FILES,
-            ],
+            include: ["test/workerd/**/*.test.ts"],
             setupFiles: ["./test/setup.ts"],
           },
         },
@@ -164,8 +131,7 @@ export default defineConfig(async () => {
           test: {
             name: "upstreams",
             ...WORKERD_TIMEOUTS,
-            include: UPSTREAM_FILES,
-            exclude: UNIT_FILES,
+            include: ["test/with-upstreams/**/*.test.ts"],
             setupFiles: ["./test/setup.ts"],
             globalSetup: ["./test/upstreams/global-setup.ts"],
           },
@@ -199,7 +165,7 @@ export default defineConfig(async () => {
           test: {
             name: "auth",
             ...WORKERD_TIMEOUTS,
-            include: ["test/auth/**/*.test.ts", "test/upstream-oauth/**/*.test.ts"],
+            include: ["test/auth/**/*.test.ts"],
             setupFiles: ["./test/setup.ts"],
             globalSetup: ["./test/upstreams/auth-setup.ts"],
           },
@@ -247,7 +213,6 @@ export default defineConfig(async () => {
           test: {
             name: "node",
             include: ["test/node/**/*.test.ts"],
-            exclude: BROWSER_FILES,
             environment: "node",
             testTimeout: 60_000,
             hookTimeout: 180_000,
@@ -256,9 +221,9 @@ export default defineConfig(async () => {
         {
           test: {
             name: "browser",
-            include: BROWSER_FILES,
+            include: ["test/browser/**/*.test.ts"],
             environment: "node",
-            globalSetup: ["./test/node/browser-setup.ts"],
+            globalSetup: ["./test/browser/browser-setup.ts"],
             testTimeout: 60_000,
             hookTimeout: 180_000,
           },

@@ -1,5 +1,5 @@
 /**
- * npm run fuzz: the property-based fuzzer (test/fuzz) for longer than `npm test` runs it.
+ * npm run fuzz: the property-based fuzzer (test/workerd/fuzz) for longer than `npm test` runs it.
  *
  *   npm run fuzz                         2,000 runs per property, a fresh seed (printed)
  *   FUZZ_RUNS=20000 npm run fuzz         more runs
@@ -19,7 +19,7 @@ if (!/^[1-9]\d*$/.test(runs)) throw new Error(`FUZZ_RUNS must be a positive whol
 if (!/^-?\d+$/.test(seed)) throw new Error(`FUZZ_SEED must be a whole number, not "${seed}"`);
 
 console.log(`fuzz: ${runs} runs per property, seed ${seed} (replay: FUZZ_SEED=${seed} FUZZ_RUNS=${runs} npm run fuzz)`);
-const result = spawnSync(join(ROOT, "node_modules", ".bin", "vitest"), ["run", "--project", "workers", "test/fuzz"], {
+const result = spawnSync(join(ROOT, "node_modules", ".bin", "vitest"), ["run", "--project", "workers", "test/workerd/fuzz"], {
   cwd: ROOT,
   stdio: "inherit",
   env: { ...process.env, FUZZ_RUNS: runs, FUZZ_SEED: seed },

@@ -8,7 +8,7 @@ declare global {
       LAGGING_REPLICA: D1Database;
       /** JSON of the test upstreams' URLs (test/upstreams/ports.ts). */
       TEST_UPSTREAMS: string;
-      /** test/fuzz: runs per property ("" = the bounded run of `npm test`) and seed ("" = the fixed one). */
+      /** test/workerd/fuzz: runs per property ("" = the bounded run of `npm test`) and seed ("" = the fixed one). */
       FUZZ_RUNS: string;
       FUZZ_SEED: string;
       /** The upstream Worker's OAUTH_KV (test/upstreams/upstream-worker.ts): what its authorization server issued. */

@@ -1,6 +1,6 @@
 /**
  * What one call of each kind costs in Cloudflare operations, measured through counting wrappers of
- * the real bindings (test/capacity/). The tests assert these numbers exactly: a change in what a
+ * the real bindings (test/workerd/capacity/, test/with-upstreams/capacity/). The tests assert these numbers exactly: a change in what a
  * call does fails them until this table is updated on purpose, in the same commit that changes the
  * call. `npm run capacity` (bin/capacity.ts) multiplies them by a mix of calls.
  *

@@ -5,7 +5,7 @@
  * `_meta["mcp-edge/scopes"]`), and what bad input gets — a missing required argument, an argument
  * of the wrong type, an unknown tool — a JSON-RPC error or an isError result that names what is
  * wrong, over HTTP 200, never a 5xx and never a stack trace. One contract test file per server
- * (test/contract/) calls `describeServerContract`.
+ * (test/workerd/contract/) calls `describeServerContract`.
  */
 import { describe, expect, it } from "vitest";
 import { SCOPES } from "../../workers/auth/scopes";

@@ -1,5 +1,5 @@
 /**
- * Refreshes of a notes-upstream connection in the tests (test/upstream-oauth/refresh-*.test.ts): a
+ * Refreshes of a notes-upstream connection in the tests (test/auth/upstream-connections/refresh-*.test.ts): a
  * connected source with its stored tokens, the Worker's own wiring of upstream connections with one
  * dependency changed (the network, the clock, the refresh budget), and what a kept or a recovered
  * connection looks like afterwards.

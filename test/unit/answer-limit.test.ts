@@ -2,7 +2,7 @@
  * The answer bound of the outbound MCP client (workers/mcp-client/answer-limit.ts) on its own: how
  * SSE events are measured across chunks, which responses are counted, that the call's marker never
  * leaves, and that a call past its bound fails at once with AnswerTooLargeError. The gateway's paths
- * against real hostile upstreams: test/gateway/result-bytes.test.ts.
+ * against real hostile upstreams: test/with-upstreams/gateway/result-bytes.test.ts.
  */
 import { describe, expect, it } from "vitest";
 import { AnswerLimits, AnswerTooLargeError, EventSize } from "../../workers/mcp-client/answer-limit";

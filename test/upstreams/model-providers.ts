@@ -1,6 +1,6 @@
 /**
  * A local HTTP server that speaks the model providers' documented wire formats, for the model
- * adapter contract tests (test/rag/model-contracts.test.ts, test/agent/model-contracts.test.ts).
+ * adapter contract tests (test/with-upstreams/rag/model-contracts.test.ts, test/with-upstreams/agent/model-contracts.test.ts).
  * It answers deterministically from the request, records every request, and fails on demand.
  *
  * Every path starts with a run id the test chooses (`/<run>/…`), so tests never see each other's

@@ -7,7 +7,7 @@
  * fail validation, a missing or different protocol version — falls through to the SDK, which
  * stays the protocol authority. `tools/list` is the SDK's own answer, computed once per isolate
  * per protocol version and kept serialised; `tools/call` runs the same `invokeTool` the SDK path runs.
- * test/mcp/fast-path.test.ts checks both against the SDK's answers.
+ * test/workerd/mcp/fast-path.test.ts checks both against the SDK's answers.
  */
 import { isJsonObject, type JsonObject } from "../lib/json";
 import { describeIssues } from "../lib/validation";

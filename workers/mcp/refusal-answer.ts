@@ -14,7 +14,7 @@
  * the SDK's own `classifyInboundRequest`, its headers those the SDK accepts as they are, its call well
  * formed and of a tool the server serves. Any other request is left to the SDK (undefined), which
  * answers its own error or, if it serves the call after all, the refusal through the tool wrapper
- * (`ToolContext.callRefused`). test/mcp/refused-call.test.ts compares both with the SDK.
+ * (`ToolContext.callRefused`). test/workerd/mcp/refused-call.test.ts compares both with the SDK.
  */
 import { classifyInboundRequest, isJsonContentType, SERVER_INFO_META_KEY } from "@modelcontextprotocol/server";
 import { isJsonObject } from "../lib/json";

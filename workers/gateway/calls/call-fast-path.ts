@@ -9,7 +9,7 @@
  * and tools whose output schema root is not an object are left to the SDK before any call. An
  * unknown, hidden, disabled or foreign tool is left to the SDK too, for its own "not found". The
  * pipeline (mcp/pipeline.ts) ran every check first and frames the answer.
- * test/gateway/call-fast-path.test.ts compares both serving paths' answers.
+ * test/with-upstreams/gateway/call-fast-path.test.ts compares both serving paths' answers.
  */
 import type { PlainCall } from "../../mcp/server-definition";
 import { failureResult, type ToolContext } from "../../mcp/tool";
