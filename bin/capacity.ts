@@ -7,9 +7,21 @@
  *   npm run capacity -- --mix-file mix.json --shards 16 --read-replication
  */
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { experimental_readRawConfig } from "wrangler";
 import { capacity, type CapacityInput, DEFAULT_INPUT } from "../bench/capacity/model";
 import { CALL_BUDGETS, type CallKind } from "../bench/capacity/operation-budgets";
+
+/**
+ * The RAG gate objects per pipeline as shipped: RAG_GATE_SHARDS in wrangler.toml (decision 0067), so
+ * the model's default is the deployed one; `--rag-gate-objects` models another.
+ */
+function shippedRagGateShards(): number {
+  const { rawConfig } = experimental_readRawConfig({ config: join(import.meta.dirname, "..", "wrangler.toml") });
+  const shards = Number(rawConfig.vars?.["RAG_GATE_SHARDS"]);
+  return Number.isInteger(shards) && shards > 0 ? shards : DEFAULT_INPUT.ragGateObjects;
+}
 
 /** The mix docs/scale.md assumes when none is given. */
 export const DEFAULT_MIX: Partial<Record<CallKind, number>> = {
@@ -88,7 +100,7 @@ function main(): void {
     replicas: positive("replicas", values.replicas, DEFAULT_INPUT.replicas),
     queues: positive("queues", values.queues, DEFAULT_INPUT.queues),
     ragQueryMs: positive("rag-query-ms", values["rag-query-ms"], DEFAULT_INPUT.ragQueryMs),
-    ragGateObjects: positive("rag-gate-objects", values["rag-gate-objects"], DEFAULT_INPUT.ragGateObjects),
+    ragGateObjects: positive("rag-gate-objects", values["rag-gate-objects"], shippedRagGateShards()),
     retentionDays: positive("retention-days", values["retention-days"], DEFAULT_INPUT.retentionDays),
   };
   const users = positive("users", values.users, 1_000_000);
