@@ -20,11 +20,15 @@ function isMicroResult(value: unknown): value is MicroResult {
 }
 
 export async function runMicroBenchmark(root: string): Promise<MicroResult> {
-  const { stdout } = await run(process.execPath, ["--import", "tsx", "bench/micro/server-construction.ts"], {
-    cwd: root,
-    timeout: 180_000,
-    maxBuffer: 1024 * 1024,
-  });
+  const { stdout } = await run(
+    process.execPath,
+    ["--import", "tsx", "--import", "./bench/micro/cloudflare-modules.mjs", "bench/micro/server-construction.ts"],
+    {
+      cwd: root,
+      timeout: 180_000,
+      maxBuffer: 1024 * 1024,
+    },
+  );
   const result: unknown = JSON.parse(stdout.trim().split("\n").at(-1) ?? "null");
   if (!isMicroResult(result)) throw new Error(`unexpected micro-benchmark output: ${stdout.slice(0, 300)}`);
   return result;

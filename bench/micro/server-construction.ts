@@ -5,7 +5,8 @@
  * V8 in Node is not workerd, so read these as shares of the work, not as Worker CPU time.
  *
  * Run by the bench as a child process (fresh heap, nothing else on its event loop):
- * `node --import tsx bench/micro/server-construction.ts` prints one JSON object on stdout.
+ * `node --import tsx --import ./bench/micro/cloudflare-modules.mjs bench/micro/server-construction.ts` prints one JSON
+ * object on stdout.
  */
 import { z } from "zod";
 import { ALL_SCOPES } from "../../workers/auth/scopes";
@@ -36,7 +37,7 @@ async function timeIt(iterations: number, work: () => unknown | Promise<unknown>
 
 // Real services from the product's composition root, on wrangler's local bindings (nothing
 // persisted): building a server reads them, though tools/list never calls into them.
-const platform = await getPlatformProxy<Env>({ configPath: "wrangler.toml", persist: false });
+const platform = await getPlatformProxy<Env>({ configPath: "bench/micro/wrangler.micro.toml", persist: false });
 const benchUser = { id: 1, name: "bench" };
 const ctx: ToolContext = {
   user: benchUser,

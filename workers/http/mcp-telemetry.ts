@@ -3,8 +3,10 @@
  * the MCP chain, so the request's span holds everything beneath it (authentication, D1, Durable
  * Objects, upstream fetches) and a refused request (401, 403, 413, 429) is counted too. Once the
  * answer is known it reads what the request learned (telemetry/mcp-request.ts, told by the MCP
- * hosting layer and the tool-call audit) and, after the answer has gone, reads a copy of a JSON
- * answer for its outcome, then writes one Analytics Engine point and ends the span.
+ * pipeline and the tool-call audit), then writes one Analytics Engine point and ends the span.
+ * The answer's outcome is the one the pipeline told when it framed the answer itself (the fast
+ * paths, its JSON-RPC refusals: most requests); only an answer the SDK or the HTTP layer made is
+ * read again, from a copy, after it has gone.
  *
  * Nothing here can fail or hold up the request: the answer is returned before its copy is read,
  * every step after `next()` is caught and logged; without a dataset no point is written, without a
@@ -104,13 +106,15 @@ async function observe(c: Context<AppEnv>, caller: McpCaller, started: number, s
     const response = c.res;
     // Set by `authenticated`; absent when the request was refused before it.
     const services: Services | undefined = c.var.services;
-    const copy = response.clone();
+    const framed = services?.mcpRequest.framedAnswer;
+    // Copied now, before the client reads the answer; read only after it has gone.
+    const copy = framed === undefined ? response.clone() : undefined;
     const summary = summarizeMcpRequest({
       path: new URL(c.req.url).pathname,
       caller,
       protocolHeader: c.req.header("mcp-protocol-version") ?? null,
       status: response.status,
-      answer: await observedAnswer(copy),
+      answer: copy ? await observedAnswer(copy) : framed,
       durationMs,
       learned: services?.mcpRequest,
     });

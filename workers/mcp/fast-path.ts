@@ -12,7 +12,7 @@
 import { isJsonObject, type JsonObject } from "../lib/json";
 import { describeIssues } from "../lib/validation";
 import { serveWithSdk } from "./hosting";
-import { jsonRpcResult, jsonRpcResultJson, type RequestId } from "./json-rpc";
+import type { RequestId } from "./json-rpc";
 import { type McpPost, singleMessage } from "./post";
 import type { McpServerDefinition } from "./server-definition";
 import { invokeTool, type ToolContext, type ToolDefinition } from "./tool";
@@ -94,6 +94,12 @@ function findTool(definition: McpServerDefinition, name: unknown): ToolDefinitio
   return typeof name === "string" ? index.get(name) : undefined;
 }
 
+/** A fast path's answer: the request's id and its result, serialised (the pipeline frames it). */
+export interface FastAnswer {
+  id: RequestId;
+  resultJson: string;
+}
+
 /**
  * Answers a post of a 2025-06-18 / 2025-11-25 request whose headers allow it (`post.fastRevision`)
  * when the fast path applies to its message, or returns undefined for the SDK to answer.
@@ -103,10 +109,11 @@ export async function answerFast(
   version: string,
   definition: McpServerDefinition,
   ctx: ToolContext,
-): Promise<Response | undefined> {
+): Promise<FastAnswer | undefined> {
   const message = fastMessage(post);
   if (!message) return undefined;
-  if (message.method === "tools/list") return jsonRpcResultJson(message.id, await toolListing(definition, version, post.request, ctx));
+  const { id } = message;
+  if (message.method === "tools/list") return { id, resultJson: await toolListing(definition, version, post.request, ctx) };
 
   const tool = findTool(definition, message.params["name"]);
   if (!tool) return undefined;
@@ -117,7 +124,7 @@ export async function answerFast(
     // The SDK checks structured results against the declared outputSchema; so do we.
     const checked = tool.output.safeParse(result.structuredContent);
     if (!checked.success) {
-      return jsonRpcResult(message.id, {
+      const refused = {
         isError: true,
         content: [
           {
@@ -125,8 +132,9 @@ export async function answerFast(
             text: `Output validation error: Invalid structured content for tool ${tool.name}: ${describeIssues(checked.error.issues)}`,
           },
         ],
-      });
+      };
+      return { id, resultJson: JSON.stringify(refused) };
     }
   }
-  return jsonRpcResult(message.id, result);
+  return { id, resultJson: JSON.stringify(result) };
 }

@@ -17,7 +17,8 @@
 import type { Check } from "./check";
 import { mcpClientFacts } from "./client-facts";
 import { envelope } from "./envelope";
-import { answerFast } from "./fast-path";
+import { framedResult } from "../telemetry/mcp-request";
+import { answerFast, type FastAnswer } from "./fast-path";
 import { serveWithSdk } from "./hosting";
 import { jsonRpcResultJson } from "./json-rpc";
 import { forwardPost, type McpPost, readPost } from "./post";
@@ -66,6 +67,7 @@ async function servePost<S>(post: McpPost, definition: McpServerDefinition<S>, c
       // A refused call the SDK must check first: its tool answers the refusal if the SDK serves it.
       return answerRefusedCall(refusal, post, definition) ?? serveBySdk(post, definition, { ...ctx, callRefused: refusal.error });
     }
+    if (refusal?.kind === "error") ctx.services.mcpRequest.answered({ error: refusal.error });
     if (refusal) return answerRefusal(refusal);
   }
   if (options.fastPaths !== false && post.fastRevision !== undefined) {
@@ -79,20 +81,35 @@ async function servePost<S>(post: McpPost, definition: McpServerDefinition<S>, c
 function noteClient(post: McpPost, ctx: ToolContext): void {
   const client = mcpClientFacts(post.body, post.request, ctx.access.principal);
   ctx.services.toolCallAudit.identify(client);
-  ctx.services.mcpRequest.learn(post.body, client);
+  ctx.services.mcpRequest.learn(post.messages, client);
 }
 
-/** A plain 2025-era request: the server's routing hook, or the built-in fast path for a server whose tools never vary. */
+/**
+ * A plain 2025-era request: the server's routing hook, or the built-in fast path for a server whose
+ * tools never vary. The answer is framed here, and its outcome told to the request's telemetry.
+ */
 async function answerPlain<S>(
   post: McpPost,
   revision: string,
   definition: McpServerDefinition<S>,
   ctx: ToolContext,
 ): Promise<Response | undefined> {
+  const answer = await plainAnswer(post, revision, definition, ctx);
+  if (!answer) return undefined;
+  ctx.services.mcpRequest.answered(framedResult(answer.resultJson, post.calls.length > 0));
+  return jsonRpcResultJson(answer.id, answer.resultJson);
+}
+
+async function plainAnswer<S>(
+  post: McpPost,
+  revision: string,
+  definition: McpServerDefinition<S>,
+  ctx: ToolContext,
+): Promise<FastAnswer | undefined> {
   if (definition.routeCall) {
     const call = post.batch ? undefined : post.calls[0]?.plain;
     const routed = call && (await definition.routeCall(call, ctx));
-    return call && routed && jsonRpcResultJson(call.id, routed.resultJson);
+    return call && routed && { id: call.id, resultJson: routed.resultJson };
   }
   return definition.prepare ? undefined : answerFast(post, revision, definition, ctx);
 }
