@@ -81,16 +81,19 @@ export default defineConfig(async () => {
   const upstreamOAuthKv = { OAUTH_KV: "00000000000000000000000000000000", UPSTREAM_OAUTH_KV: UPSTREAM_OAUTH_KV_ID };
   // One plugin instance per project: each holds its own workerd pool.
   // LAGGING_REPLICA: a second local D1, the replica of test/helpers/lagging-replica.ts (Miniflare has no read replicas).
-  const worker = async (project: string) => {
-    const upstream = await upstreamWorkers(bindings);
+  // The upstream Worker (a second copy of the main Worker) starts with every test file of a project
+  // that has it, so only the projects whose tests reach an upstream get it: `upstreams` here, `auth`
+  // and `limits` below.
+  const worker = async (project: string, { withUpstream }: { withUpstream: boolean }) => {
+    const upstream = withUpstream ? await upstreamWorkers(bindings) : undefined;
     return cloudflareTest({
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
         bindings,
         kvNamespaces: upstreamOAuthKv,
         d1Databases: { LAGGING_REPLICA: "lagging-replica" },
-        outboundService: upstream.outboundService,
-        workers: [...(await agentBeside(project)), ...upstream.workers],
+        ...(upstream ? { outboundService: upstream.outboundService } : {}),
+        workers: [...(await agentBeside(project)), ...(upstream?.workers ?? [])],
       },
     });
   };
@@ -118,7 +121,7 @@ export default defineConfig(async () => {
           },
         },
         {
-          plugins: [await worker("workers")],
+          plugins: [await worker("workers", { withUpstream: false })],
           test: {
             name: "workers",
             ...WORKERD_TIMEOUTS,
@@ -127,7 +130,7 @@ export default defineConfig(async () => {
           },
         },
         {
-          plugins: [await worker("upstreams")],
+          plugins: [await worker("upstreams", { withUpstream: true })],
           test: {
             name: "upstreams",
             ...WORKERD_TIMEOUTS,

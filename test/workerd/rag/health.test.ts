@@ -1,7 +1,7 @@
 /**
  * The health computation (pure rules: status words over everyone's queries, figures over the
  * caller's), its D1 aggregation, rag_health and /health. Who sees whose figures:
- * test/workerd/http/health-privacy.test.ts.
+ * test/with-upstreams/http/health-privacy.test.ts.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
