@@ -6,6 +6,7 @@
  */
 import type { McpServer, ServerOptions } from "@modelcontextprotocol/server";
 import type { Scope } from "../auth/scopes";
+import type { OwnSkills } from "./own-skills";
 import type { McpPost, PlainCall } from "./post";
 import type { RequestRefusal } from "./refusal";
 import type { ToolContext, ToolDefinition } from "./tool";
@@ -34,6 +35,8 @@ export interface McpServerDefinition<S = unknown> {
   tools: readonly ToolDefinition[];
   /** Resources, prompts and completions beyond the tools; or tools registered per request from `state`. */
   extend?(server: McpServer, ctx: ToolContext, state: S | undefined): void;
+  /** The skills it serves (its `extend` attaches them): the gateway /mcp serves every built-in server's too (decision 0072). */
+  skills?: OwnSkills;
   /** The scopes reading what `extend` registers needs (resources, prompts, completions). */
   extensionScopes?: readonly Scope[];
   /** The scopes a tool needs when the tools are registered per request (the gateway); default: from `tools`. */

@@ -1,7 +1,13 @@
 /** The tasks MCP server at /mcp/tasks. */
+import { ownSkills, ownSkillsExtension } from "../mcp/own-skills";
 import type { McpServerDefinition } from "../mcp/server-definition";
+import { TASK_TOOLS_SKILL_FILES } from "./task-tools-skill";
 import { registerTaskResources } from "./tasks.resources";
 import { taskTools } from "./tasks.tools";
+
+/** The skill on using these tools. */
+const taskSkills = ownSkills(TASK_TOOLS_SKILL_FILES);
+const skillsExtension = ownSkillsExtension(taskSkills);
 
 export const tasksServer: McpServerDefinition = {
   name: "tasks",
@@ -9,7 +15,11 @@ export const tasksServer: McpServerDefinition = {
   instructions:
     "A personal task manager. Tasks belong to the signed-in user; ids come from list_tasks or search_tasks. Dates are ISO 8601.",
   tools: taskTools,
-  extend: registerTaskResources,
+  skills: taskSkills,
+  extend(server, ctx) {
+    registerTaskResources(server, ctx);
+    skillsExtension.attach(server);
+  },
   // The task resources and the review prompt read tasks.
   extensionScopes: ["tasks:read"],
 };
