@@ -57,7 +57,9 @@ function gatewaySkillSource(ctx: ToolContext, builtins: readonly OwnSkills[], so
       const served = sourcesAllowed ? (await services.sourceSkills.list(user.id)).map(servedSkill) : [];
       const dropped = served.filter((skill) => skill === undefined).length;
       if (dropped > 0) log.warn("gateway.skills.unnamed", { user_id: user.id, dropped });
-      return { skills: [...(await own()), ...served.filter((skill) => skill !== undefined)] };
+      const skills = [...(await own()), ...served.filter((skill) => skill !== undefined)];
+      // In URI order, as the SDK's own catalogs list (code-unit order, not the locale's).
+      return { skills: skills.sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0)) };
     },
     async get(uri) {
       const split = splitGatewaySkillUri(uri);
