@@ -14,6 +14,15 @@ import type { ToolContext, ToolDefinition } from "./tool";
 export type { McpPost, PlainCall } from "./post";
 export type { RequestRefusal } from "./refusal";
 
+/** What the SDK path knows of the request a server is built for, before the SDK reads it. */
+export interface SdkRequestFacts {
+  /**
+   * Every message is a tools/list or tools/call: what serves nothing else (skills, decision 0072)
+   * need not be registered, so those hot paths pay nothing for it. False when the body is unknown.
+   */
+  toolsOnly: boolean;
+}
+
 /** What `prepare` found for one request: what `extend` registers, and how to finish the SDK's answer. */
 export interface RequestState<S> {
   state: S;
@@ -33,8 +42,11 @@ export interface McpServerDefinition<S = unknown> {
   version: string;
   instructions: string;
   tools: readonly ToolDefinition[];
-  /** Resources, prompts and completions beyond the tools; or tools registered per request from `state`. */
-  extend?(server: McpServer, ctx: ToolContext, state: S | undefined): void;
+  /**
+   * Resources, prompts and completions beyond the tools; or tools registered per request from `state`.
+   * `request` is absent when the server is built to read its capabilities (`capabilitiesOf`).
+   */
+  extend?(server: McpServer, ctx: ToolContext, state: S | undefined, request?: SdkRequestFacts): void;
   /** The skills it serves (its `extend` attaches them): the gateway /mcp serves every built-in server's too (decision 0072). */
   skills?: OwnSkills;
   /** The scopes reading what `extend` registers needs (resources, prompts, completions). */

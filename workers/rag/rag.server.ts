@@ -15,7 +15,7 @@ export const ragServer: McpServerDefinition = {
     "Ask questions of your own documents. Add them with rag_ingest, then ask with rag_basic (fast, hybrid) or a specialised pipeline: rag_basic_rerank (precise), rag_crag (self-correcting), rag_graphrag (entities and relations), rag_colbert (token-level matching), rag_global_graphrag (questions about the whole collection). Answers cite documents as [n].",
   tools: ragTools,
   skills: ragSkills,
-  extend(server) {
-    skillsExtension.attach(server);
+  extend(server, _ctx, _state, request) {
+    if (!request?.toolsOnly) skillsExtension.attach(server);
   },
 };

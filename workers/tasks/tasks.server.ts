@@ -16,9 +16,9 @@ export const tasksServer: McpServerDefinition = {
     "A personal task manager. Tasks belong to the signed-in user; ids come from list_tasks or search_tasks. Dates are ISO 8601.",
   tools: taskTools,
   skills: taskSkills,
-  extend(server, ctx) {
+  extend(server, ctx, _state, request) {
     registerTaskResources(server, ctx);
-    skillsExtension.attach(server);
+    if (!request?.toolsOnly) skillsExtension.attach(server);
   },
   // The task resources and the review prompt read tasks.
   extensionScopes: ["tasks:read"],

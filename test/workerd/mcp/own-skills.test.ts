@@ -5,7 +5,12 @@
  * and a 2025-11-25 one (whose capabilities come from initialize).
  */
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { loadMcpServers } from "../../../workers/mcp-servers";
+import { buildServer } from "../../../workers/mcp/hosting";
+import { createServices } from "../../../workers/services";
+import { fullAccess } from "../../helpers/access";
 import { connectTo, type Era } from "../../helpers/mcp";
 import { createUser, withScopedToken } from "../../helpers/users";
 
@@ -91,6 +96,17 @@ describe("our own skills", () => {
       expect(skills.map((skill) => skill.uri).sort()).toEqual([RAG_SKILL, TASKS_SKILL]);
     } finally {
       await client.close();
+    }
+  });
+
+  it("registers no skills for a request of tools/list and tools/call only, so those paths pay nothing for them", async () => {
+    const user = await createUser();
+    const authUser = { id: user.id, name: user.name };
+    const ctx = { user: authUser, services: createServices(env, () => undefined), access: fullAccess(authUser) };
+    for (const definition of (await loadMcpServers()).filter((server) => server.skills !== undefined)) {
+      const extensions = (toolsOnly: boolean) => buildServer(definition, ctx, undefined, { toolsOnly }).server.getCapabilities().extensions;
+      expect(extensions(false), definition.name).toEqual({ "io.modelcontextprotocol/skills": {} });
+      expect(extensions(true), definition.name).toBeUndefined();
     }
   });
 });

@@ -212,7 +212,7 @@ export function createGatewayServer(builtins: readonly McpServerDefinition[], op
     toolScopes: (name) => builtinScopes.get(name) ?? (splitGatewayName(name) === undefined ? undefined : SOURCE_TOOL_SCOPES),
     routeCall: (call, ctx) => routeSourceCall(call, builtinNames, ctx),
     prepare: (post, ctx) => prepareCatalog(post, ctx, { size: listPageSize, builtinOrder }),
-    extend(server, ctx, catalog = NO_CATALOG) {
+    extend(server, ctx, catalog = NO_CATALOG, request) {
       const { hiddenBuiltins, pagedBuiltins, sourceTools } = catalog;
       registerTools(
         server,
@@ -220,7 +220,7 @@ export function createGatewayServer(builtins: readonly McpServerDefinition[], op
         ctx,
       );
       for (const tool of sourceTools) registerSourceTool(server, ctx, tool);
-      attachGatewaySkills(server, ctx, builtinSkills, SOURCE_TOOL_SCOPES);
+      if (!request?.toolsOnly) attachGatewaySkills(server, ctx, builtinSkills, SOURCE_TOOL_SCOPES);
     },
   };
   return { definition, builtinNames, builtinOrder };
