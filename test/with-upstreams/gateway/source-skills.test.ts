@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { connectTo, type Era } from "../../helpers/mcp";
 import { api } from "../../helpers/rest";
 import type { SourceDetailBody } from "../../helpers/gateway";
-import { fixtureUrl, registerSource } from "../../helpers/upstreams";
+import { fixtureUrl, registerSource, upstreams } from "../../helpers/upstreams";
 import { createUser, type TestUser, withScopedToken } from "../../helpers/users";
 
 const OWN = ["skill://choosing-a-rag-pipeline/SKILL.md", "skill://using-task-tools/SKILL.md"];
@@ -99,6 +99,23 @@ describe("sources' skills on /mcp", { timeout: 60_000 }, () => {
     await withGateway(narrow, "2026-07-28", async (_client, host) => {
       expect((await host.list()).skills.map((skill) => skill.uri)).toEqual(OWN);
       await expect(host.get(`skill://${slug}__/git-workflow/SKILL.md`)).rejects.toThrow(/No skill is served/);
+    });
+  });
+
+  it("lists the skills of the sources that serve them beside sources that serve none (server-everything, a stateless fixture)", async () => {
+    const owner = await createUser();
+    const { slug } = await skillsSource(owner);
+    for (const url of [upstreams().everything_http, fixtureUrl("echo")]) {
+      const { status, body } = await registerSource(owner, url);
+      expect(status, JSON.stringify(body)).toBe(201);
+    }
+    await withGateway(owner, "2025-11-25", async (_client, host) => {
+      const { skills, invalid } = await host.list();
+      expect(invalid).toEqual([]);
+      expect(skills.filter((skill) => !OWN.includes(skill.uri)).map((skill) => skill.uri)).toEqual([
+        `skill://${slug}__/acme/billing/refunds/SKILL.md`,
+        `skill://${slug}__/git-workflow/SKILL.md`,
+      ]);
     });
   });
 });
