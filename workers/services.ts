@@ -271,6 +271,8 @@ export function createServices(
         db,
         env,
         upstreamFetch: networkFetch,
+        breakers: isolate.breakers,
+        waitUntil,
         configs: isolate.upstreamConfigs,
         get authorizer() {
           return services.upstreamConnections;

@@ -8,11 +8,13 @@
 import type { Client } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { describe, expect, it } from "vitest";
+import { BREAKER_THRESHOLD } from "../../../workers/gateway/calls/breaker";
 import { connectTo, type Era } from "../../helpers/mcp";
 import { api } from "../../helpers/rest";
 import type { SourceDetailBody } from "../../helpers/gateway";
 import { fixtureUrl, registerSource, upstreams } from "../../helpers/upstreams";
 import { createUser, type TestUser, withScopedToken } from "../../helpers/users";
+import { UPSTREAM_ORIGIN } from "../../upstreams/upstream-origin";
 
 const OWN = ["skill://choosing-a-rag-pipeline/SKILL.md", "skill://using-task-tools/SKILL.md"];
 
@@ -116,6 +118,22 @@ describe("sources' skills on /mcp", { timeout: 60_000 }, () => {
         `skill://${slug}__/acme/billing/refunds/SKILL.md`,
         `skill://${slug}__/git-workflow/SKILL.md`,
       ]);
+    });
+  });
+
+  it("keeps listing when a source fails, and stops asking it once its circuit breaker opens", async () => {
+    const owner = await createUser();
+    const failing = await skillsSource(owner);
+    const healthy = await skillsSource(owner);
+    // A 404 to every MCP request: a connection failure, as a source that went away.
+    await api(owner, "PATCH", `/api/sources/${failing.id}`, { body: { url: `${UPSTREAM_ORIGIN}/no-such-mcp-endpoint` } });
+    await withGateway(owner, "2026-07-28", async (_client, host) => {
+      for (let i = 0; i < BREAKER_THRESHOLD; i++) {
+        const uris = (await host.list()).skills.map((skill) => skill.uri);
+        expect(uris).toContain(`skill://${healthy.slug}__/git-workflow/SKILL.md`);
+        expect(uris.some((uri) => uri.startsWith(`skill://${failing.slug}__/`))).toBe(false);
+      }
+      await expect(host.get(`skill://${failing.slug}__/git-workflow/SKILL.md`)).rejects.toThrow(/circuit breaker is open/);
     });
   });
 });

@@ -5,7 +5,9 @@
  *
  * Each request opens its own connection to the source from this isolate, as a stateless call does
  * (the 2025 handshake first, connect.ts `legacy-first`), with what every call of the gateway has:
- * the URL re-checked before connecting, the source's headers and secrets (upstream-config.ts), the
+ * the source's circuit breaker (an open one is not asked; every request is reported to it, so it
+ * counts in the source's health), retries of connection failures (a read is safe to resend), the
+ * URL re-checked before connecting, the source's headers and secrets (upstream-config.ts), the
  * owner's token for an `oauth` source — sent only to a URL its resource covers — the source's
  * timeout, and the answer bounded by GATEWAY_MAX_RESULT_BYTES while it streams in. Skills are read
  * when a host connects or loads a skill, not per tool call, so a connection per request is the
@@ -13,6 +15,7 @@
  * serve skills lists none; the others still list.
  */
 import type { Db } from "../../lib/db";
+import { AppError } from "../../lib/errors";
 import { log } from "../../lib/log";
 import { closeMcp, connectMcp, type FetchLike, type McpClientConnection } from "../../mcp-client/connect";
 import { AnswerLimits } from "../../mcp-client/answer-limit";
@@ -24,9 +27,12 @@ import { secretBox, type SecretBox } from "../sources/secrets";
 import { servedSourceBySlug, servedSources } from "../sources/skill-sources.repo";
 import type { CallSource } from "../sources/sources.repo";
 import type { UpstreamConfig } from "../sources/upstream.types";
+import { probeLeaseMs } from "./breaker";
+import type { BreakerView, SourceObject } from "./breaker-view";
+import { circuitOpenMessage } from "./source-call-result";
 import { type OpenedConfigs, openedConfigs, upstreamConfig } from "./upstream-config";
 import { GATEWAY_CLIENT_NAME, upstreamEndpoint } from "./upstream-connection";
-import { checkUpstreamUrl } from "./upstream-failure";
+import { breakerEffect, checkUpstreamUrl, withRetries } from "./upstream-failure";
 
 /** How many of a user's sources one skills/list asks (in slug order), and how many skills it keeps of each. */
 export const SKILL_SOURCES_MAX = 50;
@@ -34,8 +40,11 @@ export const SKILLS_PER_SOURCE_MAX = 100;
 
 export interface SourceSkillsDeps {
   db: Db;
-  env: Pick<Env, "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS" | "SELF_ORIGIN" | "GATEWAY_MAX_RESULT_BYTES">;
+  env: Pick<Env, "GATEWAY_SOURCE" | "SOURCE_SECRETS_KEY" | "ALLOW_PRIVATE_UPSTREAMS" | "SELF_ORIGIN" | "GATEWAY_MAX_RESULT_BYTES">;
   upstreamFetch: FetchLike;
+  /** This isolate's view of each source's breaker (the same as tool calls'). */
+  breakers: BreakerView;
+  waitUntil: (promise: Promise<unknown>) => void;
   configs?: OpenedConfigs | undefined;
   /** The owner's token for `oauth` sources; without it such a source serves no skills. */
   authorizer?: UpstreamAuthorizer | undefined;
@@ -91,13 +100,38 @@ export class SourceSkills {
     return maxResultBytes(this.deps.env);
   }
 
-  /** Runs `use` over a connection of its own to `source`; undefined when the source cannot be asked (no usable token). */
+  /**
+   * Runs `use` over a connection of its own to `source`, admitted by and reported to its breaker;
+   * undefined when the source cannot be asked (no usable token). A failure throws `unavailable`.
+   */
   private async withSource<T>(
     source: CallSource,
     use: (open: McpClientConnection, config: UpstreamConfig) => Promise<T | undefined>,
   ): Promise<T | undefined> {
     const config = await this.configOf(source);
     if (!config) return undefined;
+    const object = () => this.object(source.id);
+    const admission = await this.deps.breakers.admit(source.id, object, probeLeaseMs(config.timeoutMs));
+    if (!admission.allowed) {
+      throw new AppError("unavailable", circuitOpenMessage(source.slug, admission.retryAfterMs), {
+        details: { retry_after_ms: admission.retryAfterMs },
+      });
+    }
+    const started = Date.now();
+    const attempt = await withRetries(() => this.ask(config, use), true);
+    const failure = "failure" in attempt ? attempt.failure : undefined;
+    const report = { at: started, ms: Date.now() - started, error: failure ? `${failure.type}: ${failure.message}` : null };
+    this.deps.breakers.record(
+      source.id,
+      { ...report, breaker: breakerEffect(failure), probe: admission.probe },
+      object,
+      this.deps.waitUntil,
+    );
+    if (failure) throw new AppError("unavailable", `source ${source.slug} did not answer: ${failure.message}`);
+    return "value" in attempt ? attempt.value : undefined;
+  }
+
+  private async ask<T>(config: UpstreamConfig, use: (open: McpClientConnection, config: UpstreamConfig) => Promise<T>): Promise<T> {
     checkUpstreamUrl(config.url, config.allowPrivateUpstreams, config.selfOrigin);
     const limits = new AnswerLimits();
     const connection = await connectMcp(upstreamEndpoint(config, limits.wrap(this.deps.upstreamFetch)), {
@@ -110,6 +144,11 @@ export class SourceSkills {
     } finally {
       await closeMcp(connection);
     }
+  }
+
+  private object(sourceId: number): SourceObject {
+    const namespace = this.deps.env.GATEWAY_SOURCE;
+    return namespace.get(namespace.idFromName(String(sourceId)));
   }
 
   private async configOf(source: CallSource): Promise<UpstreamConfig | undefined> {
