@@ -28,6 +28,8 @@ export function buildServer<S>(definition: McpServerDefinition<S>, ctx: ToolCont
   );
   registerTools(server, definition.tools, ctx);
   definition.extend?.(server, ctx, state, request);
+  // Skills serve nothing a tools/list or tools/call reads (decision 0072).
+  if (definition.skills && !request?.toolsOnly) definition.skills.extension.attach(server);
   advertiseNoListChanges(server);
   return server;
 }

@@ -6,9 +6,11 @@
  * depend on the user, so it is built once per isolate, and only by the first request that asks for
  * a skill: a new isolate, and every tools/list or tools/call, never pays for it. That is why the
  * extension is served through a `SkillSource` over the lazily built `SkillCatalog` rather than the
- * catalog attached as it is (attaching needs it built before the request's server is). Attaching
- * per request registers the `skill://` resource template and the skills methods and declares the
- * capability under `capabilities.extensions` (decision 0072).
+ * catalog attached as it is (attaching needs it built before the request's server is). A
+ * definition's `skills` are attached to each request's server by mcp/hosting.ts — not by its
+ * `extend`, which the gateway also runs for the built-ins on /mcp, where one combined extension
+ * serves them all — registering the `skill://` resource template and the skills methods and
+ * declaring the capability under `capabilities.extensions` (decision 0072).
  */
 import type { Resource } from "@modelcontextprotocol/server";
 import { type Skill, SkillCatalog, type SkillReadResult, SkillsExtension, memorySkillFiles } from "@modelcontextprotocol/server/ext/skills";
@@ -21,6 +23,8 @@ export const OWN_SKILLS_CACHE_HINT = { ttlMs: 3_600_000, cacheScope: "public" } 
 
 /** One set of our skills: what the SDK's extension serves, and what /mcp combines with its sources' skills. */
 export interface OwnSkills {
+  /** The SDK's skills extension serving these skills alone (/mcp/tasks, /mcp/rag): attached per request by mcp/hosting.ts. */
+  readonly extension: SkillsExtension;
   /** Every skill's entry (uri, frontmatter, files with digests), built on first use. */
   entries(): Promise<readonly Skill[]>;
   /** A file of one of these skills by its URI; undefined when none of them has it. */
@@ -38,7 +42,7 @@ export function ownSkills(files: Readonly<Record<string, string>>): OwnSkills {
   // strict: a skill of ours the SDK finds fault with fails loudly (test/unit/mcp/own-skills.test.ts), never silently dropped.
   const catalog = onFirstUse(() => SkillCatalog.load(memorySkillFiles({ ...files }), { strict: true, pageSize: Number.POSITIVE_INFINITY }));
   const entries = async () => (await catalog()).entries;
-  return {
+  const skills: Omit<OwnSkills, "extension"> = {
     entries,
     async read(uri) {
       const listed = (await entries()).some((skill) => skill.resources !== "dynamic" && skill.resources.some((file) => file.uri === uri));
@@ -56,17 +60,14 @@ export function ownSkills(files: Readonly<Record<string, string>>): OwnSkills {
       }));
     },
   };
-}
-
-/** The SDK's skills extension serving `skills` alone (/mcp/tasks, /mcp/rag): one per definition, attached per request. */
-export function ownSkillsExtension(skills: OwnSkills): SkillsExtension {
-  return new SkillsExtension({
+  const extension = new SkillsExtension({
     cacheHint: OWN_SKILLS_CACHE_HINT,
     source: {
-      list: async () => ({ skills: [...(await skills.entries())] }),
-      get: async (uri) => (await skills.entries()).find((skill) => skill.uri === uri),
+      list: async () => ({ skills: [...(await entries())] }),
+      get: async (uri) => (await entries()).find((skill) => skill.uri === uri),
       read: (uri) => skills.read(uri),
       listResources: () => skills.resources(),
     },
   });
+  return { ...skills, extension };
 }

@@ -47,7 +47,10 @@ export interface McpServerDefinition<S = unknown> {
    * `request` is absent when the server is built to read its capabilities (`capabilitiesOf`).
    */
   extend?(server: McpServer, ctx: ToolContext, state: S | undefined, request?: SdkRequestFacts): void;
-  /** The skills it serves (its `extend` attaches them): the gateway /mcp serves every built-in server's too (decision 0072). */
+  /**
+   * The skills it serves, attached per request by mcp/hosting.ts (not for a tools-only request);
+   * the gateway /mcp serves every built-in server's too, beside its sources' (decision 0072).
+   */
   skills?: OwnSkills;
   /** The scopes reading what `extend` registers needs (resources, prompts, completions). */
   extensionScopes?: readonly Scope[];

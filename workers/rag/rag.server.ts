@@ -1,12 +1,8 @@
 /** The RAG MCP server at /mcp/rag. */
-import { ownSkills, ownSkillsExtension } from "../mcp/own-skills";
+import { ownSkills } from "../mcp/own-skills";
 import type { McpServerDefinition } from "../mcp/server-definition";
 import { RAG_PIPELINES_SKILL_FILES } from "./rag-pipelines-skill";
 import { ragTools } from "./rag.tools";
-
-/** The skill on which pipeline to choose when. */
-const ragSkills = ownSkills(RAG_PIPELINES_SKILL_FILES);
-const skillsExtension = ownSkillsExtension(ragSkills);
 
 export const ragServer: McpServerDefinition = {
   name: "rag",
@@ -14,8 +10,6 @@ export const ragServer: McpServerDefinition = {
   instructions:
     "Ask questions of your own documents. Add them with rag_ingest, then ask with rag_basic (fast, hybrid) or a specialised pipeline: rag_basic_rerank (precise), rag_crag (self-correcting), rag_graphrag (entities and relations), rag_colbert (token-level matching), rag_global_graphrag (questions about the whole collection). Answers cite documents as [n].",
   tools: ragTools,
-  skills: ragSkills,
-  extend(server, _ctx, _state, request) {
-    if (!request?.toolsOnly) skillsExtension.attach(server);
-  },
+  // The skill on which pipeline to choose when (decision 0072).
+  skills: ownSkills(RAG_PIPELINES_SKILL_FILES),
 };

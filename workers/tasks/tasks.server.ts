@@ -1,13 +1,9 @@
 /** The tasks MCP server at /mcp/tasks. */
-import { ownSkills, ownSkillsExtension } from "../mcp/own-skills";
+import { ownSkills } from "../mcp/own-skills";
 import type { McpServerDefinition } from "../mcp/server-definition";
 import { TASK_TOOLS_SKILL_FILES } from "./task-tools-skill";
 import { registerTaskResources } from "./tasks.resources";
 import { taskTools } from "./tasks.tools";
-
-/** The skill on using these tools. */
-const taskSkills = ownSkills(TASK_TOOLS_SKILL_FILES);
-const skillsExtension = ownSkillsExtension(taskSkills);
 
 export const tasksServer: McpServerDefinition = {
   name: "tasks",
@@ -15,11 +11,9 @@ export const tasksServer: McpServerDefinition = {
   instructions:
     "A personal task manager. Tasks belong to the signed-in user; ids come from list_tasks or search_tasks. Dates are ISO 8601.",
   tools: taskTools,
-  skills: taskSkills,
-  extend(server, ctx, _state, request) {
-    registerTaskResources(server, ctx);
-    if (!request?.toolsOnly) skillsExtension.attach(server);
-  },
+  // The skill on using these tools (decision 0072).
+  skills: ownSkills(TASK_TOOLS_SKILL_FILES),
+  extend: registerTaskResources,
   // The task resources and the review prompt read tasks.
   extensionScopes: ["tasks:read"],
 };
