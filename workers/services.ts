@@ -11,6 +11,7 @@ import { queueEventSink } from "./events/event-sink";
 import { gatewayForConnections } from "./gateway/authorization/upstream-authorization";
 import { HiddenToolService } from "./gateway/catalog/hidden-tools.service";
 import { SourceCalls } from "./gateway/calls/source-calls.service";
+import { SourceSkills } from "./gateway/calls/source-skills.service";
 import { SourceDiscovery } from "./gateway/discovery/source-discovery.service";
 import { SourceHealthService } from "./gateway/catalog/source-health.service";
 import { SourceRegistry } from "./gateway/registry/source-registry.service";
@@ -42,6 +43,8 @@ export interface Services {
   sources: SourceRegistry;
   /** Calls of sources' tools on /mcp (the one lookup, both call paths). */
   sourceCalls: SourceCalls;
+  /** Sources' skills on /mcp (decision 0072). */
+  sourceSkills: SourceSkills;
   sourceHealth: SourceHealthService;
   /** Sources' tools held for their owner's approval since their definitions changed upstream, and approving them (REST only). */
   toolChanges: ToolChangeService;
@@ -200,6 +203,7 @@ export function createServices(
   let rag: RagService | undefined;
   let sources: SourceRegistry | undefined;
   let sourceCalls: SourceCalls | undefined;
+  let sourceSkills: SourceSkills | undefined;
   let sourceHealth: SourceHealthService | undefined;
   let toolChanges: ToolChangeService | undefined;
   let hiddenTools: HiddenToolService | undefined;
@@ -260,6 +264,19 @@ export function createServices(
         },
         // The origin the connect links are made on (the upstream connections'): the only one a call may ask a client to open.
         ownOrigin: origin,
+      }));
+    },
+    get sourceSkills() {
+      return (sourceSkills ??= new SourceSkills({
+        db,
+        env,
+        upstreamFetch: networkFetch,
+        breakers: isolate.breakers,
+        waitUntil,
+        configs: isolate.upstreamConfigs,
+        get authorizer() {
+          return services.upstreamConnections;
+        },
       }));
     },
     get sourceHealth() {

@@ -17,6 +17,8 @@
  *                    its tool `which` answers "stateless" or "sessionful"
  *   /modern/mcp      a 2026-07-28-only server (the SDK's createMcpHandler, legacy requests refused);
  *                    `echo` returns its arguments
+ *   /skills/mcp      skills (the SDK's own skills extension, `SkillCatalog` over `memorySkillFiles`), stateless
+ *                    in every revision: `git-workflow` (unprefixed, with a reference file) and `acme/billing/refunds`
  *   /spoof-meta…, /endless-…, /big-json/mcp   hostile results: fixture-hostile-results.ts
  *   /poison/mcp      hostile text: tool descriptions, titles, schema descriptions and annotations
  *                    carrying Unicode tag characters, bidi controls, zero-width characters, C0/C1
@@ -34,6 +36,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
+import { memorySkillFiles, SkillCatalog } from "@modelcontextprotocol/server/ext/skills";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
@@ -293,7 +296,31 @@ const modern = createMcpHandler(
   { legacy: "reject", responseMode: "json" },
 );
 
-async function serveModern(req: IncomingMessage, res: ServerResponse, text: string): Promise<void> {
+/** The skills /skills/mcp serves: one at the root of the skill path, one under an organisational prefix. */
+const FIXTURE_SKILL_FILES: Record<string, string> = {
+  "git-workflow/SKILL.md":
+    "---\nname: git-workflow\ndescription: How this team branches, commits and opens pull requests.\n---\n\n# Git workflow\n\nBranch from main; see references/COMMITS.md.\n",
+  "git-workflow/references/COMMITS.md": "# Commits\n\nOne change per commit, the subject in the imperative.\n",
+  "acme/billing/refunds/SKILL.md":
+    "---\nname: refunds\ndescription: How to refund an invoice.\n---\n\nRefund through the billing tool, never by hand.\n",
+};
+
+const skillCatalog = SkillCatalog.load(memorySkillFiles(FIXTURE_SKILL_FILES), { strict: true });
+
+/** /skills/mcp: the SDK's skills extension on the SDK's web-standard handler, stateless for 2025 clients too. */
+const skills = createMcpHandler(
+  async () => {
+    const server = new McpServer({ name: "fixture-skills", version: "1.0.0" });
+    server.registerTool("echo", { description: "Returns its arguments", inputSchema: z.looseObject({}) }, (args) => ({
+      content: [{ type: "text", text: JSON.stringify(args) }],
+    }));
+    (await skillCatalog).attach(server);
+    return server;
+  },
+  { responseMode: "json" },
+);
+
+async function serveWebStandard(handler: typeof modern, req: IncomingMessage, res: ServerResponse, text: string): Promise<void> {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
   const request = new Request(`http://${req.headers.host ?? "fixture"}${req.url ?? "/"}`, {
@@ -301,7 +328,7 @@ async function serveModern(req: IncomingMessage, res: ServerResponse, text: stri
     headers,
     ...(req.method === "POST" ? { body: text } : {}),
   });
-  const response = await modern.fetch(request);
+  const response = await handler.fetch(request);
   res.writeHead(response.status, Object.fromEntries(response.headers)).end(await response.text());
 }
 
@@ -365,7 +392,8 @@ const httpServer = createServer((req, res) => {
     }
     if (url.pathname === "/healthz") return json(res, 200, { ok: true });
     if (url.pathname.startsWith("/control/") && req.method === "POST") return control(url.pathname, res, body);
-    if (url.pathname === "/modern/mcp") return serveModern(req, res, text);
+    if (url.pathname === "/modern/mcp") return serveWebStandard(modern, req, res, text);
+    if (url.pathname === "/skills/mcp") return serveWebStandard(skills, req, res, text);
     if (await serveHostileResults(url.pathname, req, res, body)) return;
     const match = /^\/([a-z]+)\/mcp$/.exec(url.pathname);
     const behaviour = match?.[1];

@@ -12,11 +12,12 @@
 import { type AuthInfo, McpServer, type ServerCapabilities } from "@modelcontextprotocol/server";
 import { createMcpHandler } from "agents/mcp/server";
 import { AppError } from "../lib/errors";
+import { isJsonObject } from "../lib/json";
 import { MAX_MCP_BODY_BYTES } from "./limits";
-import type { McpServerDefinition } from "./server-definition";
+import type { McpServerDefinition, SdkRequestFacts } from "./server-definition";
 import { registerTools, type ToolContext } from "./tool";
 
-export function buildServer<S>(definition: McpServerDefinition<S>, ctx: ToolContext, state?: S): McpServer {
+export function buildServer<S>(definition: McpServerDefinition<S>, ctx: ToolContext, state?: S, request?: SdkRequestFacts): McpServer {
   const server = new McpServer(
     { name: `mcp-edge-${definition.name}`, version: definition.version },
     {
@@ -26,7 +27,9 @@ export function buildServer<S>(definition: McpServerDefinition<S>, ctx: ToolCont
     },
   );
   registerTools(server, definition.tools, ctx);
-  definition.extend?.(server, ctx, state);
+  definition.extend?.(server, ctx, state, request);
+  // Skills serve nothing a tools/list or tools/call reads (decision 0072).
+  if (definition.skills && !request?.toolsOnly) definition.skills.extension.attach(server);
   advertiseNoListChanges(server);
   return server;
 }
@@ -80,6 +83,15 @@ export interface SdkServing<S> {
   state?: S;
 }
 
+const TOOL_METHODS: ReadonlySet<unknown> = new Set(["tools/list", "tools/call"]);
+
+/** Whether every message of a parsed body is a tools/list or tools/call (false when the body is not known). */
+function toolsOnly(parsedBody: unknown): boolean {
+  if (parsedBody === undefined) return false;
+  const messages: unknown[] = Array.isArray(parsedBody) ? parsedBody : [parsedBody];
+  return messages.length > 0 && messages.every((message) => isJsonObject(message) && TOOL_METHODS.has(message["method"]));
+}
+
 /** Serves one request with the SDK alone: the protocol authority, also what the fast-path tests compare with. */
 export function serveWithSdk<S>(
   request: Request,
@@ -88,8 +100,8 @@ export function serveWithSdk<S>(
   serving: SdkServing<S> = {},
 ): Promise<Response> {
   const authInfo: AuthInfo = { token: "", clientId: `user:${ctx.user.id}`, scopes: [] };
-  requestServers.set(authInfo, () => buildServer(definition, ctx, serving.state));
   const { parsedBody } = serving;
+  requestServers.set(authInfo, () => buildServer(definition, ctx, serving.state, { toolsOnly: toolsOnly(parsedBody) }));
   return handlerFor(definition).fetch(request, parsedBody === undefined ? { authInfo } : { authInfo, parsedBody });
 }
 

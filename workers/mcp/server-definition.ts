@@ -6,12 +6,22 @@
  */
 import type { McpServer, ServerOptions } from "@modelcontextprotocol/server";
 import type { Scope } from "../auth/scopes";
+import type { OwnSkills } from "./own-skills";
 import type { McpPost, PlainCall } from "./post";
 import type { RequestRefusal } from "./refusal";
 import type { ToolContext, ToolDefinition } from "./tool";
 
 export type { McpPost, PlainCall } from "./post";
 export type { RequestRefusal } from "./refusal";
+
+/** What the SDK path knows of the request a server is built for, before the SDK reads it. */
+export interface SdkRequestFacts {
+  /**
+   * Every message is a tools/list or tools/call: what serves nothing else (skills, decision 0072)
+   * need not be registered, so those hot paths pay nothing for it. False when the body is unknown.
+   */
+  toolsOnly: boolean;
+}
 
 /** What `prepare` found for one request: what `extend` registers, and how to finish the SDK's answer. */
 export interface RequestState<S> {
@@ -32,8 +42,16 @@ export interface McpServerDefinition<S = unknown> {
   version: string;
   instructions: string;
   tools: readonly ToolDefinition[];
-  /** Resources, prompts and completions beyond the tools; or tools registered per request from `state`. */
-  extend?(server: McpServer, ctx: ToolContext, state: S | undefined): void;
+  /**
+   * Resources, prompts and completions beyond the tools; or tools registered per request from `state`.
+   * `request` is absent when the server is built to read its capabilities (`capabilitiesOf`).
+   */
+  extend?(server: McpServer, ctx: ToolContext, state: S | undefined, request?: SdkRequestFacts): void;
+  /**
+   * The skills it serves, attached per request by mcp/hosting.ts (not for a tools-only request);
+   * the gateway /mcp serves every built-in server's too, beside its sources' (decision 0072).
+   */
+  skills?: OwnSkills;
   /** The scopes reading what `extend` registers needs (resources, prompts, completions). */
   extensionScopes?: readonly Scope[];
   /** The scopes a tool needs when the tools are registered per request (the gateway); default: from `tools`. */

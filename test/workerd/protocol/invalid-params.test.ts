@@ -61,7 +61,8 @@ describe.each(["2025-06-18", "2025-11-25", "2026-07-28"])("/mcp/tasks (%s)", (ve
 
 describe("endpoints that do not serve a method", () => {
   it.each([
-    ["/mcp", "resources/read"],
+    // /mcp and /mcp/rag serve resources: their skills (decision 0072).
+    ["/mcp/thinking", "resources/read"],
     ["/mcp/rag", "prompts/get"],
     ["/mcp/thinking", "completion/complete"],
   ])("%s answers %s with -32601, whatever its params", async (path, method) => {

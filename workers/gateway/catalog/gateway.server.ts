@@ -35,6 +35,7 @@ import { pageOf, withNextCursor } from "./list-pages";
 import type { CallableTool, InventoryRow } from "../sources/sources.repo";
 import type { ConnectRequest } from "../sources/upstream.types";
 import { upstreamAnnotationsMeta } from "./upstream-annotations";
+import { attachGatewaySkills } from "./gateway-skills.server";
 
 /** How long a 2026-07-28 client may reuse the gateway's tools/list: short, since hiding or adding a source changes it. */
 export const GATEWAY_LIST_TTL_MS = 30_000;
@@ -197,6 +198,7 @@ export function createGatewayServer(builtins: readonly McpServerDefinition[], op
   const builtinScopes = new Map(tools.map((tool) => [tool.name, tool.scopes]));
   const builtinOrder = tools.map((tool) => tool.name);
   const listPageSize = options.listPageSize ?? DEFAULT_LIST_PAGE_SIZE;
+  const builtinSkills = builtins.flatMap((definition) => definition.skills ?? []);
   const definition: McpServerDefinition<GatewayCatalog> = {
     name: "gateway",
     route: "/mcp",
@@ -210,7 +212,7 @@ export function createGatewayServer(builtins: readonly McpServerDefinition[], op
     toolScopes: (name) => builtinScopes.get(name) ?? (splitGatewayName(name) === undefined ? undefined : SOURCE_TOOL_SCOPES),
     routeCall: (call, ctx) => routeSourceCall(call, builtinNames, ctx),
     prepare: (post, ctx) => prepareCatalog(post, ctx, { size: listPageSize, builtinOrder }),
-    extend(server, ctx, catalog = NO_CATALOG) {
+    extend(server, ctx, catalog = NO_CATALOG, request) {
       const { hiddenBuiltins, pagedBuiltins, sourceTools } = catalog;
       registerTools(
         server,
@@ -218,6 +220,7 @@ export function createGatewayServer(builtins: readonly McpServerDefinition[], op
         ctx,
       );
       for (const tool of sourceTools) registerSourceTool(server, ctx, tool);
+      if (!request?.toolsOnly) attachGatewaySkills(server, ctx, builtinSkills, SOURCE_TOOL_SCOPES);
     },
   };
   return { definition, builtinNames, builtinOrder };
