@@ -19,8 +19,11 @@ import { splitGatewayName } from "../sources/gateway-names";
 import { maxResultBytes } from "../sources/gateway-limits";
 import { secretBox, type SecretBox } from "../sources/secrets";
 import { authorizationOutcome, heldToolRefusal, type SourceCallOutcome } from "./source-call-result";
-import { type CallableTool, findCallableTool } from "../sources/sources.repo";
-import { callStatelessSource } from "./stateless-path";
+import { type CallableTool, type CallSource, findCallableTool } from "../sources/sources.repo";
+import { callStatelessSource, forwardStatelessSource } from "./stateless-path";
+import { servedSource, servedSources } from "../sources/federated-sources.repo";
+import type { ForwardedRequest, UpstreamAnswer } from "../../mcp-client/upstream-request";
+import { AppError } from "../../lib/errors";
 import type { ToolCallAudit } from "./tool-call-audit";
 import {
   type AuthorizationNeeded,
@@ -29,7 +32,7 @@ import {
   withBearer,
 } from "../authorization/upstream-authorization";
 import { type OpenedConfigs, openedConfigs, upstreamConfig } from "./upstream-config";
-import type { ConnectRequest, UpstreamConfig } from "../sources/upstream.types";
+import type { ConnectRequest, UpstreamConfig, UpstreamForwardOutcome } from "../sources/upstream.types";
 
 export interface SourceCallsDeps {
   db: Db;
@@ -131,6 +134,72 @@ export class SourceCalls {
     if (outcome.meta.error_type === "authorization_required") return needed({ state: "needs_authorization", scope: undefined });
     if (outcome.meta.error_type === "insufficient_scope") return needed(await authorizer.needsScope(source, outcome.meta.required_scope));
     return outcome;
+  }
+
+  /** The sources whose resources, prompts and completions /mcp serves this user (decision 0068). */
+  servedSources(userId: number): Promise<CallSource[]> {
+    return servedSources(this.deps.db, userId);
+  }
+
+  /** The source a namespaced URI or prompt name names for this user, or undefined: unknown, hidden, disabled, deleted or another user's. */
+  servedSource(userId: number, slug: string): Promise<CallSource | undefined> {
+    return servedSource(this.deps.db, userId, slug);
+  }
+
+  /**
+   * A list, read, prompt or completion of a source `servedSource(s)` returned for this same user
+   * (decision 0068), by the call path its tools take — same breaker, timeouts, retries, token and
+   * bound on the answer — and audited with its method. The upstream's answer (its result, or the
+   * JSON-RPC error it answered); when none came, a typed AppError naming the source and why.
+   */
+  async forward(userId: number, source: CallSource, request: ForwardedRequest, audited: string): Promise<UpstreamAnswer> {
+    const started = Date.now();
+    const config = await upstreamConfig(source, this.secrets, this.deps.env, this.configs);
+    let outcome: UpstreamForwardOutcome | AppError;
+    if (source.upstreamAuth === "oauth") {
+      const token = this.deps.authorizer ? await this.deps.authorizer.bearer(source) : undefined;
+      outcome =
+        token === undefined || isAuthorizationNeeded(token)
+          ? new AppError("forbidden", `authorization_required: connect your account to source ${source.slug} first`)
+          : await this.sendForward(source, await withBearer(config, token), request);
+    } else {
+      outcome = await this.sendForward(source, config, request);
+    }
+    const failed = outcome instanceof AppError ? "authorization_required" : outcome.meta.error_type;
+    this.deps.audit.record({
+      userId,
+      sourceId: source.id,
+      source: source.slug,
+      tool: audited,
+      method: request.method,
+      durationMs: Date.now() - started,
+      outcome: failed ?? "ok",
+    });
+    if (outcome instanceof AppError) throw outcome;
+    if (outcome.answerJson === null) {
+      const failure = outcome.failure ?? "no answer";
+      const code =
+        outcome.meta.error_type === "timeout" ? "timeout" : outcome.meta.error_type === "circuit_open" ? "unavailable" : "upstream_error";
+      throw new AppError(code, `source ${source.slug} did not answer ${request.method}: ${failure}`);
+    }
+    return JSON.parse(outcome.answerJson) as UpstreamAnswer;
+  }
+
+  private sendForward(source: CallSource, config: UpstreamConfig, request: ForwardedRequest): Promise<UpstreamForwardOutcome> {
+    const maxBytes = maxResultBytes(this.deps.env);
+    if (source.upstreamKind === "stateless" && source.protocolVersion !== null) {
+      const object = () => this.object(source.id);
+      return forwardStatelessSource(
+        { fetch: this.deps.upstreamFetch, breakers: this.deps.breakers, object, waitUntil: this.deps.waitUntil },
+        config,
+        { request, protocolVersion: source.protocolVersion, discover: source.discoverResult ?? undefined, maxResultBytes: maxBytes },
+      );
+    }
+    return this.object(source.id).forward(config, {
+      method: request.method,
+      paramsJson: JSON.stringify(request.params),
+      maxResultBytes: maxBytes,
+    });
   }
 
   /** A stateless source is called from this isolate, any other through its object, which keeps the session. */
