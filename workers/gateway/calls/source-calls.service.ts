@@ -21,6 +21,7 @@ import { secretBox, type SecretBox } from "../sources/secrets";
 import { authorizationOutcome, heldToolRefusal, type SourceCallOutcome } from "./source-call-result";
 import { type CallableTool, type CallSource, findCallableTool } from "../sources/sources.repo";
 import { callStatelessSource, forwardStatelessSource } from "./stateless-path";
+import { toolResultNamed } from "./uri-rewrite";
 import { servedSource, servedSources } from "../sources/federated-sources.repo";
 import type { ForwardedRequest, UpstreamAnswer } from "../../mcp-client/upstream-request";
 import { AppError } from "../../lib/errors";
@@ -60,6 +61,12 @@ function connectRequest(needed: AuthorizationNeeded, link: string | undefined, o
   return { state: needed.state, url: url.href, scope: needed.scope ?? null };
 }
 
+/** The outcome with its result's resource links and embedded resources named for /mcp (uri-rewrite.ts); the same when it has none. */
+function withGatewayUris(slug: string, outcome: SourceCallOutcome): SourceCallOutcome {
+  const result = toolResultNamed(slug, outcome.result);
+  return result === outcome.result ? outcome : { ...outcome, result, resultJson: JSON.stringify(result) };
+}
+
 export class SourceCalls {
   private readonly secrets: SecretBox;
 
@@ -91,10 +98,12 @@ export class SourceCalls {
     const { source, tool } = target;
     if (tool.held) throw heldToolRefusal(source, tool);
     const config = await upstreamConfig(source, this.secrets, this.deps.env, this.configs);
-    const outcome =
+    const outcome = withGatewayUris(
+      source.slug,
       source.upstreamAuth === "oauth"
         ? await this.callAuthorized(userId, target, config, args, started)
-        : await this.send(userId, target, config, args);
+        : await this.send(userId, target, config, args),
+    );
     this.deps.audit.record({
       userId,
       sourceId: source.id,
