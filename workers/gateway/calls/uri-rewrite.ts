@@ -17,7 +17,10 @@ function named(slug: string, uri: unknown): unknown {
 }
 
 function hasResourceBlock(content: unknown): content is unknown[] {
-  return Array.isArray(content) && content.some((block) => isJsonObject(block) && (block["type"] === "resource_link" || block["type"] === "resource"));
+  return (
+    Array.isArray(content) &&
+    content.some((block) => isJsonObject(block) && (block["type"] === "resource_link" || block["type"] === "resource"))
+  );
 }
 
 /** A content block with its resource URI named. */

@@ -43,7 +43,8 @@ function picked(item: JsonObject, fields: readonly string[]): JsonObject {
 function protocolError(error: unknown): ProtocolError {
   if (error instanceof ProtocolError) return error;
   if (error instanceof AppError) {
-    const code = error.code === "invalid_input" || error.code === "not_found" ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError;
+    const code =
+      error.code === "invalid_input" || error.code === "not_found" ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError;
     return new ProtocolError(code, `${error.code}: ${error.message}`, { error_type: error.code });
   }
   return new ProtocolError(ProtocolErrorCode.InternalError, "the source's answer could not be read");
@@ -66,7 +67,10 @@ function notA(kind: string, source: CallSource): ProtocolError {
 
 function readHandler(ctx: ToolContext, { source, upstream }: Named) {
   return async () => {
-    const result = readResultNamed(source.slug, await forwarded(ctx, source, { method: "resources/read", params: { uri: upstream } }, "resources/read"));
+    const result = readResultNamed(
+      source.slug,
+      await forwarded(ctx, source, { method: "resources/read", params: { uri: upstream } }, "resources/read"),
+    );
     if (!isSpecType.ReadResourceResult(result)) throw notA("resources/read result", source);
     return result;
   };
@@ -78,7 +82,10 @@ function promptArguments(listed: unknown): StandardSchemaWithJSON<JsonObject, Js
   const schema: JsonObject = {
     type: "object",
     properties: Object.fromEntries(
-      args.map((arg) => [arg["name"], { type: "string", ...(typeof arg["description"] === "string" ? { description: arg["description"] } : {}) }]),
+      args.map((arg) => [
+        arg["name"],
+        { type: "string", ...(typeof arg["description"] === "string" ? { description: arg["description"] } : {}) },
+      ]),
     ),
     required: args.filter((arg) => arg["required"] === true).map((arg) => arg["name"]),
   };
@@ -131,7 +138,12 @@ export function registerFederation(server: McpServer, ctx: ToolContext, federati
       }
       if (resources.has(uri)) continue;
       resources.add(uri);
-      server.registerResource(item["name"], uri, picked(item, RESOURCE_FIELDS), readHandler(ctx, { source, upstream: String(item["uri"]) }));
+      server.registerResource(
+        item["name"],
+        uri,
+        picked(item, RESOURCE_FIELDS),
+        readHandler(ctx, { source, upstream: String(item["uri"]) }),
+      );
     }
   }
   const templateNames = new Set<string>();
@@ -178,7 +190,9 @@ export function registerFederation(server: McpServer, ctx: ToolContext, federati
     prompts.add(name);
     const argument = federation.completedArguments.get(name);
     const argsSchema =
-      argument === undefined ? promptArguments([]) : z.object({ [argument]: completable(z.string(), completer(ctx, named, "ref/prompt", argument)).optional() });
+      argument === undefined
+        ? promptArguments([])
+        : z.object({ [argument]: completable(z.string(), completer(ctx, named, "ref/prompt", argument)).optional() });
     server.registerPrompt(name, { argsSchema }, promptHandler(ctx, named, name));
   }
   for (const [uriTemplate, named] of federation.templates) {
@@ -186,7 +200,10 @@ export function registerFederation(server: McpServer, ctx: ToolContext, federati
     if (argument === undefined) continue;
     let template: ResourceTemplate;
     try {
-      template = new ResourceTemplate(uriTemplate, { list: undefined, complete: { [argument]: completer(ctx, named, "ref/resource", argument) } });
+      template = new ResourceTemplate(uriTemplate, {
+        list: undefined,
+        complete: { [argument]: completer(ctx, named, "ref/resource", argument) },
+      });
     } catch {
       continue;
     }

@@ -64,13 +64,18 @@ async function listOf(ctx: ToolContext, source: CallSource, method: FederatedLis
     const answer = await ctx.services.sourceCalls.forward(ctx.user.id, source, { method, params: {} }, method);
     if ("error" in answer) {
       // -32601: the source serves no such list, which is no warning.
-      if (answer.error.code !== -32601) log.warn("gateway list left out a source", { source: source.slug, method, error: answer.error.message });
+      if (answer.error.code !== -32601)
+        log.warn("gateway list left out a source", { source: source.slug, method, error: answer.error.message });
       return undefined;
     }
     const items = answer.result[key];
     return { source, items: Array.isArray(items) ? items.filter(isJsonObject) : [] };
   } catch (error) {
-    log.warn("gateway list left out a source", { source: source.slug, method, error: String(error instanceof Error ? error.message : error) });
+    log.warn("gateway list left out a source", {
+      source: source.slug,
+      method,
+      error: String(error instanceof Error ? error.message : error),
+    });
     return undefined;
   }
 }

@@ -38,6 +38,7 @@ import { upstreamAnnotationsMeta } from "./upstream-annotations";
 import { registerFederation } from "./federated-registration";
 import { type Federation, federationFor } from "./federation";
 import { splitGatewayUri } from "../sources/gateway-uris";
+import { uiMetaNamed } from "../calls/uri-rewrite";
 import type { McpMessage } from "../../mcp/post";
 
 /** How long a 2026-07-28 client may reuse the gateway's tools/list: short, since hiding or adding a source changes it. */
@@ -56,6 +57,8 @@ interface SourceTool {
   outputSchema: JsonObject | null;
   /** The upstream's own annotations: served as its claims under `_meta`, never as the tool's annotations (upstream-annotations.ts). */
   annotations: JsonObject;
+  /** Its MCP Apps `_meta` (`ui` with the resource URI named for /mcp, and the legacy flat key); undefined without a UI. */
+  uiMeta?: JsonObject | undefined;
   /** Already looked up for this request (a call); absent for a listed tool, looked up when called. */
   target?: CallableTool | undefined;
 }
@@ -94,6 +97,7 @@ function listed({ source, tool }: InventoryRow): SourceTool {
     inputSchema: tool.inputSchema,
     outputSchema: tool.outputSchema,
     annotations: tool.annotations,
+    uiMeta: uiMetaNamed(source.slug, tool.ui),
   };
 }
 
@@ -138,7 +142,7 @@ function registerSourceTool(server: McpServer, ctx: ToolContext, tool: SourceToo
       description: tool.description,
       inputSchema: upstreamSchema(tool.inputSchema),
       ...(tool.outputSchema ? { outputSchema: upstreamSchema(tool.outputSchema) } : {}),
-      _meta: { ...upstreamAnnotationsMeta(tool.annotations), [SCOPES_META_KEY]: [...SOURCE_TOOL_SCOPES] },
+      _meta: { ...tool.uiMeta, ...upstreamAnnotationsMeta(tool.annotations), [SCOPES_META_KEY]: [...SOURCE_TOOL_SCOPES] },
     },
     async (args: JsonObject, request) => {
       // A call the tool-call budget refused, left to the SDK's checks first (mcp/pipeline.ts): answered, never run.
@@ -202,7 +206,9 @@ function namesSource({ method, params }: McpMessage): boolean {
   if (method === "prompts/get") return splitGatewayName(text(params["name"])) !== undefined;
   if (method === "completion/complete" && isJsonObject(params["ref"])) {
     const ref = params["ref"];
-    return ref["type"] === "ref/prompt" ? splitGatewayName(text(ref["name"])) !== undefined : splitGatewayUri(text(ref["uri"])) !== undefined;
+    return ref["type"] === "ref/prompt"
+      ? splitGatewayName(text(ref["name"])) !== undefined
+      : splitGatewayUri(text(ref["uri"])) !== undefined;
   }
   return false;
 }

@@ -67,6 +67,8 @@ export const upstreamToolSchema = z.object({
   inputSchema: jsonObject,
   outputSchema: jsonObject.nullable(),
   annotations: jsonObject,
+  /** Its MCP Apps `_meta.ui` as the upstream sent it (decision 0068); null without a UI. Absent in objects of an older build. */
+  ui: jsonObject.nullable().optional(),
   /** What cleaning and bounding changed in its text ("description: removed 12 Unicode tag characters"). */
   warnings: z.array(z.string()).default([]),
 });
