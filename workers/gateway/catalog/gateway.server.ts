@@ -35,8 +35,8 @@ import { pageOf, withNextCursor } from "./list-pages";
 import type { CallableTool, InventoryRow } from "../sources/sources.repo";
 import type { ConnectRequest } from "../sources/upstream.types";
 import { upstreamAnnotationsMeta } from "./upstream-annotations";
-import { registerFederation } from "./federated-registration";
-import { type Federation, federationFor } from "./federation";
+import { registerFederation } from "./federated.resources";
+import { type Federation, federationFor } from "./federated-lookup.resources";
 import { splitGatewayUri } from "../sources/gateway-uris";
 import { uiMetaNamed } from "../calls/uri-rewrite";
 import type { McpMessage } from "../../mcp/post";
@@ -71,7 +71,7 @@ export interface GatewayCatalog {
    * for any request but a tools/list or tools/call, whose answers they cannot change.
    */
   builtinExtensions: boolean;
-  /** What the request's resource, prompt and completion messages need of the user's sources (federation.ts). */
+  /** What the request's resource, prompt and completion messages need of the user's sources (federated-lookup.resources.ts). */
   federation?: Federation | undefined;
   /** A tools/list page: the built-ins on it (absent: every built-in the user did not hide). */
   pagedBuiltins?: ReadonlySet<string> | undefined;

@@ -11,6 +11,7 @@
  *   exactly as for a source of another user.
  * - An upstream item /mcp cannot name (a URI without a plain scheme, a malformed template) is left
  *   out, with a warning in the log; what an upstream answers is checked against the SDK's schema.
+ * - Descriptions and titles are text a model reads: cleaned and bounded as a tool's are (0049).
  */
 import {
   completable,
@@ -31,12 +32,25 @@ import { gatewayName } from "../sources/gateway-names";
 import { gatewayUri } from "../sources/gateway-uris";
 import type { CallSource } from "../sources/sources.repo";
 import { promptResultNamed, readResultNamed } from "../calls/uri-rewrite";
-import type { Federation, Named } from "./federation";
+import { INVENTORY_SETTINGS } from "../discovery/inventory-limits";
+import { cleanText, shorten } from "../discovery/tool-text";
+import type { Federation, Named } from "./federated-lookup.resources";
 
 const RESOURCE_FIELDS = ["title", "description", "mimeType", "size", "annotations", "icons", "_meta"] as const;
 
+/**
+ * A text a model reads (a description, a title), cleaned as a tool's is (decision 0049): what a reader
+ * cannot see removed, and shortened to the default bounds of a tool's text.
+ */
+function readable(field: string, value: unknown): unknown {
+  if (typeof value !== "string") return value;
+  if (field === "title") return shorten(cleanText(value, "title"), INVENTORY_SETTINGS.titleChars.fallback);
+  if (field === "description") return shorten(cleanText(value, "description"), INVENTORY_SETTINGS.descriptionChars.fallback);
+  return value;
+}
+
 function picked(item: JsonObject, fields: readonly string[]): JsonObject {
-  return Object.fromEntries(fields.flatMap((field) => (item[field] === undefined ? [] : [[field, item[field]]])));
+  return Object.fromEntries(fields.flatMap((field) => (item[field] === undefined ? [] : [[field, readable(field, item[field])]])));
 }
 
 /** A failure to reach the source, or the source's JSON-RPC error, as the error the SDK answers. */
