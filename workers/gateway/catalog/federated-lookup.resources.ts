@@ -13,7 +13,7 @@ import { isJsonObject, type JsonObject } from "../../lib/json";
 import { log } from "../../lib/log";
 import type { McpPost } from "../../mcp/server-definition";
 import type { ToolContext } from "../../mcp/tool";
-import { type ForwardedMethod, LIST_KEYS } from "../../mcp-client/upstream-request";
+import { LIST_KEYS } from "../../mcp-client/upstream-request";
 import { splitGatewayName } from "../sources/gateway-names";
 import { splitGatewayUri } from "../sources/gateway-uris";
 import type { CallSource } from "../sources/sources.repo";
@@ -59,7 +59,7 @@ function stringParam(params: unknown, key: string): string | undefined {
 
 /** One source's list, or nothing (logged) when it failed or answered an error. */
 async function listOf(ctx: ToolContext, source: CallSource, method: FederatedList): Promise<SourceItems | undefined> {
-  const key = LIST_KEYS[method as ForwardedMethod] ?? "";
+  const key = LIST_KEYS[method] ?? "";
   try {
     const answer = await ctx.services.sourceCalls.forward(ctx.user.id, source, { method, params: {} }, method);
     if ("error" in answer) {

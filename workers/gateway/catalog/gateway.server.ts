@@ -233,7 +233,7 @@ export function createGatewayServer(builtins: readonly McpServerDefinition[], op
     route: "/mcp",
     version: "0.2.0",
     instructions:
-      "One endpoint for every tool you can use: the built-in task, RAG and thinking tools, the tools of the MCP servers you registered as sources (named <source>__<tool>), and gateway_* tools to manage those sources, their health and which tools you hide.",
+      "One endpoint for every tool you can use: the built-in task, RAG and thinking tools, the tools of the MCP servers you registered as sources (named <source>__<tool>), and gateway_* tools to manage those sources, their health and which tools you hide. Their resources and prompts are here too: a source's prompt is <source>__<name>, and its resource URIs carry <source>__ right after the scheme.",
     // Registered per request in `extend`: which built-ins are listed depends on the user's hidden tools.
     tools: [],
     // The sources' resources and prompts are the user's too: the same private, short hint (decision 0068).
