@@ -141,6 +141,17 @@ describe("bad input on /mcp's resources and prompts", { timeout: 60_000 }, () =>
     expect(read.contents[0]).toMatchObject({ uri: "demo://fed__ok/42", text: "read demo://ok/42" });
   });
 
+  it("a source serving only tools loses nothing, and costs the others nothing", async () => {
+    const { owner } = await federatedSource();
+    const { status } = await registerSource(owner, fixtureUrl("echo"), { name: "Only Tools" });
+    expect(status).toBe(201);
+    const client = await connectGateway(owner);
+    expect((await client.listResources()).resources.map((resource) => resource.uri)).toContain(RESOURCE);
+    expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toContain(PROMPT);
+    const echoed = await client.callTool({ name: "only_tools__echo", arguments: { said: "still here" } });
+    expect(echoed.structuredContent).toEqual({ said: "still here" });
+  });
+
   it("audits each forwarded request with its method", async () => {
     const { owner } = await federatedSource();
     await (await connectGateway(owner)).readResource({ uri: RESOURCE });
