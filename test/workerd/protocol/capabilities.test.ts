@@ -67,6 +67,12 @@ describe("the gateway's list cache hint", () => {
     const { result } = await rpc("/mcp", user.token, "2026-07-28", "tools/list");
     expect(result).toMatchObject({ ttlMs: 30_000, cacheScope: "private" });
   });
+
+  it.each(["resources/list", "resources/templates/list", "prompts/list"])("and the same for its %s (decision 0068)", async (method) => {
+    const user = await createUser();
+    const { result } = await rpc("/mcp", user.token, "2026-07-28", method);
+    expect(result).toMatchObject({ ttlMs: 30_000, cacheScope: "private" });
+  });
 });
 
 describe("what /mcp advertises beyond tools (decision 0068)", () => {

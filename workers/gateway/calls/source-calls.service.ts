@@ -27,6 +27,7 @@ import type { ForwardedRequest, UpstreamAnswer } from "../../mcp-client/upstream
 import { AppError } from "../../lib/errors";
 import type { ToolCallAudit } from "./tool-call-audit";
 import {
+  authorizationMessage,
   type AuthorizationNeeded,
   isAuthorizationNeeded,
   type UpstreamAuthorizer,
@@ -164,16 +165,10 @@ export class SourceCalls {
   async forward(userId: number, source: CallSource, request: ForwardedRequest, audited: string): Promise<UpstreamAnswer> {
     const started = Date.now();
     const config = await upstreamConfig(source, this.secrets, this.deps.env, this.configs);
-    let outcome: UpstreamForwardOutcome | AppError;
-    if (source.upstreamAuth === "oauth") {
-      const token = this.deps.authorizer ? await this.deps.authorizer.bearer(source) : undefined;
-      outcome =
-        token === undefined || isAuthorizationNeeded(token)
-          ? new AppError("forbidden", `authorization_required: connect your account to source ${source.slug} first`)
-          : await this.sendForward(source, await withBearer(config, token), request);
-    } else {
-      outcome = await this.sendForward(source, config, request);
-    }
+    const outcome =
+      source.upstreamAuth === "oauth"
+        ? await this.forwardAuthorized(source, config, request)
+        : await this.sendForward(source, config, request);
     const failed = outcome instanceof AppError ? "authorization_required" : outcome.meta.error_type;
     this.deps.audit.record({
       userId,
@@ -192,6 +187,28 @@ export class SourceCalls {
       throw new AppError(code, `source ${source.slug} did not answer ${request.method}: ${failure}`);
     }
     return JSON.parse(outcome.answerJson) as UpstreamAnswer;
+  }
+
+  /** With the owner's token, once more with a refreshed one after a 401; without a usable token, the refusal naming how to connect. */
+  private async forwardAuthorized(
+    source: CallSource,
+    config: UpstreamConfig,
+    request: ForwardedRequest,
+  ): Promise<UpstreamForwardOutcome | AppError> {
+    const authorizer = this.deps.authorizer;
+    const needed = (why: AuthorizationNeeded) =>
+      new AppError("forbidden", `authorization_required: ${authorizationMessage(source.slug, why, authorizer?.connectLink(source.id))}`);
+    if (!authorizer) return needed({ state: "needs_authorization", scope: undefined });
+    let token = await authorizer.bearer(source);
+    if (isAuthorizationNeeded(token)) return needed(token);
+    let outcome = await this.sendForward(source, await withBearer(config, token), request);
+    if (outcome.meta.error_type === "unauthorized") {
+      token = await authorizer.bearer(source, true);
+      if (isAuthorizationNeeded(token)) return needed(token);
+      outcome = await this.sendForward(source, await withBearer(config, token), request);
+    }
+    if (outcome.meta.error_type === "insufficient_scope") return needed(await authorizer.needsScope(source, outcome.meta.required_scope));
+    return outcome;
   }
 
   private sendForward(source: CallSource, config: UpstreamConfig, request: ForwardedRequest): Promise<UpstreamForwardOutcome> {
