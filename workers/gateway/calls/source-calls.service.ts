@@ -9,7 +9,9 @@
  * after a 403 insufficient_scope, the call answers `authorization_required` with the link to connect
  * — and only that outcome, with a link on the gateway's own origin, may be asked of the client as
  * a URL elicitation (`SourceCallOutcome.connect`, decision 0051). Every answer is bounded by
- * GATEWAY_MAX_RESULT_BYTES while it streams in, on both paths.
+ * GATEWAY_MAX_RESULT_BYTES while it streams in, on both paths. A source's resources, prompts and
+ * completions travel the same path (`forward`, decision 0068), and a call's result comes back with
+ * its resource URIs named for /mcp (uri-rewrite.ts).
  */
 import type { Db } from "../../lib/db";
 import type { FetchLike } from "../../mcp-client/connect";

@@ -14,6 +14,11 @@
  * listing (decision 0006); the 2026-07-28 tools/list cache hint is therefore `private` and short.
  * The built-in definitions are passed in by workers/app.ts, so this module never imports the app.
  *
+ * Beyond tools (decision 0068): the built-ins' resources, templates, prompts and completions
+ * (their `extend`) unchanged, and the user's sources' named for /mcp (federated-lookup.resources.ts
+ * finds what a request needs, federated.resources.ts registers it); a source tool's MCP Apps
+ * `_meta.ui` is listed with its resource URI named. A tools/list or tools/call registers none of it.
+ *
  * tools/list is paged (decision 0051): built-ins first, then source tools, `listPageSize` per page
  * (GATEWAY_TOOLS_LIST_PAGE_SIZE) with an opaque `nextCursor` (lib/cursor.ts); only the page's tools
  * are registered for the request. A cursor this endpoint did not issue is answered -32602.
