@@ -485,6 +485,11 @@ export const sourceTools = sqliteTable(
       .$type<Record<string, unknown>>()
       .notNull()
       .default(sql`'{}'`),
+    /**
+     * The upstream's MCP Apps `_meta.ui` (resourceUri in the source's own words, csp, visibility …),
+     * listed on /mcp with its resourceUri named for /mcp (decision 0068); null for a tool without a UI.
+     */
+    ui: text("ui", { mode: "json" }).$type<Record<string, unknown>>(),
     discoveredAt: text("discovered_at").notNull(),
     /**
      * SHA-256 of the definition as stored (name, title, description, schemas, annotations; canonical

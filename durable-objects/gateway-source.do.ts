@@ -9,6 +9,7 @@
  * - `callTool`: a sessionful source's call, over the object's connections (sessionful-call.ts,
  *   upstream-connections.ts); a warm connection's list_changed re-lists the tools and hands them to
  *   the Worker's inventory entry point (list-changed.ts).
+ * - `forward`: the same for a sessionful source's resources, prompts and completions (decision 0068).
  * - `breakerState`, `admitProbe`, `report`: the breaker and call window for both call paths
  *   (source-breaker.ts); stateless calls never pass through here, their isolates read the breaker
  *   through their view of it (workers/gateway/calls/breaker-view.ts) and report afterwards.
@@ -37,6 +38,8 @@ import type {
   UpstreamCall,
   UpstreamCallOutcome,
   UpstreamConfig,
+  UpstreamForward,
+  UpstreamForwardOutcome,
 } from "../workers/gateway/sources/upstream.types";
 
 /**
@@ -61,6 +64,12 @@ export class GatewaySource extends DurableObject<Env> {
   async callTool(config: UpstreamConfig, call: UpstreamCall): Promise<UpstreamCallOutcome> {
     this.rpc.count("callTool");
     return (await this.upstreamSide()).callTool(config, call);
+  }
+
+  /** A sessionful source's list, read, prompt or completion (decision 0068), on a call's terms. */
+  async forward(config: UpstreamConfig, forward: UpstreamForward): Promise<UpstreamForwardOutcome> {
+    this.rpc.count("forward");
+    return (await this.upstreamSide()).forward(config, forward);
   }
 
   breakerState(): BreakerSnapshot {

@@ -13,6 +13,8 @@ export interface TestUpstreams {
   fixture: string;
   everything_http: string;
   everything_sse: string;
+  /** The official MCP Apps example server (server-basic-vanillajs): tool `get-time`, app `ui://get-time/mcp-app.html`. */
+  apps_example: string;
   /** `mcp-edge bridge` running server-everything over stdio. */
   bridge: string;
   /** `mcp-edge bridge --manifest test/upstreams/fixture-plugin.json` (the stdio fixture). */

@@ -31,6 +31,9 @@
  *   /flood/mcp       50,000 tools in one tools/list
  *   /huge/mcp        one tool whose description is 5 MB and whose title is 500 characters
  *   /bulky/mcp       600 tools with 4,000-character descriptions (about 2.4 MB listed)
+ *   /federated/mcp   resources, templates and a prompt beside its tool, some of them unnamable on
+ *                    /mcp: a resource URI without a scheme, a template `{scheme}://x`, a template
+ *                    with an unclosed expression (decision 0068)
  *
  * Stateless paths build a fresh server per request. Run: `tsx test/upstreams/fixture-server.ts <port>`.
  */
@@ -39,7 +42,16 @@ import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { memorySkillFiles, SkillCatalog } from "@modelcontextprotocol/server/ext/skills";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { endHostileResults, serveHostileResults } from "./fixture-hostile-results";
 import { openSession, serveStatelessRequest } from "./mcp-over-node";
@@ -61,10 +73,11 @@ type Behaviour =
   | "rugpull"
   | "flood"
   | "huge"
-  | "bulky";
+  | "bulky"
+  | "federated";
 const STATELESS = new Set<Behaviour>([
   ...(["empty", "conflict", "hang", "malformed", "echo", "identity", "stall", "deep"] as const),
-  ...(["poison", "flood", "huge", "bulky"] as const),
+  ...(["poison", "flood", "huge", "bulky", "federated"] as const),
 ]);
 const BEHAVIOURS = new Set<string>([...STATELESS, "mutable", "restartable", "switchable", "rugpull"]);
 
@@ -209,7 +222,36 @@ function toolsOf(behaviour: Behaviour, key = ""): Tool[] {
       return [{ name: "nested", description: "A schema too deep for common JSON clients", inputSchema: nestedSchema(20) }];
     case "switchable":
       return [{ name: "which", description: "Says whether the server keeps sessions now", inputSchema: OBJECT_SCHEMA }];
+    case "federated":
+      return [{ name: "ping", description: "Answers pong", inputSchema: OBJECT_SCHEMA }];
   }
+}
+
+/** /federated/mcp's resources, templates and prompt beside its tool, some unnamable on /mcp. */
+function addFederatedFeatures(server: Server): void {
+  server.registerCapabilities({ resources: {}, prompts: {} });
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: [
+      { uri: "demo://ok/1", name: "ok", mimeType: "text/plain" },
+      { uri: "no scheme at all", name: "unnamable" },
+    ],
+  }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: [
+      { name: "good", uriTemplate: "demo://ok/{id}" },
+      { name: "unclosed", uriTemplate: "demo://bad/{unclosed" },
+      { name: "schemeless", uriTemplate: "{scheme}://x" },
+    ],
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => ({
+    contents: [{ uri: request.params.uri, mimeType: "text/plain", text: `read ${request.params.uri}` }],
+  }));
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({
+    prompts: [{ name: "hello", arguments: [{ name: "who", required: true }] }],
+  }));
+  server.setRequestHandler(GetPromptRequestSchema, (request) => ({
+    messages: [{ role: "user", content: { type: "text", text: `hello ${request.params.arguments?.["who"] ?? "nobody"}` } }],
+  }));
 }
 
 function buildServer(behaviour: Behaviour, key = ""): Server {
@@ -221,6 +263,7 @@ function buildServer(behaviour: Behaviour, key = ""): Server {
     const tools = toolsOf(behaviour, key);
     return behaviour === "mutable" ? { tools, ttlMs: MUTABLE_TTL_MS } : { tools };
   });
+  if (behaviour === "federated") addFederatedFeatures(server);
   server.setRequestHandler(CallToolRequestSchema, (request) => {
     const name = request.params.name;
     if (behaviour === "rugpull" && name === "fetch_page") {

@@ -15,6 +15,7 @@ import { reserveUpstreamPorts } from "./ports";
 const ROOT = resolve(import.meta.dirname, "../..");
 const EVERYTHING = resolve(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const BRIDGE = resolve(ROOT, "bin/mcp-edge.js");
+const APPS_EXAMPLE = resolve(ROOT, "node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js");
 const READY_TIMEOUT_MS = 60_000;
 
 interface Started {
@@ -69,6 +70,8 @@ export default async function setup(): Promise<() => Promise<void>> {
     start("fixture", [...tsx, "test/upstreams/fixture-server.ts", String(ports.fixture)], ports.fixture),
     start("everything_http", [EVERYTHING, "streamableHttp"], ports.everythingHttp),
     start("everything_sse", [EVERYTHING, "sse"], ports.everythingSse),
+    // The official MCP Apps example: one tool with a `ui://` app resource, streamable HTTP at /mcp on PORT.
+    start("apps_example", [APPS_EXAMPLE], ports.appsExample),
     // `mcp-edge bridge` in front of stdio servers: server-everything (one process per session) and
     // the stdio fixture from its manifest (declares FIXTURE_GREETING for Mcp-Bridge-Env).
     start(

@@ -10,6 +10,8 @@ export interface UpstreamPorts {
   fixture: number;
   everythingHttp: number;
   everythingSse: number;
+  /** The official MCP Apps example server (@modelcontextprotocol/server-basic-vanillajs), stateless streamable HTTP at /mcp. */
+  appsExample: number;
   bridge: number;
   bridgeFixture: number;
   /** `mcp-edge bridge --plugins test/upstreams/plugins`. */
@@ -45,6 +47,7 @@ export async function reserveUpstreamPorts(): Promise<UpstreamPorts> {
     fixture: await freePort(),
     everythingHttp: await freePort(),
     everythingSse: await freePort(),
+    appsExample: await freePort(),
     bridge: await freePort(),
     bridgeFixture: await freePort(),
     bridgePlugins: await freePort(),
@@ -71,6 +74,7 @@ export function upstreamUrls(ports: UpstreamPorts): Record<string, string> {
     fixture: base(ports.fixture),
     everything_http: `${base(ports.everythingHttp)}/mcp`,
     everything_sse: `${base(ports.everythingSse)}/sse`,
+    apps_example: `${base(ports.appsExample)}/mcp`,
     bridge: `${base(ports.bridge)}/mcp`,
     bridge_fixture: `${base(ports.bridgeFixture)}/mcp`,
     bridge_plugins: base(ports.bridgePlugins),

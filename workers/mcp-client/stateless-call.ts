@@ -31,7 +31,9 @@ import {
 } from "@modelcontextprotocol/client";
 import { AnswerLimits, type BoundedCallOptions } from "./answer-limit";
 import type { FetchLike, McpEndpoint } from "./connect";
+import { isJsonObject } from "../lib/json";
 import { classifyMcpError, McpClientError } from "./errors";
+import { answeredError, type ForwardedRequest, forward, overClient, type UpstreamAnswer } from "./upstream-request";
 
 /** What discovery negotiated with a server that keeps no session. */
 export interface StatelessProtocol {
@@ -95,6 +97,25 @@ async function callLegacy(
   call: StatelessCall,
   bound: BoundedCallOptions | undefined,
 ): Promise<CallToolResult> {
+  const request = { method: "tools/call", params: { name: call.name, arguments: call.args } };
+  const answer = await sendLegacy(endpoint, protocolVersion, request, call.timeoutMs, bound);
+  if (isJSONRPCErrorResponse(answer)) {
+    throw classifyMcpError(ProtocolError.fromError(answer.error.code, answer.error.message, answer.error.data), false);
+  }
+  if (!isCallToolResult(answer.result)) {
+    throw new McpClientError("protocol", "upstream broke the protocol: the tools/call result is not a CallToolResult", true, false);
+  }
+  return answer.result;
+}
+
+/** One JSON-RPC request of a 2025-era stateless server, answered on its own: one HTTP request, no handshake. */
+async function sendLegacy(
+  endpoint: McpEndpoint & { fetch: FetchLike },
+  protocolVersion: string,
+  request: { method: string; params: Record<string, unknown> },
+  timeoutMs: number,
+  bound: BoundedCallOptions | undefined,
+): Promise<Answer> {
   const answers = new AnswerKinds(endpoint.fetch);
   const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
     fetch: answers.fetch,
@@ -103,7 +124,7 @@ async function callLegacy(
   });
   let answer: Answer;
   try {
-    answer = await exchange(transport, call, bound);
+    answer = await exchange(transport, request, timeoutMs, bound);
   } catch (error) {
     await transport.close().catch(() => undefined);
     throw classifyMcpError(error, false);
@@ -112,13 +133,64 @@ async function callLegacy(
   // would only build the abort's error (a stack trace per call, measurable on this path). An SSE
   // stream may stay open after the answer; closing ends it.
   if (answers.streamed) await transport.close().catch(() => undefined);
-  if (isJSONRPCErrorResponse(answer)) {
-    throw classifyMcpError(ProtocolError.fromError(answer.error.code, answer.error.message, answer.error.data), false);
+  return answer;
+}
+
+/** What a forwarded request needs besides the request itself (upstream-request.ts). */
+export interface StatelessRequestOptions {
+  timeoutMs: number;
+  clientName: string;
+  maxAnswerBytes?: number | undefined;
+}
+
+/**
+ * A request beyond tools/call (upstream-request.ts) to a server that keeps no session: a list read
+ * to its end, one HTTP request per page. A 2025-era server was never asked for its capabilities
+ * here, so an unoffered method is its own "method not found" answer.
+ */
+export async function requestStateless(
+  endpoint: McpEndpoint,
+  protocol: StatelessProtocol,
+  request: ForwardedRequest,
+  options: StatelessRequestOptions,
+): Promise<UpstreamAnswer> {
+  const limits = new AnswerLimits();
+  const bounded = { ...endpoint, fetch: limits.wrap(endpoint.fetch ?? fetch) };
+  const send = async (bound: BoundedCallOptions | undefined): Promise<UpstreamAnswer> => {
+    if (protocol.discover) return requestModern(bounded, protocol.discover, request, options, bound);
+    return forward(async (one) => {
+      const answer = await sendLegacy(bounded, protocol.protocolVersion, one, options.timeoutMs, bound);
+      if (isJSONRPCErrorResponse(answer)) return { error: { code: answer.error.code, message: answer.error.message.slice(0, 1000) } };
+      return isJsonObject(answer.result)
+        ? { result: answer.result }
+        : { error: { code: -32603, message: `${one.method} result is not an object` } };
+    }, request);
+  };
+  return options.maxAnswerBytes === undefined ? send(undefined) : limits.call(options.maxAnswerBytes, send);
+}
+
+async function requestModern(
+  endpoint: McpEndpoint & { fetch: FetchLike },
+  discover: Record<string, unknown>,
+  request: ForwardedRequest,
+  options: StatelessRequestOptions,
+  bound: BoundedCallOptions | undefined,
+): Promise<UpstreamAnswer> {
+  const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
+    fetch: endpoint.fetch,
+    requestInit: { headers: { ...endpoint.headers } },
+  });
+  const client = new Client({ name: options.clientName, version: CLIENT_VERSION }, { capabilities: {} });
+  try {
+    await client.connect(transport, { prior: { kind: "modern", discover: discover as DiscoverResult } }).catch((error: unknown) => {
+      throw classifyMcpError(error, true);
+    });
+    return await forward(overClient(client, options.timeoutMs, bound), request).catch(answeredError);
+  } catch (error) {
+    throw classifyMcpError(error, false);
+  } finally {
+    await client.close().catch(() => undefined);
   }
-  if (!isCallToolResult(answer.result)) {
-    throw new McpClientError("protocol", "upstream broke the protocol: the tools/call result is not a CallToolResult", true, false);
-  }
-  return answer.result;
 }
 
 /** The fetch the transport uses, noting whether any answer was not a plain JSON body. */
@@ -141,8 +213,12 @@ class AnswerKinds {
  * runtime keeps it natively (a JS timer costs a timer object per call under nodejs_compat) and
  * drops it with the request. `bound`: the call's answer limit, which aborts it when passed.
  */
-function exchange(transport: StreamableHTTPClientTransport, call: StatelessCall, bound: BoundedCallOptions | undefined): Promise<Answer> {
-  const { name, args, timeoutMs } = call;
+function exchange(
+  transport: StreamableHTTPClientTransport,
+  request: { method: string; params: Record<string, unknown> },
+  timeoutMs: number,
+  bound: BoundedCallOptions | undefined,
+): Promise<Answer> {
   return new Promise<Answer>((resolve, reject) => {
     let settled = false;
     const settle = (done: () => void) => {
@@ -165,7 +241,7 @@ function exchange(transport: StreamableHTTPClientTransport, call: StatelessCall,
       .start()
       .then(() =>
         transport.send(
-          { jsonrpc: "2.0", id: REQUEST_ID, method: "tools/call", params: { name, arguments: args } },
+          { jsonrpc: "2.0", id: REQUEST_ID, method: request.method, params: request.params },
           bound ? { headers: bound.headers } : undefined,
         ),
       )

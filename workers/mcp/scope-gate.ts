@@ -34,7 +34,8 @@ export function toolScopes(definition: McpServerDefinition, name: string): reado
 function scopesOf(message: McpMessage, definition: McpServerDefinition): readonly Scope[] {
   const { method, toolName } = message;
   if (method === "tools/call") return toolName === undefined ? [] : (toolScopes(definition, toolName) ?? []);
-  return method !== undefined && EXTENSION_METHODS.has(method) ? (definition.extensionScopes ?? []) : [];
+  if (method === undefined || !EXTENSION_METHODS.has(method)) return [];
+  return definition.extensionScopesOf?.(message) ?? definition.extensionScopes ?? [];
 }
 
 /** The 403 for a post (one message or a batch) the caller may not send. */

@@ -7,7 +7,7 @@
 import type { McpServer, ServerOptions } from "@modelcontextprotocol/server";
 import type { Scope } from "../auth/scopes";
 import type { OwnSkills } from "./own-skills";
-import type { McpPost, PlainCall } from "./post";
+import type { McpMessage, McpPost, PlainCall } from "./post";
 import type { RequestRefusal } from "./refusal";
 import type { ToolContext, ToolDefinition } from "./tool";
 
@@ -54,6 +54,11 @@ export interface McpServerDefinition<S = unknown> {
   skills?: OwnSkills;
   /** The scopes reading what `extend` registers needs (resources, prompts, completions). */
   extensionScopes?: readonly Scope[];
+  /**
+   * The same per message, when it depends on what the message names (the gateway: a source's
+   * resource or prompt needs other scopes than a built-in server's); undefined: `extensionScopes`.
+   */
+  extensionScopesOf?: (message: McpMessage) => readonly Scope[] | undefined;
   /** The scopes a tool needs when the tools are registered per request (the gateway); default: from `tools`. */
   toolScopes?: (name: string) => readonly Scope[] | undefined;
   /** 2026-07-28 cache hints (`ttlMs`, `cacheScope`) for the list results; absent = the SDK's `0` / `private`. */

@@ -67,4 +67,26 @@ describe("the gateway's list cache hint", () => {
     const { result } = await rpc("/mcp", user.token, "2026-07-28", "tools/list");
     expect(result).toMatchObject({ ttlMs: 30_000, cacheScope: "private" });
   });
+
+  it.each(["resources/list", "resources/templates/list", "prompts/list"])("and the same for its %s (decision 0068)", async (method) => {
+    const user = await createUser();
+    const { result } = await rpc("/mcp", user.token, "2026-07-28", method);
+    expect(result).toMatchObject({ ttlMs: 30_000, cacheScope: "private" });
+  });
+});
+
+describe("what /mcp advertises beyond tools (decision 0068)", () => {
+  it("resources, prompts and completions, which its built-in tasks server serves there; the same for every user", async () => {
+    for (const user of [await createUser(), await createUser()]) {
+      const { result } = await rpc("/mcp", user.token, "2025-11-25", "initialize", {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "capabilities-test", version: "1.0.0" },
+      });
+      const capabilities = result!["capabilities"] as Capabilities;
+      expect(capabilities["resources"]).toEqual({ listChanged: false });
+      expect(capabilities["prompts"]).toEqual({ listChanged: false });
+      expect(capabilities["completions"]).toEqual({});
+    }
+  });
 });

@@ -43,6 +43,10 @@ export const gatewayCallEventSchema = eventEnvelopeSchema.extend({
     source_id: z.int().nullable().describe("null for a built-in tool"),
     source_slug: z.string().describe("The source's slug, or builtin:<server> for a built-in tool"),
     tool: z.string().describe("The upstream's tool name (the built-in tool's name)"),
+    method: z
+      .string()
+      .optional()
+      .describe("The MCP method when not tools/call (resources/read, prompts/get …; decision 0068); absent for a tool call"),
     duration_ms: z.int().nonnegative(),
     outcome: z.enum(GATEWAY_OUTCOMES),
     client: gatewayCallClientSchema.optional(),

@@ -19,7 +19,15 @@ import { gatewayName } from "../sources/gateway-names";
 import { type AuthorizationNeeded, authorizationMessage } from "../authorization/upstream-authorization";
 import type { UpstreamFailure } from "./upstream-failure";
 import { breakerEffect } from "./upstream-failure";
-import type { CallReport, ConnectRequest, OutputKind, UpstreamCallMeta, UpstreamErrorType } from "../sources/upstream.types";
+import type { UpstreamAnswer } from "../../mcp-client/upstream-request";
+import type {
+  CallReport,
+  ConnectRequest,
+  OutputKind,
+  UpstreamCallMeta,
+  UpstreamErrorType,
+  UpstreamForwardOutcome,
+} from "../sources/upstream.types";
 
 export interface SourceCallOutcome {
   /** The tools/call result as the client gets it. */
@@ -166,4 +174,48 @@ export function heldToolRefusal(source: { id: number; slug: string }, tool: { al
       `(GET /api/sources/${source.id}/changes shows what changed)`,
     { details: { reason: "tool_definition_held", tool: name, source_id: source.id, approve } },
   );
+}
+
+/** A forwarded request's answer in the gateway's words only: no multi-round-trip fields (only the gateway may ask for input). */
+function forwardedAnswer(answer: UpstreamAnswer): UpstreamAnswer {
+  if ("error" in answer) return answer;
+  return { result: Object.fromEntries(Object.entries(answer.result).filter(([key]) => !INPUT_REQUIRED_KEYS.has(key))) };
+}
+
+/** A forwarded request refused or failed before any answer came (circuit open, URL refused, no token …). */
+export function forwardFailure(source: string, type: UpstreamErrorType, message: string, started: number): UpstreamForwardOutcome {
+  return { answerJson: null, meta: { source, execution_time_ms: Date.now() - started, error_type: type }, failure: `${type}: ${message}` };
+}
+
+/**
+ * How a forwarded request ended, whichever path made it: the upstream's answer (a JSON-RPC error
+ * answer proves the upstream alive, as for a tool), or the failure it counts as; and the record
+ * for the breaker and the call window.
+ */
+export function settleForward(
+  source: string,
+  attempt: { value: UpstreamAnswer } | { failure: UpstreamFailure },
+  started: number,
+  probe: boolean,
+): { outcome: UpstreamForwardOutcome; report: CallReport } {
+  const failure = "failure" in attempt ? attempt.failure : undefined;
+  const outcome =
+    "value" in attempt
+      ? {
+          answerJson: JSON.stringify(forwardedAnswer(attempt.value)),
+          meta: { source, execution_time_ms: Date.now() - started },
+          failure: null,
+        }
+      : forwardFailure(source, attempt.failure.type, attempt.failure.message, started);
+  if (failure?.requiredScope !== undefined) outcome.meta.required_scope = failure.requiredScope;
+  return {
+    outcome,
+    report: {
+      at: started,
+      ms: outcome.meta.execution_time_ms,
+      error: failure ? `${failure.type}: ${failure.message}` : null,
+      breaker: breakerEffect(failure),
+      probe,
+    },
+  };
 }

@@ -9,7 +9,9 @@
  * after a 403 insufficient_scope, the call answers `authorization_required` with the link to connect
  * — and only that outcome, with a link on the gateway's own origin, may be asked of the client as
  * a URL elicitation (`SourceCallOutcome.connect`, decision 0051). Every answer is bounded by
- * GATEWAY_MAX_RESULT_BYTES while it streams in, on both paths.
+ * GATEWAY_MAX_RESULT_BYTES while it streams in, on both paths. A source's resources, prompts and
+ * completions travel the same path (`forward`, decision 0068), and a call's result comes back with
+ * its resource URIs named for /mcp (uri-rewrite.ts).
  */
 import type { Db } from "../../lib/db";
 import type { FetchLike } from "../../mcp-client/connect";
@@ -19,17 +21,22 @@ import { splitGatewayName } from "../sources/gateway-names";
 import { maxResultBytes } from "../sources/gateway-limits";
 import { secretBox, type SecretBox } from "../sources/secrets";
 import { authorizationOutcome, heldToolRefusal, type SourceCallOutcome } from "./source-call-result";
-import { type CallableTool, findCallableTool } from "../sources/sources.repo";
-import { callStatelessSource } from "./stateless-path";
+import { type CallableTool, type CallSource, findCallableTool } from "../sources/sources.repo";
+import { callStatelessSource, forwardStatelessSource } from "./stateless-path";
+import { toolResultNamed } from "./uri-rewrite";
+import { servedSource, servedSources } from "../sources/federated-sources.repo";
+import type { ForwardedRequest, UpstreamAnswer } from "../../mcp-client/upstream-request";
+import { AppError } from "../../lib/errors";
 import type { ToolCallAudit } from "./tool-call-audit";
 import {
+  authorizationMessage,
   type AuthorizationNeeded,
   isAuthorizationNeeded,
   type UpstreamAuthorizer,
   withBearer,
 } from "../authorization/upstream-authorization";
 import { type OpenedConfigs, openedConfigs, upstreamConfig } from "./upstream-config";
-import type { ConnectRequest, UpstreamConfig } from "../sources/upstream.types";
+import type { ConnectRequest, UpstreamConfig, UpstreamForwardOutcome } from "../sources/upstream.types";
 
 export interface SourceCallsDeps {
   db: Db;
@@ -55,6 +62,12 @@ function connectRequest(needed: AuthorizationNeeded, link: string | undefined, o
   const url = new URL(link);
   if (url.origin !== ownOrigin || url.username !== "" || url.password !== "") return undefined;
   return { state: needed.state, url: url.href, scope: needed.scope ?? null };
+}
+
+/** The outcome with its result's resource links and embedded resources named for /mcp (uri-rewrite.ts); the same when it has none. */
+function withGatewayUris(slug: string, outcome: SourceCallOutcome): SourceCallOutcome {
+  const result = toolResultNamed(slug, outcome.result);
+  return result === outcome.result ? outcome : { ...outcome, result, resultJson: JSON.stringify(result) };
 }
 
 export class SourceCalls {
@@ -88,10 +101,12 @@ export class SourceCalls {
     const { source, tool } = target;
     if (tool.held) throw heldToolRefusal(source, tool);
     const config = await upstreamConfig(source, this.secrets, this.deps.env, this.configs);
-    const outcome =
+    const outcome = withGatewayUris(
+      source.slug,
       source.upstreamAuth === "oauth"
         ? await this.callAuthorized(userId, target, config, args, started)
-        : await this.send(userId, target, config, args);
+        : await this.send(userId, target, config, args),
+    );
     this.deps.audit.record({
       userId,
       sourceId: source.id,
@@ -131,6 +146,88 @@ export class SourceCalls {
     if (outcome.meta.error_type === "authorization_required") return needed({ state: "needs_authorization", scope: undefined });
     if (outcome.meta.error_type === "insufficient_scope") return needed(await authorizer.needsScope(source, outcome.meta.required_scope));
     return outcome;
+  }
+
+  /** The sources whose resources, prompts and completions /mcp serves this user (decision 0068). */
+  servedSources(userId: number): Promise<CallSource[]> {
+    return servedSources(this.deps.db, userId);
+  }
+
+  /** The source a namespaced URI or prompt name names for this user, or undefined: unknown, hidden, disabled, deleted or another user's. */
+  servedSource(userId: number, slug: string): Promise<CallSource | undefined> {
+    return servedSource(this.deps.db, userId, slug);
+  }
+
+  /**
+   * A list, read, prompt or completion of a source `servedSource(s)` returned for this same user
+   * (decision 0068), by the call path its tools take — same breaker, timeouts, retries, token and
+   * bound on the answer — and audited with its method. The upstream's answer (its result, or the
+   * JSON-RPC error it answered); when none came, a typed AppError naming the source and why.
+   */
+  async forward(userId: number, source: CallSource, request: ForwardedRequest, audited: string): Promise<UpstreamAnswer> {
+    const started = Date.now();
+    const config = await upstreamConfig(source, this.secrets, this.deps.env, this.configs);
+    const outcome =
+      source.upstreamAuth === "oauth"
+        ? await this.forwardAuthorized(source, config, request)
+        : await this.sendForward(source, config, request);
+    const failed = outcome instanceof AppError ? "authorization_required" : outcome.meta.error_type;
+    this.deps.audit.record({
+      userId,
+      sourceId: source.id,
+      source: source.slug,
+      tool: audited,
+      method: request.method,
+      durationMs: Date.now() - started,
+      outcome: failed ?? "ok",
+    });
+    if (outcome instanceof AppError) throw outcome;
+    if (outcome.answerJson === null) {
+      const failure = outcome.failure ?? "no answer";
+      const code =
+        outcome.meta.error_type === "timeout" ? "timeout" : outcome.meta.error_type === "circuit_open" ? "unavailable" : "upstream_error";
+      throw new AppError(code, `source ${source.slug} did not answer ${request.method}: ${failure}`);
+    }
+    return JSON.parse(outcome.answerJson) as UpstreamAnswer;
+  }
+
+  /** With the owner's token, once more with a refreshed one after a 401; without a usable token, the refusal naming how to connect. */
+  private async forwardAuthorized(
+    source: CallSource,
+    config: UpstreamConfig,
+    request: ForwardedRequest,
+  ): Promise<UpstreamForwardOutcome | AppError> {
+    const authorizer = this.deps.authorizer;
+    const needed = (why: AuthorizationNeeded) =>
+      new AppError("forbidden", `authorization_required: ${authorizationMessage(source.slug, why, authorizer?.connectLink(source.id))}`);
+    if (!authorizer) return needed({ state: "needs_authorization", scope: undefined });
+    let token = await authorizer.bearer(source);
+    if (isAuthorizationNeeded(token)) return needed(token);
+    let outcome = await this.sendForward(source, await withBearer(config, token), request);
+    if (outcome.meta.error_type === "unauthorized") {
+      token = await authorizer.bearer(source, true);
+      if (isAuthorizationNeeded(token)) return needed(token);
+      outcome = await this.sendForward(source, await withBearer(config, token), request);
+    }
+    if (outcome.meta.error_type === "insufficient_scope") return needed(await authorizer.needsScope(source, outcome.meta.required_scope));
+    return outcome;
+  }
+
+  private sendForward(source: CallSource, config: UpstreamConfig, request: ForwardedRequest): Promise<UpstreamForwardOutcome> {
+    const maxBytes = maxResultBytes(this.deps.env);
+    if (source.upstreamKind === "stateless" && source.protocolVersion !== null) {
+      const object = () => this.object(source.id);
+      return forwardStatelessSource(
+        { fetch: this.deps.upstreamFetch, breakers: this.deps.breakers, object, waitUntil: this.deps.waitUntil },
+        config,
+        { request, protocolVersion: source.protocolVersion, discover: source.discoverResult ?? undefined, maxResultBytes: maxBytes },
+      );
+    }
+    return this.object(source.id).forward(config, {
+      method: request.method,
+      paramsJson: JSON.stringify(request.params),
+      maxResultBytes: maxBytes,
+    });
   }
 
   /** A stateless source is called from this isolate, any other through its object, which keeps the session. */

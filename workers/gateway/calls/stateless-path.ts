@@ -7,14 +7,15 @@
  * send an upstream OAuth token to a URL its resource does not cover (bearer-resource.ts).
  */
 import type { FetchLike } from "../../mcp-client/connect";
-import { callStatelessTool } from "../../mcp-client/stateless-call";
+import { callStatelessTool, requestStateless } from "../../mcp-client/stateless-call";
+import type { ForwardedRequest } from "../../mcp-client/upstream-request";
 import { bearerRefusal } from "../authorization/bearer-resource";
 import { probeLeaseMs } from "./breaker";
 import type { BreakerView, SourceObject } from "./breaker-view";
-import { circuitOpenMessage, errorOutcome, settleCall, type SourceCallOutcome } from "./source-call-result";
+import { circuitOpenMessage, errorOutcome, forwardFailure, settleCall, settleForward, type SourceCallOutcome } from "./source-call-result";
 import { GATEWAY_CLIENT_NAME, upstreamEndpoint } from "./upstream-connection";
 import { checkUpstreamUrl, withRetries } from "./upstream-failure";
-import type { OutputKind, UpstreamConfig } from "../sources/upstream.types";
+import type { OutputKind, UpstreamConfig, UpstreamForwardOutcome } from "../sources/upstream.types";
 
 export interface StatelessDeps {
   fetch: FetchLike;
@@ -62,6 +63,44 @@ export async function callStatelessSource(
     });
   }, target.idempotent);
   const { outcome, report } = settleCall(config.slug, target, attempt, started, admission.probe);
+  deps.breakers.record(config.sourceId, report, deps.object, deps.waitUntil);
+  return outcome;
+}
+
+export interface StatelessForward {
+  request: ForwardedRequest;
+  protocolVersion: string;
+  discover: Record<string, unknown> | undefined;
+  maxResultBytes: number;
+}
+
+/**
+ * A request beyond tools/call (decision 0068) to a stateless source, on the same terms as a call:
+ * the same bearer refusal, breaker, URL re-check, timeouts and bound on the answer. Every such
+ * request only reads, so a connection failure is retried as for an idempotent tool.
+ */
+export async function forwardStatelessSource(
+  deps: StatelessDeps,
+  config: UpstreamConfig,
+  target: StatelessForward,
+): Promise<UpstreamForwardOutcome> {
+  const started = Date.now();
+  const refused = bearerRefusal(config);
+  if (refused) return forwardFailure(config.slug, "authorization_required", refused, started);
+  const admission = await deps.breakers.admit(config.sourceId, deps.object, probeLeaseMs(config.timeoutMs));
+  if (!admission.allowed)
+    return forwardFailure(config.slug, "circuit_open", circuitOpenMessage(config.slug, admission.retryAfterMs), started);
+  const endpoint = upstreamEndpoint(config, deps.fetch);
+  const protocol = { protocolVersion: target.protocolVersion, discover: target.discover };
+  const attempt = await withRetries(() => {
+    checkUpstreamUrl(config.url, config.allowPrivateUpstreams, config.selfOrigin);
+    return requestStateless(endpoint, protocol, target.request, {
+      timeoutMs: config.timeoutMs,
+      clientName: GATEWAY_CLIENT_NAME,
+      maxAnswerBytes: target.maxResultBytes,
+    });
+  }, true);
+  const { outcome, report } = settleForward(config.slug, attempt, started, admission.probe);
   deps.breakers.record(config.sourceId, report, deps.object, deps.waitUntil);
   return outcome;
 }

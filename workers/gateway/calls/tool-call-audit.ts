@@ -23,8 +23,10 @@ export interface ToolCallRecord {
   sourceId: number | null;
   /** The source's slug, or `builtin:<server>` (tasks, rag, thinking, or gateway for the admin tools). */
   source: string;
-  /** The upstream's tool name (the built-in tool's name). */
+  /** The upstream's tool name (the built-in tool's name); for another method, its prompt's name or the method. */
   tool: string;
+  /** The MCP method when it is not tools/call (decision 0068): a resource, prompt or completion request. */
+  method?: string | undefined;
   durationMs: number;
   /** A built-in tool ends `ok` or `tool_error` (it answered isError). */
   outcome: CallOutcome;
@@ -51,6 +53,7 @@ export function toolCallEvent(call: ToolCallRecord, client?: GatewayCallClient):
       source_id: call.sourceId,
       source_slug: call.source,
       tool: call.tool,
+      ...(call.method ? { method: call.method } : {}),
       duration_ms: Math.max(0, Math.round(call.durationMs)),
       outcome: call.outcome,
       ...(client ? { client } : {}),

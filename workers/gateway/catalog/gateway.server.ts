@@ -14,6 +14,11 @@
  * listing (decision 0006); the 2026-07-28 tools/list cache hint is therefore `private` and short.
  * The built-in definitions are passed in by workers/app.ts, so this module never imports the app.
  *
+ * Beyond tools (decision 0068): the built-ins' resources, templates, prompts and completions
+ * (their `extend`) unchanged, and the user's sources' named for /mcp (federated-lookup.resources.ts
+ * finds what a request needs, federated.resources.ts registers it); a source tool's MCP Apps
+ * `_meta.ui` is listed with its resource URI named. A tools/list or tools/call registers none of it.
+ *
  * tools/list is paged (decision 0051): built-ins first, then source tools, `listPageSize` per page
  * (GATEWAY_TOOLS_LIST_PAGE_SIZE) with an opaque `nextCursor` (lib/cursor.ts); only the page's tools
  * are registered for the request. A cursor this endpoint did not issue is answered -32602.
@@ -36,6 +41,11 @@ import type { CallableTool, InventoryRow } from "../sources/sources.repo";
 import type { ConnectRequest } from "../sources/upstream.types";
 import { upstreamAnnotationsMeta } from "./upstream-annotations";
 import { attachGatewaySkills } from "./gateway-skills.server";
+import { registerFederation } from "./federated.resources";
+import { type Federation, federationFor } from "./federated-lookup.resources";
+import { splitGatewayUri } from "../sources/gateway-uris";
+import { uiMetaNamed } from "../calls/uri-rewrite";
+import type { McpMessage } from "../../mcp/post";
 
 /** How long a 2026-07-28 client may reuse the gateway's tools/list: short, since hiding or adding a source changes it. */
 export const GATEWAY_LIST_TTL_MS = 30_000;
@@ -53,6 +63,8 @@ interface SourceTool {
   outputSchema: JsonObject | null;
   /** The upstream's own annotations: served as its claims under `_meta`, never as the tool's annotations (upstream-annotations.ts). */
   annotations: JsonObject;
+  /** Its MCP Apps `_meta` (`ui` with the resource URI named for /mcp, and the legacy flat key); undefined without a UI. */
+  uiMeta?: JsonObject | undefined;
   /** Already looked up for this request (a call); absent for a listed tool, looked up when called. */
   target?: CallableTool | undefined;
 }
@@ -60,6 +72,13 @@ interface SourceTool {
 /** What this request may reach beyond the built-ins: the request state `prepare` finds and `extend` registers. */
 export interface GatewayCatalog {
   hiddenBuiltins: ReadonlySet<string>;
+  /**
+   * Register the built-in servers' resources, templates, prompts and completions (their `extend`):
+   * for any request but a tools/list or tools/call, whose answers they cannot change.
+   */
+  builtinExtensions: boolean;
+  /** What the request's resource, prompt and completion messages need of the user's sources (federated-lookup.resources.ts). */
+  federation?: Federation | undefined;
   /** A tools/list page: the built-ins on it (absent: every built-in the user did not hide). */
   pagedBuiltins?: ReadonlySet<string> | undefined;
   sourceTools: readonly SourceTool[];
@@ -74,7 +93,7 @@ export interface GatewayServer {
 }
 
 /** Before any request state: what a server built to read its capabilities registers (the built-ins alone). */
-const NO_CATALOG: GatewayCatalog = { hiddenBuiltins: new Set(), sourceTools: [] };
+const NO_CATALOG: GatewayCatalog = { hiddenBuiltins: new Set(), builtinExtensions: true, sourceTools: [] };
 
 function listed({ source, tool }: InventoryRow): SourceTool {
   return {
@@ -84,6 +103,7 @@ function listed({ source, tool }: InventoryRow): SourceTool {
     inputSchema: tool.inputSchema,
     outputSchema: tool.outputSchema,
     annotations: tool.annotations,
+    uiMeta: uiMetaNamed(source.slug, tool.ui),
   };
 }
 
@@ -128,7 +148,7 @@ function registerSourceTool(server: McpServer, ctx: ToolContext, tool: SourceToo
       description: tool.description,
       inputSchema: upstreamSchema(tool.inputSchema),
       ...(tool.outputSchema ? { outputSchema: upstreamSchema(tool.outputSchema) } : {}),
-      _meta: { ...upstreamAnnotationsMeta(tool.annotations), [SCOPES_META_KEY]: [...SOURCE_TOOL_SCOPES] },
+      _meta: { ...tool.uiMeta, ...upstreamAnnotationsMeta(tool.annotations), [SCOPES_META_KEY]: [...SOURCE_TOOL_SCOPES] },
     },
     async (args: JsonObject, request) => {
       // A call the tool-call budget refused, left to the SDK's checks first (mcp/pipeline.ts): answered, never run.
@@ -184,6 +204,21 @@ function audited(tool: ToolDefinition, server: string): ToolDefinition {
   };
 }
 
+/** Whether a resource, prompt or completion message names a source's item (`<slug>__…`) rather than a built-in's. */
+function namesSource({ method, params }: McpMessage): boolean {
+  if (!isJsonObject(params)) return false;
+  const text = (value: unknown) => (typeof value === "string" ? value : "");
+  if (method === "resources/read") return splitGatewayUri(text(params["uri"])) !== undefined;
+  if (method === "prompts/get") return splitGatewayName(text(params["name"])) !== undefined;
+  if (method === "completion/complete" && isJsonObject(params["ref"])) {
+    const ref = params["ref"];
+    return ref["type"] === "ref/prompt"
+      ? splitGatewayName(text(ref["name"])) !== undefined
+      : splitGatewayUri(text(ref["uri"])) !== undefined;
+  }
+  return false;
+}
+
 /** Every built-in tool name /mcp serves (the built-in servers' and the admin tools): what can be hidden besides source tools. */
 export function gatewayBuiltinNames(builtins: readonly McpServerDefinition[]): ReadonlySet<string> {
   return new Set([...builtins.flatMap((definition) => definition.tools.map((tool) => tool.name)), ...ADMIN_TOOL_NAMES]);
@@ -191,6 +226,7 @@ export function gatewayBuiltinNames(builtins: readonly McpServerDefinition[]): R
 
 export function createGatewayServer(builtins: readonly McpServerDefinition[], options: { listPageSize?: number } = {}): GatewayServer {
   const builtinNames = gatewayBuiltinNames(builtins);
+  const builtinExtensionScopes = [...new Set(builtins.flatMap((definition) => definition.extensionScopes ?? []))];
   const tools = [
     ...builtins.flatMap((definition) => definition.tools.map((tool) => audited(tool, definition.name))),
     ...adminTools(builtinNames).map((tool) => audited(tool, "gateway")),
@@ -204,16 +240,27 @@ export function createGatewayServer(builtins: readonly McpServerDefinition[], op
     route: "/mcp",
     version: "0.2.0",
     instructions:
-      "One endpoint for every tool you can use: the built-in task, RAG and thinking tools, the tools of the MCP servers you registered as sources (named <source>__<tool>), and gateway_* tools to manage those sources, their health and which tools you hide.",
+      "One endpoint for every tool you can use: the built-in task, RAG and thinking tools, the tools of the MCP servers you registered as sources (named <source>__<tool>), and gateway_* tools to manage those sources, their health and which tools you hide. Their resources and prompts are here too: a source's prompt is <source>__<name>, and its resource URIs carry <source>__ right after the scheme.",
     // Registered per request in `extend`: which built-ins are listed depends on the user's hidden tools.
     tools: [],
-    cacheHints: { "tools/list": { ttlMs: GATEWAY_LIST_TTL_MS, cacheScope: "private" } },
+    // The sources' resources and prompts are the user's too: the same private, short hint (decision 0068).
+    cacheHints: {
+      "tools/list": { ttlMs: GATEWAY_LIST_TTL_MS, cacheScope: "private" },
+      "resources/list": { ttlMs: GATEWAY_LIST_TTL_MS, cacheScope: "private" },
+      "resources/templates/list": { ttlMs: GATEWAY_LIST_TTL_MS, cacheScope: "private" },
+      "prompts/list": { ttlMs: GATEWAY_LIST_TTL_MS, cacheScope: "private" },
+    },
+    extensionScopes: builtinExtensionScopes,
+    extensionScopesOf: (message) => (namesSource(message) ? SOURCE_TOOL_SCOPES : builtinExtensionScopes),
     // Built-ins carry their own scopes; every other `<slug>__<alias>` is a source tool.
     toolScopes: (name) => builtinScopes.get(name) ?? (splitGatewayName(name) === undefined ? undefined : SOURCE_TOOL_SCOPES),
     routeCall: (call, ctx) => routeSourceCall(call, builtinNames, ctx),
     prepare: (post, ctx) => prepareCatalog(post, ctx, { size: listPageSize, builtinOrder }),
     extend(server, ctx, catalog = NO_CATALOG, request) {
-      const { hiddenBuiltins, pagedBuiltins, sourceTools } = catalog;
+      const { hiddenBuiltins, pagedBuiltins, sourceTools, builtinExtensions, federation } = catalog;
+      // The built-ins' resources, templates and prompts, unchanged (a built-in URI or prompt name never holds `__`).
+      if (builtinExtensions) for (const builtin of builtins) builtin.extend?.(server, ctx, undefined);
+      if (federation) registerFederation(server, ctx, federation);
       registerTools(
         server,
         tools.filter((tool) => !hiddenBuiltins.has(tool.name) && (pagedBuiltins === undefined || pagedBuiltins.has(tool.name))),
@@ -264,14 +311,25 @@ async function catalogFor(
   ctx: ToolContext,
   page?: { offset: number; size: number; builtinOrder: readonly string[] },
 ): Promise<GatewayCatalog & { next?: number | undefined }> {
-  const [inventory, hiddenBuiltins] = await Promise.all([
+  const builtinExtensions = post.messages.some((message) => message.method !== "tools/list" && message.method !== "tools/call");
+  // A source's resources and prompts need what its tools need; without it only the built-ins' are served.
+  const withSources = lacking(ctx.access.principal, SOURCE_TOOL_SCOPES).length === 0;
+  const [inventory, hiddenBuiltins, federation] = await Promise.all([
     post.listsTools ? ctx.services.sources.listedTools(ctx.user.id) : [],
     ctx.services.hiddenTools.builtins(ctx.user.id),
+    builtinExtensions ? federationFor(post, ctx, withSources) : undefined,
   ]);
   if (page) {
     const visible = page.builtinOrder.filter((name) => !hiddenBuiltins.has(name));
     const listedPage = pageOf(visible, inventory.map(listed), page.offset, page.size);
-    return { hiddenBuiltins, pagedBuiltins: listedPage.builtins, sourceTools: listedPage.sourceTools, next: listedPage.next };
+    return {
+      hiddenBuiltins,
+      builtinExtensions,
+      federation,
+      pagedBuiltins: listedPage.builtins,
+      sourceTools: listedPage.sourceTools,
+      next: listedPage.next,
+    };
   }
   const sourceTools = inventory.map(listed);
   const known = new Set(sourceTools.map((tool) => tool.name));
@@ -281,5 +339,5 @@ async function catalogFor(
     const target = await ctx.services.sourceCalls.find(ctx.user.id, name);
     if (target) sourceTools.push(looked(name, target));
   }
-  return { hiddenBuiltins, sourceTools };
+  return { hiddenBuiltins, builtinExtensions, federation, sourceTools };
 }

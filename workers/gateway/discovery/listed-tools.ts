@@ -19,6 +19,8 @@ export interface RawTool {
   inputSchema: JsonObject;
   outputSchema: JsonObject | null;
   annotations: JsonObject;
+  /** Its MCP Apps `_meta.ui`; null or absent without one. */
+  ui?: JsonObject | null | undefined;
 }
 
 /** Why a list of `count` tools is refused, or undefined when it is within the limit. */
@@ -63,6 +65,7 @@ export function boundTool(tool: RawTool, limits: Pick<InventoryLimits, "descript
     inputSchema,
     outputSchema,
     annotations,
+    ui: tool.ui ?? null,
     warnings,
   };
 }

@@ -10,9 +10,23 @@ import { storedJsonProblem } from "../../lib/stored-json";
 import { type InventoryLimitVars, inventoryLimits } from "./inventory-limits";
 import { boundTool, tooManyTools } from "./listed-tools";
 import type { UpstreamTool } from "../sources/upstream.types";
+import { isJsonObject, type JsonObject } from "../../lib/json";
+import { LEGACY_UI_URI_KEY } from "../calls/uri-rewrite";
 
 /** Each of a tool's schemas and its annotations, as stored in the inventory (source_tools) and listed on /mcp. */
 const MAX_TOOL_JSON_BYTES = 256 * 1024;
+
+/**
+ * A tool's MCP Apps UI (`_meta.ui`, or only the legacy flat `_meta["ui/resourceUri"]`), kept to be
+ * listed on /mcp with its resource URI named for /mcp (decision 0068); null for a tool without one.
+ */
+function uiOf(meta: unknown): JsonObject | null {
+  if (!isJsonObject(meta)) return null;
+  const ui = isJsonObject(meta["ui"]) ? meta["ui"] : undefined;
+  const legacy = meta[LEGACY_UI_URI_KEY];
+  if (ui) return typeof ui["resourceUri"] === "string" || typeof legacy !== "string" ? ui : { ...ui, resourceUri: legacy };
+  return typeof legacy === "string" ? { resourceUri: legacy } : null;
+}
 
 /** Tools read from the upstream, as the inventory stores them, with its 2026-07-28 list cache hint. */
 export interface UpstreamListing {
@@ -36,10 +50,12 @@ export async function listUpstreamTools(
   const tooMany = tooManyTools(listing.tools.length, limits);
   if (tooMany) throw new McpClientError("protocol", tooMany, false, false);
   const tools = listing.tools.map((tool): UpstreamTool => {
+    const ui = uiOf(tool._meta);
     for (const [field, value] of [
       ["inputSchema", tool.inputSchema],
       ["outputSchema", tool.outputSchema],
       ["annotations", tool.annotations],
+      ["_meta.ui", ui ?? undefined],
     ] as const) {
       const problem = value === undefined ? undefined : storedJsonProblem(value, MAX_TOOL_JSON_BYTES);
       if (problem) throw new McpClientError("protocol", `tools/list: tool "${tool.name.slice(0, 64)}" ${field}: ${problem}`, false, false);
@@ -51,6 +67,7 @@ export async function listUpstreamTools(
       inputSchema: tool.inputSchema,
       outputSchema: tool.outputSchema ?? null,
       annotations: { ...tool.annotations },
+      ui,
     };
     return boundTool(raw, limits);
   });

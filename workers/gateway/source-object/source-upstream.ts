@@ -5,10 +5,17 @@
  * talk to an upstream (decision 0034); the breaker and the call window need none of it.
  */
 import type { FetchLike, McpClientConnection } from "../../mcp-client/connect";
-import type { DiscoveryOutcome, UpstreamCall, UpstreamCallOutcome, UpstreamConfig } from "../sources/upstream.types";
+import type {
+  DiscoveryOutcome,
+  UpstreamCall,
+  UpstreamCallOutcome,
+  UpstreamConfig,
+  UpstreamForward,
+  UpstreamForwardOutcome,
+} from "../sources/upstream.types";
 import { discoverUpstream } from "./discover-upstream";
 import { ListChangedRefresh } from "./list-changed";
-import { callSessionful } from "./sessionful-call";
+import { callSessionful, forwardSessionful } from "./sessionful-call";
 import type { SourceBreaker } from "./source-breaker";
 import type { SourceStorage } from "./source-storage";
 import { UpstreamSessions } from "./upstream-sessions";
@@ -46,6 +53,10 @@ export class SourceUpstream {
 
   callTool(config: UpstreamConfig, call: UpstreamCall): Promise<UpstreamCallOutcome> {
     return callSessionful({ breaker: this.deps.breaker, connections: this.connections }, config, call);
+  }
+
+  forward(config: UpstreamConfig, forward: UpstreamForward): Promise<UpstreamForwardOutcome> {
+    return forwardSessionful({ breaker: this.deps.breaker, connections: this.connections }, config, forward);
   }
 
   /** Closes the warm connection (the source was deleted). */

@@ -221,6 +221,7 @@ export async function replaceTools(db: Db, source: Pick<SourceRow, "id" | "slug"
       inputSchema: tool.inputSchema,
       outputSchema: tool.outputSchema,
       annotations: tool.annotations,
+      ui: tool.ui ?? null,
       discoveredAt,
       definitionHash: hash,
       definitionSince: before?.definitionHash === hash ? (before.definitionSince ?? discoveredAt) : discoveredAt,

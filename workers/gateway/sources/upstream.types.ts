@@ -6,6 +6,7 @@
  */
 import * as z from "zod";
 import type { McpErrorType } from "../../mcp-client/errors";
+import type { ForwardedMethod } from "../../mcp-client/upstream-request";
 
 /**
  * How the gateway reaches a source. `stdio` sources are served by `mcp-edge bridge` (Workers cannot
@@ -66,6 +67,8 @@ export const upstreamToolSchema = z.object({
   inputSchema: jsonObject,
   outputSchema: jsonObject.nullable(),
   annotations: jsonObject,
+  /** Its MCP Apps `_meta.ui` as the upstream sent it (decision 0068); null without a UI. Absent in objects of an older build. */
+  ui: jsonObject.nullable().optional(),
   /** What cleaning and bounding changed in its text ("description: removed 12 Unicode tag characters"). */
   warnings: z.array(z.string()).default([]),
 });
@@ -113,6 +116,24 @@ export interface UpstreamCall {
   output: OutputKind;
   /** The most bytes the upstream's answer may have (GATEWAY_MAX_RESULT_BYTES), counted while it streams in. */
   maxResultBytes: number;
+}
+
+/** A request beyond tools/call forwarded to a source (decision 0068): a list, a read, a prompt, a completion. */
+export interface UpstreamForward {
+  method: ForwardedMethod;
+  /** Its params object as JSON. */
+  paramsJson: string;
+  /** The most bytes the upstream's answer may have (GATEWAY_MAX_RESULT_BYTES), counted while it streams in. */
+  maxResultBytes: number;
+}
+
+/** How a forwarded request ended, on either call path. */
+export interface UpstreamForwardOutcome {
+  /** The upstream's answer as JSON — `{ result }` or the JSON-RPC `{ error }` it answered; null when none came. */
+  answerJson: string | null;
+  meta: UpstreamCallMeta;
+  /** Why no answer came (`<type>: <message>`); null when one did. */
+  failure: string | null;
 }
 
 /**

@@ -1,0 +1,1 @@
+ALTER TABLE `source_tools` ADD `ui` text;
