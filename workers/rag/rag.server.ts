@@ -1,5 +1,6 @@
 /** The RAG MCP server at /mcp/rag. */
 import type { McpServerDefinition } from "../mcp/server-definition";
+import { registerRagResources } from "./answer-view.resources";
 import { ragTools } from "./rag.tools";
 
 export const ragServer: McpServerDefinition = {
@@ -8,4 +9,7 @@ export const ragServer: McpServerDefinition = {
   instructions:
     "Ask questions of your own documents. Add them with rag_ingest, then ask with rag_basic (fast, hybrid) or a specialised pipeline: rag_basic_rerank (precise), rag_crag (self-correcting), rag_graphrag (entities and relations), rag_colbert (token-level matching), rag_global_graphrag (questions about the whole collection). Answers cite documents as [n].",
   tools: ragTools,
+  // The answer view app (ui://rag/answer-view.html), opened by the query tools.
+  extend: (server) => registerRagResources(server),
+  extensionScopes: ["rag:read"],
 };
