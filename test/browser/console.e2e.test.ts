@@ -131,7 +131,7 @@ describe("web console in headless Chromium", () => {
       const section = page.locator(`details.server[data-server="${server}"]`);
       for (const tool of tools) await section.locator(`.tool-button[data-tool="${tool}"]`).waitFor({ state: "attached" });
     }
-    expect(await page.locator('details.server[data-server="tasks"] .tool-button').count()).toBe(11);
+    expect(await page.locator('details.server[data-server="tasks"] .tool-button').count()).toBe(12);
     expect(await page.locator("details.server[data-server=gateway] code").first().textContent()).toBe("/mcp");
 
     await openTool("tasks", "add_task");
