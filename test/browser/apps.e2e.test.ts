@@ -4,7 +4,8 @@
  * The console as an MCP Apps host (issue 24), in a real headless Chromium against `wrangler dev`:
  * calling show_task_board opens the task board app in a sandboxed frame, the board lists the
  * user's task, completing it there calls complete_task through the host, and the task is completed
- * in D1 (read back through the REST API). The frame reaches none of the console's storage.
+ * in D1 (read back through the REST API). The frame reaches none of the console's storage. A RAG
+ * query opens the answer view with the passages behind its answer.
  * Screenshots go to test/artifacts/apps/ (gitignored).
  */
 import type { FrameLocator, Page } from "playwright-core";
@@ -55,7 +56,7 @@ afterAll(async () => {
   await run?.stop();
 });
 
-describe("the task board app in the console", () => {
+describe("MCP Apps in the console", () => {
   let taskId: number;
   let board: FrameLocator;
 
@@ -111,6 +112,30 @@ describe("the task board app in the console", () => {
     }, `task ${taskId} completed in D1`);
     expect(task.status).toBe("completed");
     await run!.shot(page, "02-task-completed");
+  });
+
+  step("the RAG answer view shows the passages behind an answer, with their sources and scores", async () => {
+    const document = {
+      id: "fern-care",
+      title: "Fern care",
+      text: "Repot a fern every spring, when its roots fill the pot. Ferns like damp soil and indirect light.",
+      source: "https://example.com/ferns",
+    };
+    const ingested = await api("/api/documents", { method: "POST", body: JSON.stringify({ documents: [document] }) });
+    expect(ingested.status, await ingested.clone().text()).toBeLessThan(300);
+
+    await openToolIn(page, "rag", "rag_basic");
+    await page.fill('[name="query"]', "when should I repot a fern?");
+    const { isError } = await submitToolIn(page);
+    expect(isError).toBe(false);
+    const view = page.frameLocator('iframe.app-frame[data-app="ui://rag/answer-view.html"]');
+    const passage = view.locator('li.passage[data-doc-id="fern-care"]');
+    await passage.waitFor();
+    expect(await passage.locator("h2").textContent()).toBe("Fern care");
+    expect(await passage.locator(".source").textContent()).toContain("https://example.com/ferns");
+    expect(await passage.locator(".score").textContent()).toMatch(/^score \d+\.\d{3}$/);
+    expect(await passage.locator("blockquote").textContent()).toContain("Repot a fern every spring");
+    await run!.shot(page, "03-answer-view");
   });
 
   step("threw no page error and made no request outside the Worker", async () => {
