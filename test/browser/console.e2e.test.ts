@@ -264,7 +264,7 @@ describe("web console in headless Chromium", () => {
     await row.waitFor();
     expect(await row.locator(".state").textContent()).toMatch(/^(healthy|unknown|degraded)$/);
     expect(await row.locator(".breaker").textContent()).toBe("closed");
-    expect(await row.textContent()).toContain("11"); // its tools, discovered
+    expect(await row.textContent()).toContain("12"); // its tools, discovered
     await shot("06-sources");
 
     // Its tools appear on the gateway once the list is reloaded, and answer through the form.
