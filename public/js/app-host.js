@@ -7,7 +7,8 @@
 // The frame is /app-frame.html (public/_headers: framed by this origin only), whose loader writes the
 // app's HTML — the app's CSP (`_meta.ui.csp`, app-policy.js#appCsp) as its first element — into itself.
 // A srcdoc frame would inherit the console's own CSP, which allows no inline script.
-import { AppBridge, PostMessageTransport } from "../generated/app-bridge.js";
+// The bridge's bundle (public/generated/app-bridge.js, about 650 KiB) is imported on the first app opened,
+// so the console's start never loads it.
 import { appCsp, withCsp } from "./app-policy.js";
 import { h } from "./dom.js";
 
@@ -35,12 +36,16 @@ export async function readApp(client, uri) {
   return { html: String(content.text), csp: ui?.csp };
 }
 
+/** The extension's host side, loaded once, on first use. */
+const bridgeModule = () => import("../generated/app-bridge.js");
+
 /**
  * The bridge of one app, its requests answered by `policy` and `client` only.
  * @param {AppPolicy} policy
  * @param {AppClient} client
  */
-export function createBridge(policy, client) {
+export async function createBridge(policy, client) {
+  const { AppBridge } = await bridgeModule();
   const bridge = new AppBridge(
     null,
     HOST_INFO,
@@ -73,7 +78,8 @@ export async function openApp(container, { client, policy, uri, toolName, args, 
     "data-app": uri,
     referrerpolicy: "no-referrer",
   });
-  const bridge = createBridge(policy, client);
+  const bridge = await createBridge(policy, client);
+  const { PostMessageTransport } = await bridgeModule();
   bridge.onsizechange = ({ height }) => {
     if (typeof height === "number" && height > 0) frame.style.height = `${Math.min(Math.ceil(height), 4000)}px`;
   };

@@ -121,7 +121,7 @@ describe("the host's bridge", () => {
 
   it("forwards an allowed call under the gateway's name, and a read of the source's ui:// URI", async () => {
     const client = recordingClient();
-    const bridge = createBridge(policy, client);
+    const bridge = await createBridge(policy, client);
     await bridge.oncalltool?.({ name: "forecast", arguments: { city: "Oslo" } }, context);
     await bridge.onreadresource?.({ uri: "ui://weather/view.html" }, context);
     expect(client.sent).toEqual([
@@ -132,7 +132,7 @@ describe("the host's bridge", () => {
 
   it("refuses anything else with a JSON-RPC error, and sends nothing", async () => {
     const client = recordingClient();
-    const bridge = createBridge(policy, client);
+    const bridge = await createBridge(policy, client);
     await expect(bridge.oncalltool?.({ name: "gateway_add_source", arguments: {} }, context)).rejects.toMatchObject({ code: REFUSED });
     await expect(bridge.onreadresource?.({ uri: "task://1" }, context)).rejects.toMatchObject({ code: REFUSED });
     expect(client.sent).toEqual([]);
