@@ -33,6 +33,7 @@ const AREAS = [
   "activity",
   "agent",
   "agent-worker",
+  "apps",
   "auth",
   "chat",
   "events",

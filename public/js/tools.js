@@ -1,6 +1,8 @@
 // @ts-check
 // The servers and their tools, listed over MCP itself (tools/list on each endpoint), with each
 // tool's schemas and a form generated from its input schema to call it.
+import { openApp } from "./app-host.js";
+import { appPolicy, appUriOf, GATEWAY_ROUTE, visibleTo } from "./app-policy.js";
 import { errorView } from "./step-up.js";
 import { clear, errorBox, h, jsonBlock } from "./dom.js";
 import { McpClient } from "./mcp.js";
@@ -11,7 +13,7 @@ import { FieldError, schemaForm } from "./schema-form.js";
 /**
  * A tool as tools/list gives it, plus the client that calls it.
  * @typedef {{ name: string, title?: string, description?: string, inputSchema?: import("./schema-form.js").JsonSchema,
- *   outputSchema?: unknown, annotations?: Record<string, unknown>, client: McpClient }} ListedTool
+ *   outputSchema?: unknown, annotations?: Record<string, unknown>, _meta?: Record<string, unknown>, client: McpClient }} ListedTool
  */
 /** A tools/call result. */
 /** @typedef {{ isError?: boolean, content?: { type: string, text?: string, data?: unknown, mimeType?: string }[], structuredContent?: unknown }} ToolResult */
@@ -41,6 +43,11 @@ export function renderToolsPanel(panel, servers) {
   const nav = h("nav", { class: "servers", "aria-label": "Servers and tools" }, h("div", { class: "inline" }, filter, reload), list);
   clear(panel, h("h2", { class: "sr-only" }, "Servers and tools"), h("div", { class: "tools-layout" }, nav, view));
 
+  /**
+   * Each endpoint's whole tools/list, app-only tools included: what an app opened from it may call (app-policy.js).
+   * @type {Map<string, Promise<any[]>>}
+   */
+  const listings = new Map();
   /** @type {HTMLElement | undefined} */
   let selected;
   /**
@@ -52,7 +59,7 @@ export function renderToolsPanel(panel, servers) {
     selected?.setAttribute("aria-pressed", "false");
     button.setAttribute("aria-pressed", "true");
     selected = button;
-    showTool(view, server, tool);
+    showTool(view, server, tool, listings);
   };
 
   for (const server of servers) {
@@ -69,8 +76,12 @@ export function renderToolsPanel(panel, servers) {
       ),
     );
     const client = new McpClient(server.route);
-    client.listTools().then(
-      (found) => {
+    const listing = client.listTools();
+    listings.set(server.route, listing);
+    listing.then(
+      (all) => {
+        // A tool only an app may call (`_meta.ui.visibility` without "model") is not offered here.
+        const found = all.filter((tool) => visibleTo(tool, "model"));
         count.textContent = `(${found.length})`;
         clear(
           tools,
@@ -113,11 +124,35 @@ export function renderToolsPanel(panel, servers) {
 }
 
 /**
+ * The policy of the app `tool` opens: on /mcp, an app of a built-in keeps to the tools of its own
+ * server, known from that server's own listing.
+ * @param {ServerInfo} server
+ * @param {ListedTool} tool
+ * @param {Map<string, Promise<any[]>>} listings
+ */
+async function policyFor(server, tool, listings) {
+  const tools = (await listings.get(server.route)) ?? [];
+  /** @type {Set<string> | undefined} */
+  let serverTools;
+  if (server.route === GATEWAY_ROUTE) {
+    for (const [route, listing] of listings) {
+      if (route === GATEWAY_ROUTE) continue;
+      const names = new Set((await listing.catch(() => [])).map((/** @type {{ name: string }} */ listed) => listed.name));
+      if (names.has(tool.name)) serverTools = names;
+    }
+    serverTools ??= new Set([tool.name]);
+  }
+  return appPolicy({ route: server.route, tool, tools, ...(serverTools ? { serverTools } : {}) });
+}
+
+/**
  * @param {HTMLElement} view
  * @param {ServerInfo} server
  * @param {ListedTool} tool
+ * @param {Map<string, Promise<any[]>>} listings
  */
-function showTool(view, server, tool) {
+function showTool(view, server, tool, listings) {
+  const appUri = appUriOf(tool);
   const { element: formFields, read } = schemaForm(tool.inputSchema ?? { type: "object" }, { idPrefix: `arg-${server.name}-${tool.name}` });
   const result = h("section", { class: "result-area", "aria-live": "polite", "aria-label": "Result" });
   const submit = h("button", { type: "submit", class: "primary" }, `Call ${tool.name}`);
@@ -144,6 +179,14 @@ function showTool(view, server, tool) {
     try {
       const answer = await tool.client.callTool(tool.name, args);
       clear(result, renderResult(answer, performance.now() - started));
+      if (appUri && !answer.isError) {
+        const place = h("section", { class: "app", "aria-label": `App ${appUri}` }, h("h4", {}, "App ", h("code", {}, appUri)));
+        result.append(place);
+        const policy = await policyFor(server, tool, listings);
+        await openApp(place, { client: tool.client, policy, uri: appUri, toolName: tool.name, args, result: answer }).catch((error) =>
+          place.append(errorView(error, `Could not open ${appUri}`)),
+        );
+      }
     } catch (error) {
       clear(result, errorView(error, `Calling ${tool.name} failed`));
     } finally {
@@ -158,6 +201,7 @@ function showTool(view, server, tool) {
       "article",
       { class: "tool", "data-tool": tool.name, "aria-labelledby": "tool-heading" },
       h("h2", { id: "tool-heading" }, h("code", {}, tool.name), h("span", { class: "muted" }, ` on ${server.route}`)),
+      appUri ? h("p", { class: "badges" }, h("span", { class: "badge", title: appUri }, "opens an app")) : null,
       tool.title ? h("p", { class: "tool-title" }, tool.title) : null,
       tool.description ? h("p", { class: "description" }, tool.description) : null,
       h(

@@ -131,7 +131,7 @@ describe("web console in headless Chromium", () => {
       const section = page.locator(`details.server[data-server="${server}"]`);
       for (const tool of tools) await section.locator(`.tool-button[data-tool="${tool}"]`).waitFor({ state: "attached" });
     }
-    expect(await page.locator('details.server[data-server="tasks"] .tool-button').count()).toBe(11);
+    expect(await page.locator('details.server[data-server="tasks"] .tool-button').count()).toBe(12);
     expect(await page.locator("details.server[data-server=gateway] code").first().textContent()).toBe("/mcp");
 
     await openTool("tasks", "add_task");
@@ -264,7 +264,7 @@ describe("web console in headless Chromium", () => {
     await row.waitFor();
     expect(await row.locator(".state").textContent()).toMatch(/^(healthy|unknown|degraded)$/);
     expect(await row.locator(".breaker").textContent()).toBe("closed");
-    expect(await row.textContent()).toContain("11"); // its tools, discovered
+    expect(await row.textContent()).toContain("12"); // its tools, discovered
     await shot("06-sources");
 
     // Its tools appear on the gateway once the list is reloaded, and answer through the form.

@@ -50,6 +50,14 @@ describe("the console's static assets", () => {
     expect(res.headers.get("x-frame-options")).toBe("DENY");
   });
 
+  it("/app-frame, the frame of an MCP App, may be framed by the console's own origin only", async () => {
+    const res = await miniflare!.dispatchFetch("http://localhost/app-frame");
+    expect(res.status, "served as an asset").toBe(200);
+    expect(await res.text()).toContain("mcp-edge/app-frame-ready");
+    expect(res.headers.get("content-security-policy")).toBe("frame-ancestors 'self'");
+    expect(res.headers.get("x-frame-options")).toBeNull();
+  });
+
   it("the Worker's own routes are not assets (they set their own headers)", async () => {
     const res = await miniflare!.dispatchFetch("http://localhost/authorize");
     expect(await res.text()).toBe("the Worker");

@@ -13,6 +13,8 @@
  *   /identity/mcp    `whoami` whose schema has user_id (integer) and note; returns its arguments
  *   /stall/mcp       never answers anything, not even initialize (a start-up timeout)
  *   /deep/mcp        one tool `nested` whose inputSchema nests 41 levels deep (the gateway stores 32)
+ *   /visibility/mcp  MCP Apps visibility: `for_everyone` (no `_meta.ui`), `for_the_app` (["app"]),
+ *                    `for_the_model` (["model"]), `for_both` (["model", "app"])
  *   /switchable/mcp  stateless, or with sessions after POST /control/switchable {sessions: true};
  *                    its tool `which` answers "stateless" or "sessionful"
  *   /modern/mcp      a 2026-07-28-only server (the SDK's createMcpHandler, legacy requests refused);
@@ -68,6 +70,7 @@ type Behaviour =
   | "identity"
   | "stall"
   | "deep"
+  | "visibility"
   | "switchable"
   | "poison"
   | "rugpull"
@@ -76,7 +79,7 @@ type Behaviour =
   | "bulky"
   | "federated";
 const STATELESS = new Set<Behaviour>([
-  ...(["empty", "conflict", "hang", "malformed", "echo", "identity", "stall", "deep"] as const),
+  ...(["empty", "conflict", "hang", "malformed", "echo", "identity", "stall", "deep", "visibility"] as const),
   ...(["poison", "flood", "huge", "bulky", "federated"] as const),
 ]);
 const BEHAVIOURS = new Set<string>([...STATELESS, "mutable", "restartable", "switchable", "rugpull"]);
@@ -220,6 +223,23 @@ function toolsOf(behaviour: Behaviour, key = ""): Tool[] {
       return [];
     case "deep":
       return [{ name: "nested", description: "A schema too deep for common JSON clients", inputSchema: nestedSchema(20) }];
+    case "visibility":
+      return [
+        { name: "for_everyone", description: "Lists no MCP Apps visibility", inputSchema: OBJECT_SCHEMA },
+        { name: "for_the_app", description: "Only an app may call it", inputSchema: OBJECT_SCHEMA, _meta: { ui: { visibility: ["app"] } } },
+        {
+          name: "for_the_model",
+          description: "Only the model sees it",
+          inputSchema: OBJECT_SCHEMA,
+          _meta: { ui: { visibility: ["model"] } },
+        },
+        {
+          name: "for_both",
+          description: "The model and the app",
+          inputSchema: OBJECT_SCHEMA,
+          _meta: { ui: { visibility: ["model", "app"] } },
+        },
+      ];
     case "switchable":
       return [{ name: "which", description: "Says whether the server keeps sessions now", inputSchema: OBJECT_SCHEMA }];
     case "federated":

@@ -22,6 +22,7 @@ import {
 } from "../mcp-client/connect";
 import { describeError, McpClientError } from "../mcp-client/errors";
 import { log } from "../lib/log";
+import { visibleToModel } from "./tool-visibility";
 
 export const MCP_CONNECT_TIMEOUT_MS = 5_000;
 /** A tool call through MCP gets this long before the agent reports it as failed. */
@@ -171,7 +172,8 @@ export async function loadMcpTools(target: McpTarget): Promise<LoadedMcp> {
   })();
   try {
     const { tools } = await Promise.race([pending, deadline]);
-    const specs = tools.map((tool) => ({
+    // Tools an MCP App alone may call (`_meta.ui.visibility` without "model") are not the model's.
+    const specs = tools.filter(visibleToModel).map((tool) => ({
       name: tool.name,
       description: tool.description ?? tool.title ?? "",
       inputSchema: { ...tool.inputSchema },

@@ -56,6 +56,8 @@ export interface ToolDefinition<I extends AnyObject = AnyObject, O extends AnyOb
   annotations: ToolAnnotations;
   /** Every scope a call needs (all of them); never empty. Listed in tools/list `_meta["mcp-edge/scopes"]`. */
   scopes: readonly Scope[];
+  /** More of tools/list's `_meta`, beside the scopes: the MCP Apps `ui` key (its app's `resourceUri`, its `visibility`). */
+  meta?: Readonly<Record<string, unknown>>;
   run(args: z.output<I>, ctx: ToolContext, call: ToolCall): Promise<{ data: z.output<O>; text: string }>;
 }
 
@@ -106,7 +108,7 @@ export function registerTools(server: McpServer, tools: readonly ToolDefinition[
         inputSchema: cachedJsonSchema(tool.input),
         outputSchema: cachedJsonSchema(tool.output),
         annotations: { title: tool.title, ...tool.annotations },
-        _meta: { [SCOPES_META_KEY]: [...tool.scopes] },
+        _meta: { ...tool.meta, [SCOPES_META_KEY]: [...tool.scopes] },
       },
       (args: unknown, sdk: ServerContext) => invokeTool(tool, args, ctx, toolCall(sdk)),
     );

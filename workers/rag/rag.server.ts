@@ -1,6 +1,7 @@
 /** The RAG MCP server at /mcp/rag. */
 import { ownSkills } from "../mcp/own-skills";
 import type { McpServerDefinition } from "../mcp/server-definition";
+import { registerRagResources } from "./answer-view.resources";
 import { RAG_PIPELINES_SKILL_FILES } from "./rag-pipelines-skill";
 import { ragTools } from "./rag.tools";
 
@@ -12,4 +13,7 @@ export const ragServer: McpServerDefinition = {
   tools: ragTools,
   // The skill on which pipeline to choose when (decision 0072).
   skills: ownSkills(RAG_PIPELINES_SKILL_FILES),
+  // The answer view app (ui://rag/answer-view.html), opened by the query tools.
+  extend: (server) => registerRagResources(server),
+  extensionScopes: ["rag:read"],
 };

@@ -1,6 +1,8 @@
 /** The RAG tools: six query pipelines, health, and document ingestion, listing and deletion. */
 import type { z } from "zod";
+import { opensApp } from "../mcp/app-resource";
 import { defineTool, READ_ONLY, type ToolDefinition } from "../mcp/tool";
+import { ANSWER_VIEW_APP } from "./answer-view.resources";
 import type { Pipeline } from "./pipelines/pipeline";
 import { basicPipeline } from "./pipelines/basic";
 import { basicRerankPipeline } from "./pipelines/basic-rerank";
@@ -33,7 +35,10 @@ const COMMON =
 
 type QueryInput = z.ZodObject<z.ZodRawShape> & z.ZodType<CommonInput>;
 
-/** Every pipeline tool has the same shape: the pipeline names the tool, runs it, formats the answer. */
+/**
+ * Every pipeline tool has the same shape: the pipeline names the tool, runs it, formats the answer;
+ * and each opens the answer view, which renders the passages of its structuredContent.
+ */
 function queryTool<I extends QueryInput>(spec: { pipeline: Pipeline<z.output<I>>; title: string; description: string; input: I }) {
   return defineTool({
     name: spec.pipeline.name,
@@ -43,6 +48,7 @@ function queryTool<I extends QueryInput>(spec: { pipeline: Pipeline<z.output<I>>
     output: queryResult,
     annotations: READ_ONLY,
     scopes: ["rag:read"],
+    meta: opensApp(ANSWER_VIEW_APP),
     run: async (args, { user, services }, call) => {
       const result = await services.rag.query(user.id, spec.pipeline, args, call.signal);
       return { data: result, text: formatQuery(result) };

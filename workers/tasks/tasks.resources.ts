@@ -1,12 +1,14 @@
 /**
- * MCP features beyond tools for the tasks server: each task as a resource (`task://{id}`), and a
- * review prompt whose enum arguments complete. All of it reads through TaskService as the
+ * MCP features beyond tools for the tasks server: each task as a resource (`task://{id}`), a
+ * review prompt whose enum arguments complete, and the task board app (`ui://tasks/task-board.html`). All of it reads through TaskService as the
  * authenticated user, so a foreign id is "not found" here too.
  */
 import { completable, type McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
 import * as z from "zod";
 import { AppError } from "../lib/errors";
+import { registerBuiltInApp } from "../mcp/app-resource";
 import type { ToolContext } from "../mcp/tool";
+import { TASK_BOARD_APP } from "./task-board.resources";
 import { formatTaskList } from "./tasks.format";
 import { PRIORITIES, STATUS_FILTERS } from "./tasks.schema";
 
@@ -23,6 +25,7 @@ const reviewArgs = z.object({
 });
 
 export function registerTaskResources(server: McpServer, { user, services }: ToolContext): void {
+  registerBuiltInApp(server, TASK_BOARD_APP);
   server.registerResource(
     "task",
     new ResourceTemplate("task://{id}", {

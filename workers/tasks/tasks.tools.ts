@@ -1,5 +1,7 @@
-/** The 11 task tools. Each is a thin adapter: validated args in, TaskService call, text + structured result out. */
+/** The 12 task tools (show_task_board opens the task board app). Each is a thin adapter: validated args in, TaskService call, text + structured result out. */
+import { opensApp } from "../mcp/app-resource";
 import { defineTool, READ_ONLY } from "../mcp/tool";
+import { TASK_BOARD_APP } from "./task-board.resources";
 import { formatAnalytics, formatTask, formatTaskList } from "./tasks.format";
 import {
   addTagsInput,
@@ -53,6 +55,21 @@ export const taskTools = [
       const page = await services.tasks.list(user.id, args);
       const more = page.next_cursor ? `\nMore tasks: pass cursor "${page.next_cursor}".` : "";
       return { data: page, text: formatTaskList(page.tasks, "No tasks match.") + more };
+    },
+  }),
+  defineTool({
+    name: "show_task_board",
+    title: "Show task board",
+    description:
+      "Show the user's tasks on an interactive board where they can filter, add, complete and reprioritise them themselves. Takes the same filters as list_tasks and returns the same page of tasks; hosts without apps show it as text.",
+    input: listTasksInput,
+    output: taskPage,
+    annotations: READ_ONLY,
+    scopes: ["tasks:read"],
+    meta: opensApp(TASK_BOARD_APP),
+    run: async (args, { user, services }) => {
+      const page = await services.tasks.list(user.id, args);
+      return { data: page, text: formatTaskList(page.tasks, "No tasks match.") };
     },
   }),
   defineTool({

@@ -17,6 +17,7 @@ const TASK_TOOLS = [
   "schedule_reminder",
   "get_recurring_tasks",
   "analytics_summary",
+  "show_task_board",
 ];
 const RAG_TOOLS = [
   "rag_basic",
@@ -49,7 +50,7 @@ export const TASKS: ServerContract = {
   path: "/mcp/tasks",
   tools: TASK_TOOLS,
   withOutputSchema: TASK_TOOLS,
-  readOnly: ["list_tasks", "search_tasks", "get_recurring_tasks", "analytics_summary"],
+  readOnly: ["list_tasks", "search_tasks", "get_recurring_tasks", "analytics_summary", "show_task_board"],
   destructive: ["delete_task"],
 };
 

@@ -8,7 +8,7 @@ const TOOLS = TASKS.tools;
 const READ_ONLY = TASKS.readOnly;
 
 describe.each(ERAS)("tools/list on /mcp/tasks (%s)", (era) => {
-  it("lists the 11 task tools with titles, descriptions, annotations and both schemas", async () => {
+  it("lists the 12 task tools with titles, descriptions, annotations and both schemas", async () => {
     const user = await createUser();
     const client = await connect("tasks", user.token, era);
     const { tools } = await client.listTools();
