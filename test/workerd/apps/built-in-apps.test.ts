@@ -79,6 +79,19 @@ describe("the apps' resources", () => {
     expect(contents[0] && "text" in contents[0] ? contents[0].text : "").toContain('data-view="answer-view"');
   });
 
+  it.each(ERAS)("reads both apps through the gateway /mcp, where their tools list them (%s)", async (era) => {
+    const user = await createUser();
+    const client = await connectTo("/mcp", user.token, { era });
+    const { resources } = await client.listResources();
+    const board = await client.readResource({ uri: TASK_BOARD });
+    const view = await client.readResource({ uri: ANSWER_VIEW });
+    await client.close();
+    expect(resources.map((resource) => resource.uri)).toEqual(expect.arrayContaining([TASK_BOARD, ANSWER_VIEW]));
+    expect(board.contents[0]).toMatchObject({ uri: TASK_BOARD, mimeType: MCP_APP_MIME_TYPE });
+    expect(view.contents[0]).toMatchObject({ uri: ANSWER_VIEW, mimeType: MCP_APP_MIME_TYPE });
+    expect(board.contents[0] && "text" in board.contents[0] ? board.contents[0].text : "").toContain('data-view="task-board"');
+  });
+
   it("show_task_board answers with the page of tasks the board renders", async () => {
     const user = await createUser();
     const client = await connect("tasks", user.token);
