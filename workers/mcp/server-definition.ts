@@ -55,6 +55,12 @@ export interface McpServerDefinition<S = unknown> {
   /** The scopes reading what `extend` registers needs (resources, prompts, completions). */
   extensionScopes?: readonly Scope[];
   /**
+   * What `extend` registers, by name: the prefixes of its resource URIs and templates, and its
+   * prompts. The gateway /mcp serves every built-in's beside the others', and finds by these which
+   * server's `extensionScopes` a read, a prompt or a completion needs.
+   */
+  extensionNames?: { uriPrefixes: readonly string[]; prompts: readonly string[] };
+  /**
    * The same per message, when it depends on what the message names (the gateway: a source's
    * resource or prompt needs other scopes than a built-in server's); undefined: `extensionScopes`.
    */

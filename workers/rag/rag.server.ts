@@ -16,4 +16,5 @@ export const ragServer: McpServerDefinition = {
   // The answer view app (ui://rag/answer-view.html), opened by the query tools.
   extend: (server) => registerRagResources(server),
   extensionScopes: ["rag:read"],
+  extensionNames: { uriPrefixes: ["ui://rag/"], prompts: [] },
 };

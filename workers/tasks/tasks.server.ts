@@ -16,4 +16,5 @@ export const tasksServer: McpServerDefinition = {
   extend: registerTaskResources,
   // The task resources and the review prompt read tasks.
   extensionScopes: ["tasks:read"],
+  extensionNames: { uriPrefixes: ["task://", "ui://tasks/"], prompts: ["review_tasks"] },
 };

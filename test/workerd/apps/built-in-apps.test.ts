@@ -4,9 +4,10 @@
  * the SDK (2026-07-28) and the gateway /mcp — and their `ui://` resources read as the extension says.
  */
 import { describe, expect, it } from "vitest";
-import { callOk, connect, connectTo, ERAS } from "../../helpers/mcp";
+import { callOk, connect, connectTo, ERAS, workerFetch } from "../../helpers/mcp";
+import { rpcRequest, rpcResponse } from "../../helpers/rpc";
 import { addTask } from "../../helpers/tasks";
-import { createUser } from "../../helpers/users";
+import { createUser, withScopedToken } from "../../helpers/users";
 
 const MCP_APP_MIME_TYPE = "text/html;profile=mcp-app";
 const TASK_BOARD = "ui://tasks/task-board.html";
@@ -99,5 +100,28 @@ describe("the apps' resources", () => {
     const page = await callOk<{ tasks: { id: number; title: string }[] }>(client, "show_task_board", { status: "pending" });
     await client.close();
     expect(page.tasks.map(({ id, title }) => ({ id, title }))).toEqual([{ id: task.id, title: "Water the plants" }]);
+  });
+});
+
+describe("each built-in's resources on /mcp need that server's scope alone", () => {
+  it("a tasks:read token lists and reads the task board, and is asked for rag:read to read the answer view", async () => {
+    const tasksOnly = await withScopedToken(await createUser(), ["tasks:read"]);
+    const listed = await workerFetch(rpcRequest("/mcp", tasksOnly.token, "2025-11-25", { method: "resources/list", params: {} }));
+    expect(listed.status).toBe(200);
+    const { result } = (await rpcResponse(listed)) as { result: { resources: { uri: string }[] } };
+    const uris = result.resources.map((resource) => resource.uri);
+    expect(uris).toContain(TASK_BOARD);
+    // A list shows nothing the token could not read.
+    expect(uris).not.toContain(ANSWER_VIEW);
+
+    const board = await workerFetch(
+      rpcRequest("/mcp", tasksOnly.token, "2025-11-25", { method: "resources/read", params: { uri: TASK_BOARD } }),
+    );
+    expect(board.status).toBe(200);
+    const view = await workerFetch(
+      rpcRequest("/mcp", tasksOnly.token, "2025-11-25", { method: "resources/read", params: { uri: ANSWER_VIEW } }),
+    );
+    expect(view.status).toBe(403);
+    expect(view.headers.get("www-authenticate")).toContain("rag:read");
   });
 });

@@ -204,19 +204,33 @@ function audited(tool: ToolDefinition, server: string): ToolDefinition {
   };
 }
 
-/** Whether a resource, prompt or completion message names a source's item (`<slug>__…`) rather than a built-in's. */
-function namesSource({ method, params }: McpMessage): boolean {
-  if (!isJsonObject(params)) return false;
+/** The resource URI, or the prompt's name, a read, a prompt or a completion names; undefined for anything else (a list). */
+function namedItem({ method, params }: McpMessage): { uri: string } | { prompt: string } | undefined {
+  if (!isJsonObject(params)) return undefined;
   const text = (value: unknown) => (typeof value === "string" ? value : "");
-  if (method === "resources/read") return splitGatewayUri(text(params["uri"])) !== undefined;
-  if (method === "prompts/get") return splitGatewayName(text(params["name"])) !== undefined;
+  if (method === "resources/read") return { uri: text(params["uri"]) };
+  if (method === "prompts/get") return { prompt: text(params["name"]) };
   if (method === "completion/complete" && isJsonObject(params["ref"])) {
     const ref = params["ref"];
-    return ref["type"] === "ref/prompt"
-      ? splitGatewayName(text(ref["name"])) !== undefined
-      : splitGatewayUri(text(ref["uri"])) !== undefined;
+    return ref["type"] === "ref/prompt" ? { prompt: text(ref["name"]) } : { uri: text(ref["uri"]) };
   }
-  return false;
+  return undefined;
+}
+
+/**
+ * The scopes a resource, prompt or completion message needs on /mcp: a source's item (`<slug>__…`)
+ * gateway:read; a built-in's its own server's `extensionScopes`, found by the names it declares; a
+ * list, or a name nobody serves, nothing here — a list shows only what the token may read (`extend`),
+ * and the SDK answers an unknown name "not found".
+ */
+function extensionScopesFor(message: McpMessage, builtins: readonly McpServerDefinition[]): readonly Scope[] {
+  const item = namedItem(message);
+  if (!item) return [];
+  if ("uri" in item ? splitGatewayUri(item.uri) !== undefined : splitGatewayName(item.prompt) !== undefined) return SOURCE_TOOL_SCOPES;
+  const owner = builtins.find(({ extensionNames: names }) =>
+    "uri" in item ? names?.uriPrefixes.some((prefix) => item.uri.startsWith(prefix)) : names?.prompts.includes(item.prompt),
+  );
+  return owner?.extensionScopes ?? [];
 }
 
 /** Every built-in tool name /mcp serves (the built-in servers' and the admin tools): what can be hidden besides source tools. */
@@ -226,7 +240,6 @@ export function gatewayBuiltinNames(builtins: readonly McpServerDefinition[]): R
 
 export function createGatewayServer(builtins: readonly McpServerDefinition[], options: { listPageSize?: number } = {}): GatewayServer {
   const builtinNames = gatewayBuiltinNames(builtins);
-  const builtinExtensionScopes = [...new Set(builtins.flatMap((definition) => definition.extensionScopes ?? []))];
   const tools = [
     ...builtins.flatMap((definition) => definition.tools.map((tool) => audited(tool, definition.name))),
     ...adminTools(builtinNames).map((tool) => audited(tool, "gateway")),
@@ -250,16 +263,20 @@ export function createGatewayServer(builtins: readonly McpServerDefinition[], op
       "resources/templates/list": { ttlMs: GATEWAY_LIST_TTL_MS, cacheScope: "private" },
       "prompts/list": { ttlMs: GATEWAY_LIST_TTL_MS, cacheScope: "private" },
     },
-    extensionScopes: builtinExtensionScopes,
-    extensionScopesOf: (message) => (namesSource(message) ? SOURCE_TOOL_SCOPES : builtinExtensionScopes),
+    extensionScopesOf: (message) => extensionScopesFor(message, builtins),
     // Built-ins carry their own scopes; every other `<slug>__<alias>` is a source tool.
     toolScopes: (name) => builtinScopes.get(name) ?? (splitGatewayName(name) === undefined ? undefined : SOURCE_TOOL_SCOPES),
     routeCall: (call, ctx) => routeSourceCall(call, builtinNames, ctx),
     prepare: (post, ctx) => prepareCatalog(post, ctx, { size: listPageSize, builtinOrder }),
     extend(server, ctx, catalog = NO_CATALOG, request) {
       const { hiddenBuiltins, pagedBuiltins, sourceTools, builtinExtensions, federation } = catalog;
-      // The built-ins' resources, templates and prompts, unchanged (a built-in URI or prompt name never holds `__`).
-      if (builtinExtensions) for (const builtin of builtins) builtin.extend?.(server, ctx, undefined);
+      // The built-ins' resources, templates and prompts, unchanged (a built-in URI or prompt name never holds `__`):
+      // each server's only for a token that may read them, so a list shows nothing the token could not read.
+      if (builtinExtensions) {
+        for (const builtin of builtins) {
+          if (lacking(ctx.access.principal, builtin.extensionScopes ?? []).length === 0) builtin.extend?.(server, ctx, undefined);
+        }
+      }
       if (federation) registerFederation(server, ctx, federation);
       registerTools(
         server,
