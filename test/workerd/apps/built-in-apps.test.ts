@@ -108,8 +108,8 @@ describe("each built-in's resources on /mcp need that server's scope alone", () 
     const tasksOnly = await withScopedToken(await createUser(), ["tasks:read"]);
     const listed = await workerFetch(rpcRequest("/mcp", tasksOnly.token, "2025-11-25", { method: "resources/list", params: {} }));
     expect(listed.status).toBe(200);
-    const { result } = (await rpcResponse(listed)) as { result: { resources: { uri: string }[] } };
-    const uris = result.resources.map((resource) => resource.uri);
+    const resources: unknown = (await rpcResponse(listed)).result?.["resources"];
+    const uris = Array.isArray(resources) ? resources.map((resource: { uri?: unknown }) => resource.uri) : [];
     expect(uris).toContain(TASK_BOARD);
     // A list shows nothing the token could not read.
     expect(uris).not.toContain(ANSWER_VIEW);
