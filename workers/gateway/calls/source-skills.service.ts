@@ -1,6 +1,6 @@
 /**
  * Sources' skills for /mcp (decision 0072): `skills/list`, `skills/get` and the reads of a skill's
- * files (`resources/read`) forwarded to the user's own served sources (skill-sources.repo.ts: a
+ * files (`resources/read`) forwarded to the user's own served sources (federated-sources.repo.ts: a
  * foreign, disabled or hidden source is never reached — its skills are "not found").
  *
  * Each request opens its own connection to the source from this isolate, as a stateless call does
@@ -24,7 +24,7 @@ import { bearerRefusal } from "../authorization/bearer-resource";
 import { isAuthorizationNeeded, type UpstreamAuthorizer, withBearer } from "../authorization/upstream-authorization";
 import { maxResultBytes } from "../sources/gateway-limits";
 import { secretBox, type SecretBox } from "../sources/secrets";
-import { servedSourceBySlug, servedSources } from "../sources/skill-sources.repo";
+import { servedSource, servedSources } from "../sources/federated-sources.repo";
 import type { CallSource } from "../sources/sources.repo";
 import type { UpstreamConfig } from "../sources/upstream.types";
 import { probeLeaseMs } from "./breaker";
@@ -84,14 +84,14 @@ export class SourceSkills {
 
   /** The skill at the source's `uri`, or undefined (no such served source of this user, or no such skill). */
   async get(userId: number, slug: string, uri: string): Promise<Skill | undefined> {
-    const source = await servedSourceBySlug(this.deps.db, userId, slug);
+    const source = await servedSource(this.deps.db, userId, slug);
     if (!source) return undefined;
     return this.withSource(source, (open, config) => getSkill(open, uri, config.timeoutMs, this.maxBytes()));
   }
 
   /** A file of a source's skill, or undefined (no such served source of this user, or no such file). */
   async read(userId: number, slug: string, uri: string): Promise<ReadResourceResult | undefined> {
-    const source = await servedSourceBySlug(this.deps.db, userId, slug);
+    const source = await servedSource(this.deps.db, userId, slug);
     if (!source) return undefined;
     return this.withSource(source, (open, config) => readResource(open, uri, config.timeoutMs, this.maxBytes()));
   }

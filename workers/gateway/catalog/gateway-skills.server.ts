@@ -8,7 +8,7 @@
  *
  * A token without `gateway:read` sees only the built-ins' skills, as it sees only their tools.
  * A skill of another user's source, or of a disabled or hidden one, is "not found" (the lookup is
- * the user's own served sources: gateway/sources/skill-sources.repo.ts).
+ * the user's own served sources: gateway/sources/federated-sources.repo.ts).
  */
 import type { McpServer } from "@modelcontextprotocol/server";
 import { type Skill, type SkillReadResult, SkillsExtension, type SkillSource } from "@modelcontextprotocol/server/ext/skills";

@@ -342,6 +342,24 @@ export interface CallableTool {
 }
 
 /** The one lookup, built and prepared once per isolate (drizzle's query building costs more than the statement). */
+/** What a call needs of its source (a `CallSource`): selected by every query that hands one to the call path. */
+export const callSourceColumns = {
+  id: sources.id,
+  userId: sources.userId,
+  name: sources.name,
+  slug: sources.slug,
+  mcpServerUrl: sources.mcpServerUrl,
+  mcpTransportType: sources.mcpTransportType,
+  mcpLifecycleMode: sources.mcpLifecycleMode,
+  mcpEnvVars: sources.mcpEnvVars,
+  bridgeToken: sources.bridgeToken,
+  timeoutMs: sources.timeoutMs,
+  upstreamKind: sources.upstreamKind,
+  protocolVersion: sources.protocolVersion,
+  discoverResult: sources.discoverResult,
+  upstreamAuth: sources.upstreamAuth,
+};
+
 const callableQueries = new WeakMap<Db, ReturnType<typeof prepareCallable>>();
 
 function prepareCallable(db: Db) {
@@ -353,20 +371,7 @@ function prepareCallable(db: Db) {
     .where(and(eq(sourceToolAliases.sourceId, sources.id), eq(sourceToolAliases.alias, alias)));
   return db
     .select({
-      id: sources.id,
-      userId: sources.userId,
-      name: sources.name,
-      slug: sources.slug,
-      mcpServerUrl: sources.mcpServerUrl,
-      mcpTransportType: sources.mcpTransportType,
-      mcpLifecycleMode: sources.mcpLifecycleMode,
-      mcpEnvVars: sources.mcpEnvVars,
-      bridgeToken: sources.bridgeToken,
-      timeoutMs: sources.timeoutMs,
-      upstreamKind: sources.upstreamKind,
-      protocolVersion: sources.protocolVersion,
-      discoverResult: sources.discoverResult,
-      upstreamAuth: sources.upstreamAuth,
+      ...callSourceColumns,
       toolName: sourceTools.name,
       toolAlias: sourceTools.alias,
       title: servedTitle,
