@@ -126,16 +126,7 @@ export function settleCall(
     failure || !("value" in attempt)
       ? errorOutcome(source, failure!.type, failure!.message, started, failure!.requiredScope)
       : resultOutcome(source, attempt.value, started);
-  return {
-    outcome,
-    report: {
-      at: started,
-      ms: outcome.meta.execution_time_ms,
-      error: failure ? `${failure.type}: ${failure.message}` : null,
-      breaker: breakerEffect(failure),
-      probe,
-    },
-  };
+  return { outcome, report: callReport(started, outcome.meta.execution_time_ms, failure, probe) };
 }
 
 /** The `_meta.authorization` of an `authorization_required` result: what a client needs to send the user on. */
@@ -182,6 +173,11 @@ function forwardedAnswer(answer: UpstreamAnswer): UpstreamAnswer {
   return { result: Object.fromEntries(Object.entries(answer.result).filter(([key]) => !INPUT_REQUIRED_KEYS.has(key))) };
 }
 
+/** The record of one call or forwarded request for the breaker and the call window, whichever it was. */
+function callReport(started: number, ms: number, failure: UpstreamFailure | undefined, probe: boolean): CallReport {
+  return { at: started, ms, error: failure ? `${failure.type}: ${failure.message}` : null, breaker: breakerEffect(failure), probe };
+}
+
 /** A forwarded request refused or failed before any answer came (circuit open, URL refused, no token …). */
 export function forwardFailure(source: string, type: UpstreamErrorType, message: string, started: number): UpstreamForwardOutcome {
   return { answerJson: null, meta: { source, execution_time_ms: Date.now() - started, error_type: type }, failure: `${type}: ${message}` };
@@ -208,14 +204,5 @@ export function settleForward(
         }
       : forwardFailure(source, attempt.failure.type, attempt.failure.message, started);
   if (failure?.requiredScope !== undefined) outcome.meta.required_scope = failure.requiredScope;
-  return {
-    outcome,
-    report: {
-      at: started,
-      ms: outcome.meta.execution_time_ms,
-      error: failure ? `${failure.type}: ${failure.message}` : null,
-      breaker: breakerEffect(failure),
-      probe,
-    },
-  };
+  return { outcome, report: callReport(started, outcome.meta.execution_time_ms, failure, probe) };
 }
